@@ -1,0 +1,17 @@
+package io.kvstore.cluster;
+
+import io.kvstore.core.Entry;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One copy of the data as the coordinator sees it: the local Dao, or a remote node reached over
+ * the network. Methods never block the caller; failures complete the stage exceptionally.
+ */
+public interface Replica {
+
+    /** The visible version of {@code key} on this replica (possibly a tombstone), or {@code null}. */
+    CompletionStage<Entry> get(byte[] key);
+
+    /** Stores a value or a tombstone with the timestamp it carries. */
+    CompletionStage<Void> upsert(Entry entry);
+}

@@ -1,0 +1,45 @@
+package io.kvstore.core;
+
+import java.io.Closeable;
+import java.io.IOException;
+
+/**
+ * A sorted, versioned key-value store: the storage interface every engine of kvstore implements.
+ *
+ * <p>Each key has at most one visible version: among all versions written for a key, the one with
+ * the highest {@linkplain Entry#timestamp() timestamp} wins; between equal timestamps, the later
+ * write wins. So a replica that receives an older write after a newer one keeps the newer one, which
+ * is what replication needs. Tombstones and timestamps are visible through this interface;
+ * {@link KvStore} hides them for embedders who want a plain map.
+ *
+ * <p>Implementations are thread-safe. Keys are compared as unsigned bytes ({@link Bytes#ORDER}).
+ * An acknowledged write (a method that returned normally) survives a process crash.
+ */
+public interface Dao extends Closeable {
+
+    /**
+     * Returns the visible version of {@code key}, which may be a tombstone, or {@code null} if the
+     * store holds no version of it.
+     */
+    Entry get(byte[] key) throws IOException;
+
+    /** Stores {@code entry} (a value or a tombstone); see the class comment for which version wins. */
+    void upsert(Entry entry) throws IOException;
+
+    /**
+     * Returns the visible versions of keys in {@code [from, to)}, tombstones included, in key order.
+     * Either bound may be {@code null} for an open end. The iterator reads a consistent snapshot,
+     * lazily, with memory independent of the size of the range, and must be closed.
+     */
+    CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException;
+
+    /** Makes every write so far durable in immutable files (no-op where not applicable). */
+    void flush() throws IOException;
+
+    /** Compacts the whole store now, dropping shadowed versions and tombstones where safe. */
+    void compact() throws IOException;
+
+    /** Flushes what must be flushed, releases files and locks. Idempotent. */
+    @Override
+    void close() throws IOException;
+}

@@ -1,0 +1,195 @@
+package io.kvstore.core;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Configuration of a store, validated when built. Every option has a documented default; only the
+ * data directory is required.
+ *
+ * <pre>{@code
+ * DaoOptions options = DaoOptions.builder(Path.of("data"))
+ *         .flushThresholdBytes(64 << 20)
+ *         .syncPolicy(SyncPolicy.GROUP_COMMIT)
+ *         .build();
+ * }</pre>
+ */
+public final class DaoOptions {
+    /** Default memtable size before it is frozen and flushed: 32 MiB. */
+    public static final long DEFAULT_FLUSH_THRESHOLD_BYTES = 32L << 20;
+    /** Default Bloom filter bits per key: 10 (about 1% false positives). */
+    public static final int DEFAULT_BLOOM_BITS_PER_KEY = 10;
+    /** Default uncompressed SSTable data block size: 4 KiB. */
+    public static final int DEFAULT_BLOCK_SIZE_BYTES = 4 << 10;
+    /** Default number of tables that triggers a background compaction: 4. */
+    public static final int DEFAULT_COMPACTION_TRIGGER = 4;
+    /** Default group-commit interval: 2 ms. */
+    public static final long DEFAULT_GROUP_COMMIT_INTERVAL_MILLIS = 2;
+    /** Default number of frozen memtables allowed to wait for flushing before writers stall: 2. */
+    public static final int DEFAULT_MAX_FROZEN_MEMTABLES = 2;
+
+    private final Path dataDirectory;
+    private final long flushThresholdBytes;
+    private final SyncPolicy syncPolicy;
+    private final long groupCommitIntervalMillis;
+    private final int bloomBitsPerKey;
+    private final int blockSizeBytes;
+    private final int compactionTrigger;
+    private final int maxFrozenMemtables;
+
+    private DaoOptions(Builder b) {
+        this.dataDirectory = b.dataDirectory;
+        this.flushThresholdBytes = b.flushThresholdBytes;
+        this.syncPolicy = b.syncPolicy;
+        this.groupCommitIntervalMillis = b.groupCommitIntervalMillis;
+        this.bloomBitsPerKey = b.bloomBitsPerKey;
+        this.blockSizeBytes = b.blockSizeBytes;
+        this.compactionTrigger = b.compactionTrigger;
+        this.maxFrozenMemtables = b.maxFrozenMemtables;
+    }
+
+    /** Starts a builder for a store kept in {@code dataDirectory} (created if missing). */
+    public static Builder builder(Path dataDirectory) {
+        return new Builder(dataDirectory);
+    }
+
+    /** Options with every default, for a store kept in {@code dataDirectory}. */
+    public static DaoOptions defaults(Path dataDirectory) {
+        return builder(dataDirectory).build();
+    }
+
+    /** A builder initialised with these options, to derive a variant. */
+    public Builder toBuilder() {
+        Builder b = new Builder(dataDirectory);
+        b.flushThresholdBytes = flushThresholdBytes;
+        b.syncPolicy = syncPolicy;
+        b.groupCommitIntervalMillis = groupCommitIntervalMillis;
+        b.bloomBitsPerKey = bloomBitsPerKey;
+        b.blockSizeBytes = blockSizeBytes;
+        b.compactionTrigger = compactionTrigger;
+        b.maxFrozenMemtables = maxFrozenMemtables;
+        return b;
+    }
+
+    /** The directory holding every file of the store. */
+    public Path dataDirectory() {
+        return dataDirectory;
+    }
+
+    /** Memtable size in bytes past which it is frozen and flushed to a table. */
+    public long flushThresholdBytes() {
+        return flushThresholdBytes;
+    }
+
+    /** When the write-ahead log is forced to the device. */
+    public SyncPolicy syncPolicy() {
+        return syncPolicy;
+    }
+
+    /** Interval between fsyncs under {@link SyncPolicy#GROUP_COMMIT}. */
+    public long groupCommitIntervalMillis() {
+        return groupCommitIntervalMillis;
+    }
+
+    /** Bloom filter bits per key in each table; 0 disables filters. */
+    public int bloomBitsPerKey() {
+        return bloomBitsPerKey;
+    }
+
+    /** Target size of an SSTable data block. */
+    public int blockSizeBytes() {
+        return blockSizeBytes;
+    }
+
+    /** Number of tables that starts a background compaction. */
+    public int compactionTrigger() {
+        return compactionTrigger;
+    }
+
+    /** Frozen memtables allowed to queue for flushing before writers wait. */
+    public int maxFrozenMemtables() {
+        return maxFrozenMemtables;
+    }
+
+    @Override
+    public String toString() {
+        return "DaoOptions{dataDirectory=" + dataDirectory
+                + ", flushThresholdBytes=" + flushThresholdBytes
+                + ", syncPolicy=" + syncPolicy
+                + ", groupCommitIntervalMillis=" + groupCommitIntervalMillis
+                + ", bloomBitsPerKey=" + bloomBitsPerKey
+                + ", blockSizeBytes=" + blockSizeBytes
+                + ", compactionTrigger=" + compactionTrigger
+                + ", maxFrozenMemtables=" + maxFrozenMemtables + '}';
+    }
+
+    /** Builds {@link DaoOptions}; {@link #build()} rejects out-of-range values. */
+    public static final class Builder {
+        private final Path dataDirectory;
+        private long flushThresholdBytes = DEFAULT_FLUSH_THRESHOLD_BYTES;
+        private SyncPolicy syncPolicy = SyncPolicy.NONE;
+        private long groupCommitIntervalMillis = DEFAULT_GROUP_COMMIT_INTERVAL_MILLIS;
+        private int bloomBitsPerKey = DEFAULT_BLOOM_BITS_PER_KEY;
+        private int blockSizeBytes = DEFAULT_BLOCK_SIZE_BYTES;
+        private int compactionTrigger = DEFAULT_COMPACTION_TRIGGER;
+        private int maxFrozenMemtables = DEFAULT_MAX_FROZEN_MEMTABLES;
+
+        private Builder(Path dataDirectory) {
+            this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
+        }
+
+        public Builder flushThresholdBytes(long bytes) {
+            this.flushThresholdBytes = bytes;
+            return this;
+        }
+
+        public Builder syncPolicy(SyncPolicy policy) {
+            this.syncPolicy = Objects.requireNonNull(policy, "syncPolicy");
+            return this;
+        }
+
+        public Builder groupCommitIntervalMillis(long millis) {
+            this.groupCommitIntervalMillis = millis;
+            return this;
+        }
+
+        public Builder bloomBitsPerKey(int bits) {
+            this.bloomBitsPerKey = bits;
+            return this;
+        }
+
+        public Builder blockSizeBytes(int bytes) {
+            this.blockSizeBytes = bytes;
+            return this;
+        }
+
+        public Builder compactionTrigger(int tables) {
+            this.compactionTrigger = tables;
+            return this;
+        }
+
+        public Builder maxFrozenMemtables(int count) {
+            this.maxFrozenMemtables = count;
+            return this;
+        }
+
+        public DaoOptions build() {
+            require(flushThresholdBytes >= 1024, "flushThresholdBytes must be >= 1024, got " + flushThresholdBytes);
+            require(groupCommitIntervalMillis >= 1 && groupCommitIntervalMillis <= 10_000,
+                    "groupCommitIntervalMillis must be in [1, 10000], got " + groupCommitIntervalMillis);
+            require(bloomBitsPerKey >= 0 && bloomBitsPerKey <= 64,
+                    "bloomBitsPerKey must be in [0, 64], got " + bloomBitsPerKey);
+            require(blockSizeBytes >= 256 && blockSizeBytes <= (1 << 20),
+                    "blockSizeBytes must be in [256, 1048576], got " + blockSizeBytes);
+            require(compactionTrigger >= 2, "compactionTrigger must be >= 2, got " + compactionTrigger);
+            require(maxFrozenMemtables >= 1, "maxFrozenMemtables must be >= 1, got " + maxFrozenMemtables);
+            return new DaoOptions(this);
+        }
+
+        private static void require(boolean condition, String message) {
+            if (!condition) {
+                throw new IllegalArgumentException(message);
+            }
+        }
+    }
+}
