@@ -5,247 +5,228 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
-import io.kvstore.core.SyncPolicy;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.util.Arrays;
-import java.util.NoSuchElementException;
-import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.BloomFilter;
 import org.rocksdb.FlushOptions;
-import org.rocksdb.LRUCache;
-import org.rocksdb.Options;
-import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.Slice;
-import org.rocksdb.WriteOptions;
+import org.rocksdb.Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * The {@link Dao} contract on RocksDB, so every figure of our engine is compared with RocksDB
- * measured in the same run. Configured as one would for this workload: a Bloom filter of the same
- * bits per key, a 64 MiB LRU block cache, the write buffer at the flush threshold, the WAL on and
- * synced per {@link SyncPolicy}.
+ * A {@link Dao} on RocksDB (rocksdbjni), the reference our own LSM engine is measured against.
  *
- * <p>Values are stored as {@code [int64 timestamp][1 byte: 0 value, 1 tombstone][value bytes]}.
- * "Newest timestamp wins" needs the stored version before each write: a read-modify-write under one
- * of 64 striped locks (by key hash), the price RocksDB pays here for the replication contract.
+ * <p>Each key maps to one RocksDB value carrying timestamp, tombstone flag and user value (layout in
+ * {@link StoredValue}). "Highest timestamp wins, tie goes to the later write" is enforced by a
+ * read-modify-write per key under a striped lock: the writer reads the stored 9-byte header (skipped
+ * when the memtable and table Bloom filters say the key is absent) and writes only if its timestamp
+ * is not older. RocksJava cannot run a Java merge operator, and the built-in {@code max} operator
+ * cannot break timestamp ties by write order, so the read is the price of the rule.
+ *
+ * <p>Tuning and option mapping are described in {@link RocksResources}. A second open of a directory
+ * held by another store fails with an {@link IOException} naming the directory.
  */
 public final class RocksDbDao implements Dao {
-    private static final int STRIPES = 64;
-    private static final long BLOCK_CACHE_BYTES = 64L << 20;
+    private static final Logger log = LoggerFactory.getLogger(RocksDbDao.class);
+    /** Power of two; enough stripes that two writers rarely contend on different keys. */
+    private static final int WRITE_STRIPES = 1024;
 
     static {
         RocksDB.loadLibrary();
     }
 
+    private final Path directory;
+    private final RocksResources resources;
     private final RocksDB db;
-    private final Options options;
-    private final LRUCache cache;
-    private final BloomFilter filter;
-    private final WriteOptions writeOptions;
-    private final ReadOptions readOptions;
-    private final Object[] stripes = new Object[STRIPES];
-    private final String path;
-    private volatile boolean closed;
+    private final Object[] writeStripes = new Object[WRITE_STRIPES];
+    /** Read side held by every operation, write side by close: no native call outlives the handle. */
+    private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+    private final Set<RocksRangeIterator> openIterators = ConcurrentHashMap.newKeySet();
+    private boolean closed;
 
-    private RocksDbDao(DaoOptions daoOptions) throws IOException {
-        for (int i = 0; i < STRIPES; i++) {
-            stripes[i] = new Object();
-        }
-        Files.createDirectories(daoOptions.dataDirectory());
-        this.path = daoOptions.dataDirectory().toAbsolutePath().toString();
-        this.cache = new LRUCache(BLOCK_CACHE_BYTES);
-        this.filter = new BloomFilter(Math.max(1, daoOptions.bloomBitsPerKey()), false);
-        BlockBasedTableConfig table = new BlockBasedTableConfig()
-                .setBlockCache(cache)
-                .setBlockSize(daoOptions.blockSizeBytes())
-                .setCacheIndexAndFilterBlocks(true)
-                .setPinL0FilterAndIndexBlocksInCache(true);
-        if (daoOptions.bloomBitsPerKey() > 0) {
-            table.setFilterPolicy(filter);
-        }
-        this.options = new Options()
-                .setCreateIfMissing(true)
-                .setWriteBufferSize(Math.max(64 << 10, daoOptions.flushThresholdBytes()))
-                .setMaxWriteBufferNumber(daoOptions.maxFrozenMemtables() + 1)
-                .setLevel0FileNumCompactionTrigger(daoOptions.compactionTrigger())
-                .setMaxBackgroundJobs(2)
-                .setTableFormatConfig(table);
-        this.writeOptions = new WriteOptions().setSync(daoOptions.syncPolicy() == SyncPolicy.EVERY_WRITE);
-        this.readOptions = new ReadOptions();
-        try {
-            this.db = RocksDB.open(options, path);
-        } catch (RocksDBException e) {
-            closeNatives();
-            String message = String.valueOf(e.getMessage());
-            if (message.contains("lock")) {
-                throw new IOException("store directory " + path + " is already open (RocksDB LOCK held): " + message, e);
-            }
-            throw new IOException("cannot open RocksDB store in " + path + ": " + message, e);
+    private RocksDbDao(Path directory, RocksResources resources, RocksDB db) {
+        this.directory = directory;
+        this.resources = resources;
+        this.db = db;
+        for (int i = 0; i < WRITE_STRIPES; i++) {
+            writeStripes[i] = new Object();
         }
     }
 
-    /** Opens (or creates) a RocksDB store in {@code options.dataDirectory()}. */
+    /**
+     * Opens (creating if needed) the store in {@code options.dataDirectory()}.
+     *
+     * @throws IOException if the directory cannot be created, is held by another open store, or
+     *                     RocksDB fails to open it
+     */
     public static RocksDbDao open(DaoOptions options) throws IOException {
-        return new RocksDbDao(options);
+        Objects.requireNonNull(options, "options");
+        Path directory = options.dataDirectory().toAbsolutePath();
+        Files.createDirectories(directory);
+        RocksResources resources = new RocksResources(options);
+        try {
+            RocksDB db = RocksDB.open(resources.options, directory.toString());
+            log.debug("Opened RocksDB store {} with {}", directory, options);
+            return new RocksDbDao(directory, resources, db);
+        } catch (RocksDBException e) {
+            resources.close();
+            if (isLockFailure(e)) {
+                throw new IOException("RocksDB store " + directory
+                        + " is already open (its LOCK file is held by another store in this or another process)", e);
+            }
+            throw new IOException("Cannot open RocksDB store " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean isLockFailure(RocksDBException e) {
+        Status status = e.getStatus();
+        String message = e.getMessage() == null ? "" : e.getMessage();
+        return (status == null || status.getCode() == Status.Code.IOError) && message.contains("LOCK");
     }
 
     @Override
     public Entry get(byte[] key) throws IOException {
-        checkOpen();
+        Objects.requireNonNull(key, "key");
+        Lock lock = enter();
         try {
-            return decode(key, db.get(readOptions, key));
+            byte[] stored = db.get(key);
+            return stored == null ? null : StoredValue.decode(key, stored);
         } catch (RocksDBException e) {
-            throw new IOException("RocksDB get of " + Bytes.toDebugString(key) + " in " + path + " failed", e);
+            throw failure("get", key, e);
+        } finally {
+            lock.unlock();
         }
     }
 
     @Override
     public void upsert(Entry entry) throws IOException {
-        checkOpen();
+        Objects.requireNonNull(entry, "entry");
         byte[] key = entry.key();
-        byte[] encoded = encode(entry);
-        synchronized (stripes[(Arrays.hashCode(key) & 0x7FFFFFFF) % STRIPES]) {
-            try {
-                byte[] stored = db.get(readOptions, key);
-                if (stored != null && ByteBuffer.wrap(stored).getLong() > entry.timestamp()) {
-                    return; // a newer version is already there
+        byte[] encoded = StoredValue.encode(entry);
+        Lock lock = enter();
+        try {
+            synchronized (writeStripes[stripe(key)]) {
+                if (isNotOlderThanStored(key, entry.timestamp())) {
+                    db.put(resources.writeOptions, key, encoded);
                 }
-                db.put(writeOptions, key, encoded);
-            } catch (RocksDBException e) {
-                throw new IOException("RocksDB put of " + Bytes.toDebugString(key) + " in " + path + " failed", e);
             }
+        } catch (RocksDBException e) {
+            throw failure("upsert", key, e);
+        } finally {
+            lock.unlock();
         }
+    }
+
+    /** REQUIRES: the stripe of {@code key} is held, so no other write of it can interleave. */
+    private boolean isNotOlderThanStored(byte[] key, long timestamp) throws RocksDBException {
+        if (!db.keyMayExist(key, null)) {
+            return true;
+        }
+        byte[] header = new byte[StoredValue.HEADER_BYTES];
+        int storedLength = db.get(key, header);
+        if (storedLength == RocksDB.NOT_FOUND) {
+            return true;
+        }
+        StoredValue.checkHeader(key, header, storedLength);
+        return timestamp >= StoredValue.timestamp(header);
     }
 
     @Override
     public CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException {
-        checkOpen();
-        ReadOptions rangeOptions = new ReadOptions().setSnapshot(db.getSnapshot());
-        Slice upper = to == null ? null : new Slice(to);
-        if (upper != null) {
-            rangeOptions.setIterateUpperBound(upper);
+        Lock lock = enter();
+        try {
+            if (from != null && to != null && Bytes.compare(from, to) >= 0) {
+                return new EmptyIterator();
+            }
+            RocksRangeIterator iterator = new RocksRangeIterator(db, from, to, openIterators::remove);
+            openIterators.add(iterator);
+            return iterator;
+        } finally {
+            lock.unlock();
         }
-        RocksIterator it = db.newIterator(rangeOptions);
-        if (from == null) {
-            it.seekToFirst();
-        } else {
-            it.seek(from);
-        }
-        return new CloseableIterator<>() {
-            private boolean done;
-
-            @Override
-            public boolean hasNext() {
-                return !done && it.isValid();
-            }
-
-            @Override
-            public Entry next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                byte[] key = it.key();
-                Entry e = decode(key, it.value());
-                it.next();
-                return e;
-            }
-
-            @Override
-            public void close() {
-                if (!done) {
-                    done = true;
-                    it.close();
-                    db.releaseSnapshot(rangeOptions.snapshot());
-                    rangeOptions.close();
-                    if (upper != null) {
-                        upper.close();
-                    }
-                }
-            }
-        };
     }
 
     @Override
     public void flush() throws IOException {
-        checkOpen();
-        try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
-            db.flush(flush);
+        Lock lock = enter();
+        try (FlushOptions flushOptions = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(flushOptions);
         } catch (RocksDBException e) {
-            throw new IOException("RocksDB flush of " + path + " failed", e);
+            throw new IOException("RocksDB flush failed in " + directory, e);
+        } finally {
+            lock.unlock();
         }
     }
 
     @Override
     public void compact() throws IOException {
-        checkOpen();
+        Lock lock = enter();
         try {
             db.compactRange();
         } catch (RocksDBException e) {
-            throw new IOException("RocksDB compaction of " + path + " failed", e);
+            throw new IOException("RocksDB compaction failed in " + directory, e);
+        } finally {
+            lock.unlock();
         }
     }
 
     @Override
-    public synchronized void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    public void close() throws IOException {
+        Lock lock = lifecycle.writeLock();
+        lock.lock();
         try {
-            db.syncWal();
-            db.closeE();
-        } catch (RocksDBException e) {
-            throw new IOException("closing RocksDB store " + path + " failed", e);
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (RocksRangeIterator iterator : openIterators.toArray(new RocksRangeIterator[0])) {
+                iterator.close();
+            }
+            try {
+                db.closeE();
+            } catch (RocksDBException e) {
+                throw new IOException("RocksDB close failed in " + directory, e);
+            } finally {
+                resources.close();
+            }
+            log.debug("Closed RocksDB store {}", directory);
         } finally {
-            closeNatives();
+            lock.unlock();
         }
     }
 
-    private void closeNatives() {
-        if (writeOptions != null) {
-            writeOptions.close();
-        }
-        if (readOptions != null) {
-            readOptions.close();
-        }
-        if (options != null) {
-            options.close();
-        }
-        filter.close();
-        cache.close();
-    }
-
-    private void checkOpen() {
+    private Lock enter() {
+        Lock lock = lifecycle.readLock();
+        lock.lock();
         if (closed) {
-            throw new IllegalStateException("store " + path + " is closed");
+            lock.unlock();
+            throw new IllegalStateException("RocksDbDao " + directory + " is closed");
         }
+        return lock;
     }
 
-    private static byte[] encode(Entry entry) {
-        byte[] value = entry.value();
-        ByteBuffer b = ByteBuffer.allocate(9 + (value == null ? 0 : value.length));
-        b.putLong(entry.timestamp()).put((byte) (value == null ? 1 : 0));
-        if (value != null) {
-            b.put(value);
-        }
-        return b.array();
+    private static int stripe(byte[] key) {
+        int h = Arrays.hashCode(key);
+        h ^= h >>> 16;
+        return h & (WRITE_STRIPES - 1);
     }
 
-    private static Entry decode(byte[] key, byte[] stored) {
-        if (stored == null) {
-            return null;
-        }
-        ByteBuffer b = ByteBuffer.wrap(stored);
-        long timestamp = b.getLong();
-        if (b.get() == 1) {
-            return Entry.tombstone(key, timestamp);
-        }
-        byte[] value = new byte[b.remaining()];
-        b.get(value);
-        return Entry.value(key, value, timestamp);
+    private IOException failure(String operation, byte[] key, RocksDBException e) {
+        return new IOException("RocksDB " + operation + " of key " + Bytes.toDebugString(key)
+                + " failed in " + directory, e);
+    }
+
+    @Override
+    public String toString() {
+        return "RocksDbDao{" + directory + '}';
     }
 }
