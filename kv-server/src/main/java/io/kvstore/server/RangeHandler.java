@@ -3,24 +3,32 @@ package io.kvstore.server;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /v0/entities?start=S[&end=E]}: this node's entries in {@code [S, E)}, streamed as one HTTP
- * chunk per entry ({@code key \n value}), tombstones skipped. Back-pressure: entries are written only
- * while the socket's write queue has room; when it is full the stream waits for the drain event, so
- * memory stays flat whatever the range. The iterator is closed at the end, on error and when the client
- * goes away.
+ * chunk per entry ({@code key \n value}), tombstones skipped.
+ *
+ * <p>The iterator reads files, so it runs on a worker thread, a batch at a time; the event loop only
+ * writes the batch. Back-pressure: the next batch is read only while the socket's write queue has room;
+ * when it is full the stream waits for the drain event, so memory stays flat (one batch) whatever the
+ * size of the range. The iterator is closed at the end, on error and when the client goes away, always
+ * on the thread that owns it at that moment.
  */
 final class RangeHandler {
     private static final Logger LOG = LoggerFactory.getLogger(RangeHandler.class);
+    /** A batch ends after this many entries or bytes, whichever comes first. */
+    private static final int BATCH_ENTRIES = 256;
+    private static final int BATCH_BYTES = 256 << 10;
 
     private final Dao dao;
     private final int maxKeyBytes;
@@ -36,77 +44,131 @@ final class RangeHandler {
             Responses.send(request, 405, "method " + request.method() + " not allowed on /v0/entities");
             return;
         }
-        String start = request.getParam("start");
-        String end = request.getParam("end");
-        if (start == null || start.isEmpty()) {
+        String query = request.query();
+        byte[] from = QueryParameters.bytes(query, "start");
+        byte[] to = QueryParameters.bytes(query, "end");
+        if (from == null || from.length == 0) {
             Responses.send(request, 400, "missing or empty start");
             return;
         }
-        if (end != null && end.isEmpty()) {
+        if (to != null && to.length == 0) {
             Responses.send(request, 400, "empty end (leave it out for an open end)");
             return;
         }
-        byte[] from = start.getBytes(StandardCharsets.UTF_8);
-        byte[] to = end == null ? null : end.getBytes(StandardCharsets.UTF_8);
         if (from.length > maxKeyBytes || (to != null && to.length > maxKeyBytes)) {
             Responses.send(request, 400, "range bound exceeds the key limit of " + maxKeyBytes + " bytes");
             return;
         }
-        CloseableIterator<Entry> entries;
-        try {
-            entries = dao.range(from, to);
-        } catch (IOException | RuntimeException e) {
-            Responses.failure(request, e);
-            return;
-        }
-        HttpServerResponse response = request.response();
-        response.setChunked(true).setStatusCode(200).putHeader("Content-Type", "application/octet-stream");
-        new Stream(request, response, entries).pump();
+        Context context = Vertx.currentContext();
+        context.executeBlocking(() -> dao.range(from, to), false).onComplete(opened -> {
+            if (opened.failed()) {
+                Responses.failure(request, opened.cause());
+                return;
+            }
+            HttpServerResponse response = request.response();
+            if (response.closed()) {
+                context.executeBlocking(() -> closeQuietly(opened.result()), false);
+                return;
+            }
+            response.setChunked(true).setStatusCode(200).putHeader("Content-Type", "application/octet-stream");
+            new Stream(context, request, response, opened.result()).fetch();
+        });
     }
 
-    /** One streaming response: writes while there is room, resumes on drain, always closes the iterator. */
+    private static Void closeQuietly(CloseableIterator<Entry> entries) {
+        try {
+            entries.close();
+        } catch (RuntimeException e) {
+            LOG.warn("closing a range iterator failed", e);
+        }
+        return null;
+    }
+
+    /**
+     * One streaming response. Its state changes on the event loop only; the iterator is touched by one
+     * worker task at a time ({@code reading}), never by the event loop.
+     */
     private static final class Stream {
+        private final Context context;
         private final HttpServerRequest request;
         private final HttpServerResponse response;
         private final CloseableIterator<Entry> entries;
+        private boolean reading;
+        private boolean done;
 
-        Stream(HttpServerRequest request, HttpServerResponse response, CloseableIterator<Entry> entries) {
+        Stream(Context context, HttpServerRequest request, HttpServerResponse response, CloseableIterator<Entry> entries) {
+            this.context = context;
             this.request = request;
             this.response = response;
             this.entries = entries;
-            // The router owns the response's close handler (admission control); the connection's is free.
-            request.connection().closeHandler(gone -> entries.close());
-            response.exceptionHandler(error -> entries.close());
-            response.drainHandler(room -> pump());
+            request.connection().closeHandler(gone -> finish());
+            response.exceptionHandler(error -> finish());
+            response.drainHandler(room -> fetch());
         }
 
-        void pump() {
-            try {
-                while (!response.writeQueueFull()) {
-                    if (response.closed()) {
-                        entries.close();
-                        return;
-                    }
-                    if (!entries.hasNext()) {
-                        entries.close();
-                        response.end();
-                        return;
-                    }
-                    Entry e = entries.next();
-                    if (e.isTombstone()) {
-                        continue;
-                    }
-                    byte[] key = e.key();
-                    byte[] value = e.value();
-                    response.write(Buffer.buffer(key.length + 1 + value.length)
-                            .appendBytes(key).appendByte((byte) '\n').appendBytes(value));
-                }
-            } catch (RuntimeException e) {
-                // Headers are gone already: the only honest signal left is to cut the connection.
-                LOG.error("range {} failed while streaming", request.uri(), e);
-                entries.close();
-                request.connection().close();
+        /** Reads the next batch on a worker, unless one is being read or the socket is full. */
+        void fetch() {
+            if (done || reading || response.writeQueueFull()) {
+                return;
             }
+            reading = true;
+            context.executeBlocking(this::readBatch, false).onComplete(read -> {
+                reading = false;
+                if (read.failed()) {
+                    // The headers are gone already: the only honest signal left is to cut the connection.
+                    LOG.error("range {} failed while streaming", request.uri(), read.cause());
+                    finish();
+                    request.connection().close();
+                    return;
+                }
+                if (done) { // the client went away while the batch was being read
+                    closeIterator();
+                    return;
+                }
+                List<Buffer> batch = read.result();
+                for (int i = 0; i < batch.size(); i++) {
+                    response.write(batch.get(i));
+                }
+                if (batch.isEmpty()) {
+                    finish();
+                    response.end();
+                } else {
+                    fetch();
+                }
+            });
+        }
+
+        /** Worker thread: up to one batch of live entries; empty when the range is exhausted. */
+        private List<Buffer> readBatch() {
+            List<Buffer> batch = new ArrayList<>();
+            int bytes = 0;
+            while (batch.size() < BATCH_ENTRIES && bytes < BATCH_BYTES && entries.hasNext()) {
+                Entry e = entries.next();
+                if (e.isTombstone()) {
+                    continue;
+                }
+                byte[] key = e.key();
+                byte[] value = e.value();
+                batch.add(Buffer.buffer(key.length + 1 + value.length)
+                        .appendBytes(key).appendByte((byte) '\n').appendBytes(value));
+                bytes += key.length + 1 + value.length;
+            }
+            return batch;
+        }
+
+        /** Ends the stream: the iterator is closed now, or by the batch being read when it returns. */
+        private void finish() {
+            if (done) {
+                return;
+            }
+            done = true;
+            if (!reading) {
+                closeIterator();
+            }
+        }
+
+        private void closeIterator() {
+            context.executeBlocking(() -> closeQuietly(entries), false);
         }
     }
 }
