@@ -70,7 +70,7 @@ public final class KvServerConfig {
         this.maxBufferedBodyBytes = b.maxBufferedBodyBytes > 0 ? b.maxBufferedBodyBytes
                 : Math.max(b.maxBodyBytes, Runtime.getRuntime().maxMemory() / 8);
         this.storageThreads = b.storageThreads >= 0 ? b.storageThreads
-                : b.syncPolicy == SyncPolicy.NONE ? 0 : DEFAULT_SYNCING_STORAGE_THREADS;
+                : b.syncPolicy == SyncPolicy.NONE ? Runtime.getRuntime().availableProcessors() : DEFAULT_SYNCING_STORAGE_THREADS;
         this.replicaTimeout = b.replicaTimeout;
         this.idleTimeout = b.idleTimeout;
         this.eventLoops = b.eventLoops;
@@ -154,10 +154,12 @@ public final class KvServerConfig {
     }
 
     /**
-     * Threads that run point reads and writes of the store; 0 runs them on the event loop. Default: 0
-     * with sync policy none (a write is an append to the page cache; measured faster in line), else
-     * {@link #DEFAULT_SYNCING_STORAGE_THREADS}, since a write then waits for an fsync that must never
-     * stall an event loop. Range reads always run on Vert.x worker threads.
+     * Threads that run point reads and writes of the store; 0 runs them on the event loop. Default with
+     * sync policy none: one per core (measured on 2 cores, 64 connections, 100-byte values: PUT as fast
+     * as or faster than in line, 33-35k against 32k requests/s, GET equal at ~40k; 8 threads were slower),
+     * and the event loops never stall on a memtable switch or a cold page. With a syncing policy:
+     * {@link #DEFAULT_SYNCING_STORAGE_THREADS}, since each write then waits for an fsync and many
+     * writers must share one group commit. Range reads always run on Vert.x worker threads.
      */
     public int storageThreads() {
         return storageThreads;

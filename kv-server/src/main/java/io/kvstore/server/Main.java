@@ -43,7 +43,7 @@ public final class Main {
             "  --idle-timeout-s N        idle connections are closed after this (default 60)",
             "  --event-loops N           HTTP event loops (default: number of cores)",
             "  --storage-threads N       threads for point reads and writes; 0 runs them on the event loops",
-            "                            (default: 0 with --sync none, else " + KvServerConfig.DEFAULT_SYNCING_STORAGE_THREADS + ")",
+            "                            (default: one per core with --sync none, else " + KvServerConfig.DEFAULT_SYNCING_STORAGE_THREADS + ")",
             "  --help                    this text");
 
     private Main() {

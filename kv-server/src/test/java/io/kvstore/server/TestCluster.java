@@ -37,6 +37,17 @@ final class TestCluster {
         }
     }
 
+    /** A client for a node running elsewhere (another process): start and stop are not available. */
+    private TestCluster(int port) {
+        this.tweak = b -> b;
+        this.nodes = new KvServer[1];
+        urls.add("http://127.0.0.1:" + port);
+    }
+
+    static TestCluster client(int port) {
+        return new TestCluster(port);
+    }
+
     TestCluster(Path root, int size) throws Exception {
         this(root, size, b -> b);
     }
