@@ -102,11 +102,12 @@ public final class KvServer {
         KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool);
         AtomicInteger inFlight = new AtomicInteger();
         BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
+        RangeHandler ranges = new RangeHandler(dao, config.maxKeyBytes());
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
                 new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
-                new RangeHandler(dao, config.maxKeyBytes()),
+                ranges,
                 new InternalHandler(local, clock, config.maxBodyBytes(), bodyBudget),
-                new StatusHandler(config, inFlight, bodyBudget));
+                new StatusHandler(config, inFlight, bodyBudget, ranges));
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)
                 .setIdleTimeout((int) config.idleTimeout().toSeconds())

@@ -14,9 +14,11 @@ final class StatusHandler {
     private final KvServerConfig config;
     private final AtomicInteger inFlight;
     private final BodyMemoryBudget bodyBudget;
+    private final RangeHandler ranges;
     private final long startedMillis = System.currentTimeMillis();
 
-    StatusHandler(KvServerConfig config, AtomicInteger inFlight, BodyMemoryBudget bodyBudget) {
+    StatusHandler(KvServerConfig config, AtomicInteger inFlight, BodyMemoryBudget bodyBudget, RangeHandler ranges) {
+        this.ranges = ranges;
         this.config = config;
         this.inFlight = inFlight;
         this.bodyBudget = bodyBudget;
@@ -32,7 +34,8 @@ final class StatusHandler {
                 .put("dataBytes", directoryBytes(config.dataDirectory()))
                 .put("uptimeMillis", System.currentTimeMillis() - startedMillis)
                 .put("requestsInFlight", inFlight.get() - 1) // not counting this one
-                .put("bufferedBodyBytes", bodyBudget.inUse());
+                .put("bufferedBodyBytes", bodyBudget.inUse())
+                .put("openRangeIterators", ranges.openIterators());
         request.response().putHeader("Content-Type", "application/json").end(status.encodePrettily());
     }
 

@@ -1,0 +1,102 @@
+package io.kvstore.server;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** {@link Main} in its own JVM, on this test classpath; its log lines are collected so a test can wait for one. */
+final class ChildServer {
+    final Process process;
+    private final List<String> lines = new ArrayList<>();
+    private final List<PendingLine> waiting = new ArrayList<>();
+
+    private ChildServer(Process process) {
+        this.process = process;
+        Thread reader = new Thread(() -> read(process.getInputStream()), "child-server-log");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Starts a node on {@code port} with data in {@code dataDir}; returns once it listens. */
+    static ChildServer start(int port, Path dataDir, String jvmOption, String... flags) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                jvmOption, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "--port", Integer.toString(port), "--data-dir", dataDir.toString()));
+        command.addAll(List.of(flags));
+        ChildServer child = new ChildServer(new ProcessBuilder(command).redirectErrorStream(true).start());
+        child.awaitLine("listening on port " + port);
+        return child;
+    }
+
+    /** SIGTERM. ({@link Process#destroy()} would also close the pipe the child logs into.) */
+    void terminate() {
+        process.toHandle().destroy();
+    }
+
+    boolean saidSomethingContaining(String fragment) {
+        synchronized (lines) {
+            for (String line : lines) {
+                if (line.contains(fragment)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    String log() {
+        synchronized (lines) {
+            return String.join("\n", lines);
+        }
+    }
+
+    void awaitLine(String fragment) throws Exception {
+        CompletableFuture<String> seen = new CompletableFuture<>();
+        synchronized (lines) {
+            if (saidSomethingContaining(fragment)) {
+                return;
+            }
+            waiting.add(new PendingLine(fragment, seen));
+        }
+        try {
+            seen.get(60, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("no log line with '" + fragment + "'; the child said:\n" + log());
+        }
+    }
+
+    private void read(InputStream in) {
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                synchronized (lines) {
+                    lines.add(line);
+                    for (PendingLine p : waiting) {
+                        if (line.contains(p.fragment)) {
+                            p.seen.complete(line);
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // the child is gone; awaitLine reports what it said
+        }
+    }
+
+    private static final class PendingLine {
+        final String fragment;
+        final CompletableFuture<String> seen;
+
+        PendingLine(String fragment, CompletableFuture<String> seen) {
+            this.fragment = fragment;
+            this.seen = seen;
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package io.kvstore.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.vertx.core.json.JsonObject;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The node-wide memory bound for request bodies, and range iterators released whatever the client does. */
+class LimitsAndStreamingTest {
+    @TempDir
+    Path dir;
+    TestCluster node;
+
+    @AfterEach
+    void stop() throws Exception {
+        node.close();
+    }
+
+    @Test
+    void bodiesBeyondTheNodesMemoryBudgetGet503UntilItIsFreeAgain() throws Exception {
+        node = new TestCluster(dir, 1, b -> b.maxBodyBytes(1 << 20).maxBufferedBodyBytes(1 << 20));
+        try (Socket slow = new Socket("127.0.0.1", port())) {
+            // A declared 1 MiB body reserves the whole budget while its bytes trickle in.
+            OutputStream out = slow.getOutputStream();
+            out.write(("PUT /v0/entity?id=slow HTTP/1.1\r\nHost: x\r\nContent-Length: " + (1 << 20) + "\r\n\r\nab")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            HttpResponse<byte[]> refused = awaitPutStatus(503);
+            assertEquals("1", refused.headers().firstValue("Retry-After").orElse(null));
+            out.write(new byte[(1 << 20) - 2]);
+            out.flush();
+            assertEquals("HTTP/1.1 201", new String(slow.getInputStream().readNBytes(12), StandardCharsets.US_ASCII));
+        }
+        assertEquals(201, node.put(0, "id=after", "x"), "the budget is released once the slow body is stored");
+        assertEquals(0, status().getLong("bufferedBodyBytes"));
+    }
+
+    @Test
+    void aClientThatLeavesMidRangeReleasesTheIterator() throws Exception {
+        node = new TestCluster(dir, 1, b -> b);
+        byte[] value = new byte[64 << 10];
+        Arrays.fill(value, (byte) 'v');
+        for (int i = 0; i < 200; i++) { // 12.5 MiB: far more than the socket buffers hold
+            assertEquals(201, node.send(0, "PUT", "/v0/entity?id=k" + (1000 + i), value).statusCode());
+        }
+        try (Socket reader = new Socket("127.0.0.1", port())) {
+            reader.setReceiveBufferSize(4096);
+            reader.getOutputStream().write("GET /v0/entities?start=k HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            InputStream in = reader.getInputStream();
+            assertEquals("HTTP/1.1 200", new String(in.readNBytes(12), StandardCharsets.US_ASCII));
+            in.readNBytes(100_000);
+            assertEquals(1, status().getInteger("openRangeIterators"), "the stream waits for the slow client");
+        }
+        awaitOpenRangeIterators(0);
+        String whole = new String(node.send(0, "GET", "/v0/entities?start=k", null).body(), StandardCharsets.ISO_8859_1);
+        assertEquals(200 * (6 + value.length), whole.length(), "a full read after the abandoned one");
+        awaitOpenRangeIterators(0);
+    }
+
+    private void awaitOpenRangeIterators(int expected) throws Exception {
+        // The iterator is closed on a worker after the connection's close event: poll the status a bounded number of times.
+        int last = -1;
+        for (int attempt = 0; attempt < 500; attempt++) {
+            last = status().getInteger("openRangeIterators");
+            if (last == expected) {
+                return;
+            }
+        }
+        throw new AssertionError("open range iterators stayed at " + last + ", expected " + expected);
+    }
+
+    private HttpResponse<byte[]> awaitPutStatus(int status) throws Exception {
+        // The slow request reaches the server asynchronously; a bounded number of attempts covers the race.
+        HttpResponse<byte[]> response = null;
+        for (int attempt = 0; attempt < 50; attempt++) {
+            response = node.send(0, "PUT", "/v0/entity?id=probe", new byte[] {1});
+            if (response.statusCode() == status) {
+                return response;
+            }
+        }
+        throw new AssertionError("never answered " + status + ", last " + response.statusCode());
+    }
+
+    private JsonObject status() throws Exception {
+        HttpResponse<byte[]> response = node.send(0, "GET", "/v0/status", null);
+        assertEquals(200, response.statusCode());
+        return new JsonObject(new String(response.body(), StandardCharsets.UTF_8));
+    }
+
+    private int port() {
+        return java.net.URI.create(node.url(0)).getPort();
+    }
+}
