@@ -1,0 +1,626 @@
+package io.kvstore.core.lsm;
+
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Dao;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Entry;
+import io.kvstore.core.log.LogReader;
+import io.kvstore.core.log.WriteAheadLog;
+import io.kvstore.core.table.SsTable;
+import io.kvstore.core.table.SsTableWriter;
+import io.kvstore.core.util.MergeIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * kvstore's own log-structured merge-tree engine.
+ *
+ * <p>A write goes to the write-ahead log, then into the active memtable. A memtable past
+ * {@link DaoOptions#flushThresholdBytes()} is frozen and flushed to an SSTable by a background thread
+ * while writes continue in a fresh one; writers wait only when
+ * {@link DaoOptions#maxFrozenMemtables()} frozen memtables are already queued. A background thread
+ * merges runs of similar-sized tables (see {@link CompactionPicker}). The live set of tables and
+ * the oldest log still needed are recorded in a manifest that is replaced atomically, so a crash
+ * at any instant leaves a store that reopens with every acknowledged write.
+ *
+ * <p>Reads take the current {@link Version} without locking. A point read consults memtables, then
+ * tables newest first, skipping tables by key range, Bloom filter and timestamp range. A range read
+ * merges a snapshot: memtable versions up to a sequence number, and tables kept alive by reference
+ * counts until the iterator is closed.
+ */
+public final class LsmDao implements Dao {
+    /** Largest accepted key; keys are also stored in the block index. */
+    public static final int MAX_KEY_BYTES = 16 << 20;
+    /** Largest accepted value, so that any data block stays under 1 GiB. */
+    public static final int MAX_VALUE_BYTES = 512 << 20;
+
+    private static final Logger LOG = LoggerFactory.getLogger(LsmDao.class);
+    private static final long STALL_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    private final DaoOptions options;
+    private final Path dir;
+    private final DirectoryLock lock;
+    private final WriteAheadLog wal;
+    private final AtomicLong nextFileNumber;
+    /** Serialises writers: log order is memtable order, so "later write wins" means the same in both. */
+    private final ReentrantLock writeLock = new ReentrantLock();
+    /** Guards publication of versions and the manifest written with them. */
+    private final Object versionLock = new Object();
+    private final ExecutorService flusher;
+    private final ExecutorService compactor;
+    private final AtomicBoolean closeStarted = new AtomicBoolean();
+    private final AtomicLong flushedBytes = new AtomicLong();
+    private final AtomicLong compactedBytes = new AtomicLong();
+    private volatile Version current;
+    private volatile long visibleSequence;
+    private long lastSequence;
+    private volatile IOException backgroundFailure;
+    private volatile boolean closed;
+
+    private LsmDao(DaoOptions options, DirectoryLock lock, WriteAheadLog wal, Version initial, long nextFileNumber) {
+        this.options = options;
+        this.dir = options.dataDirectory();
+        this.lock = lock;
+        this.wal = wal;
+        this.current = initial;
+        this.nextFileNumber = new AtomicLong(nextFileNumber);
+        this.flusher = Executors.newSingleThreadExecutor(daemon("kvstore-flush"));
+        this.compactor = Executors.newSingleThreadExecutor(daemon("kvstore-compaction"));
+    }
+
+    /**
+     * Opens (creating if needed) the store in {@code options.dataDirectory()}, replaying logs newer
+     * than the manifest. Fails with an {@link IOException} if another open store holds the directory,
+     * or if a file is corrupt (a torn log tail is not corruption: it is cut off).
+     */
+    public static LsmDao open(DaoOptions options) throws IOException {
+        Path dir = options.dataDirectory();
+        Files.createDirectories(dir);
+        DirectoryLock lock = DirectoryLock.acquire(dir);
+        try {
+            return recover(options, lock);
+        } catch (IOException | RuntimeException | Error e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    private static LsmDao recover(DaoOptions options, DirectoryLock lock) throws IOException {
+        Path dir = options.dataDirectory();
+        Manifest manifest = Manifest.read(dir);
+        if (manifest == null) {
+            manifest = Manifest.empty();
+        }
+        Files.deleteIfExists(dir.resolve(FileNames.MANIFEST_TMP));
+        Set<Long> live = new HashSet<>();
+        for (long number : manifest.tables) {
+            live.add(number);
+        }
+        List<Long> logs = new ArrayList<>();
+        long maxNumber = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                long table = FileNames.number(name, FileNames.TABLE_SUFFIX);
+                long log = FileNames.number(name, FileNames.LOG_SUFFIX);
+                if (table >= 0) {
+                    maxNumber = Math.max(maxNumber, table);
+                    if (!live.contains(table)) {
+                        LOG.info("Deleting {}: not in the manifest (left by an interrupted flush or compaction)", file);
+                        Files.delete(file);
+                    }
+                } else if (log >= 0) {
+                    maxNumber = Math.max(maxNumber, log);
+                    if (log < manifest.logNumber) {
+                        Files.delete(file);
+                    } else {
+                        logs.add(log);
+                    }
+                }
+            }
+        }
+        logs.sort(null);
+        AtomicLong next = new AtomicLong(Math.max(manifest.nextFileNumber, maxNumber + 1));
+
+        List<SsTable> tables = new ArrayList<>();
+        for (long number : manifest.tables) {
+            tables.add(SsTable.open(FileNames.table(dir, number), number));
+        }
+        Memtable recovered = new Memtable(-1);
+        long[] sequence = {0};
+        for (long number : logs) {
+            Path file = FileNames.log(dir, number);
+            LogReader.Result result = LogReader.replay(file, entry -> recovered.put(entry, ++sequence[0]));
+            if (result.tornBytes > 0) {
+                LOG.warn("Cut a torn tail of {} bytes at offset {} of {}", result.tornBytes, result.validLength, file);
+            }
+        }
+        if (!recovered.isEmpty()) {
+            long number = next.getAndIncrement();
+            tables.add(0, writeTable(dir, number, recovered.iterator(null, null, Long.MAX_VALUE), recovered.keyCount(),
+                    options, Long.MIN_VALUE, () -> false));
+        }
+        long logNumber = next.getAndIncrement();
+        SsTable[] tableArray = tables.toArray(new SsTable[0]);
+        Version initial = new Version(new Memtable(logNumber), new Memtable[0], tableArray);
+        new Manifest(next.get(), logNumber, initial.tableNumbers()).write(dir);
+        for (long number : logs) {
+            Files.deleteIfExists(FileNames.log(dir, number));
+        }
+        WriteAheadLog wal = new WriteAheadLog(FileNames.log(dir, logNumber), options.syncPolicy(),
+                options.groupCommitIntervalMillis());
+        LsmDao dao = new LsmDao(options, lock, wal, initial, next.get());
+        LOG.debug("Opened {} with {} tables after replaying {} logs", dir, tableArray.length, logs.size());
+        dao.scheduleCompaction();
+        return dao;
+    }
+
+    @Override
+    public Entry get(byte[] key) throws IOException {
+        Objects.requireNonNull(key, "key");
+        ensureOpen();
+        Version v = current;
+        Entry best = v.active.get(key);
+        for (Memtable memtable : v.frozen) {
+            if (best == null || memtable.maxTimestamp() > best.timestamp()) {
+                best = newer(best, memtable.get(key));
+            }
+        }
+        SsTable[] tables = v.tables;
+        long hash = 0;
+        boolean hashed = false;
+        for (SsTable table : tables) {
+            // A table can only matter if it may hold a version newer than the best found so far.
+            if (best == null || table.maxTimestamp() > best.timestamp()) {
+                if (!hashed) {
+                    hash = SsTable.hash(key);
+                    hashed = true;
+                }
+                best = newer(best, table.get(key, hash));
+            }
+        }
+        return best;
+    }
+
+    /** The winner between a version from a newer source and one from an older source. */
+    private static Entry newer(Entry fromNewerSource, Entry fromOlderSource) {
+        if (fromOlderSource == null) {
+            return fromNewerSource;
+        }
+        if (fromNewerSource == null || fromOlderSource.timestamp() > fromNewerSource.timestamp()) {
+            return fromOlderSource;
+        }
+        return fromNewerSource;
+    }
+
+    @Override
+    public void upsert(Entry entry) throws IOException {
+        Objects.requireNonNull(entry, "entry");
+        if (entry.key().length > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("key of " + entry.key().length + " bytes exceeds " + MAX_KEY_BYTES);
+        }
+        if (!entry.isTombstone() && entry.value().length > MAX_VALUE_BYTES) {
+            throw new IllegalArgumentException("value of " + entry.value().length + " bytes exceeds " + MAX_VALUE_BYTES);
+        }
+        long position;
+        writeLock.lock();
+        try {
+            ensureWritable();
+            if (current.active.sizeBytes() >= options.flushThresholdBytes()) {
+                rotateMemtable();
+            }
+            try {
+                position = wal.append(entry);
+            } catch (IOException e) {
+                // A partly written record must not be followed by more: refuse writes until reopened.
+                backgroundFailure = e;
+                throw e;
+            }
+            long sequence = ++lastSequence;
+            current.active.put(entry, sequence);
+            visibleSequence = sequence;
+        } finally {
+            writeLock.unlock();
+        }
+        wal.awaitDurable(position);
+    }
+
+    @Override
+    public CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException {
+        ensureOpen();
+        Version v;
+        long sequence;
+        synchronized (versionLock) {
+            v = current;
+            sequence = visibleSequence;
+            for (SsTable table : v.tables) {
+                table.retain();
+            }
+        }
+        try {
+            List<CloseableIterator<Entry>> sources = new ArrayList<>(1 + v.frozen.length + v.tables.length);
+            sources.add(v.active.iterator(from, to, sequence));
+            for (Memtable memtable : v.frozen) {
+                sources.add(memtable.iterator(from, to, sequence));
+            }
+            for (SsTable table : v.tables) {
+                sources.add(table.iterator(from, to));
+            }
+            return new RangeIterator(new MergeIterator(sources), v.tables);
+        } catch (RuntimeException e) {
+            RangeIterator.releaseAll(v.tables);
+            throw e;
+        }
+    }
+
+    @Override
+    public void flush() throws IOException {
+        writeLock.lock();
+        try {
+            ensureWritable();
+            if (!current.active.isEmpty()) {
+                rotateMemtable();
+            }
+        } finally {
+            writeLock.unlock();
+        }
+        await(flusher.submit(() -> null), "flush");
+        IOException failure = backgroundFailure;
+        if (failure != null) {
+            throw new IOException("flush of " + dir + " failed", failure);
+        }
+    }
+
+    @Override
+    public void compact() throws IOException {
+        flush();
+        await(compactor.submit(() -> {
+            Version v = current;
+            if (v.tables.length > 0) {
+                compactRun(v, 0, v.tables.length);
+            }
+            return null;
+        }), "compaction");
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (!closeStarted.compareAndSet(false, true)) {
+            return;
+        }
+        IOException failure = null;
+        try {
+            if (backgroundFailure == null) {
+                flush();
+            }
+        } catch (IOException e) {
+            failure = e;
+        }
+        writeLock.lock();
+        try {
+            closed = true;
+        } finally {
+            writeLock.unlock();
+        }
+        compactor.shutdown();
+        flusher.shutdown();
+        try {
+            compactor.awaitTermination(1, TimeUnit.MINUTES);
+            flusher.awaitTermination(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            wal.close();
+        } catch (IOException e) {
+            failure = chain(failure, e);
+        }
+        synchronized (versionLock) {
+            for (SsTable table : current.tables) {
+                try {
+                    table.release();
+                } catch (IOException e) {
+                    failure = chain(failure, e);
+                }
+            }
+            versionLock.notifyAll();
+        }
+        try {
+            lock.close();
+        } catch (IOException e) {
+            failure = chain(failure, e);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Compacts the {@code count} oldest tables now, as a background compaction would (for tests). */
+    void compactOldest(int count) throws IOException {
+        await(compactor.submit(() -> {
+            Version v = current;
+            compactRun(v, Math.max(0, v.tables.length - count), v.tables.length);
+            return null;
+        }), "compaction");
+    }
+
+    /** Bytes written by flushes since opening (the user data that reached tables). */
+    long flushedBytes() {
+        return flushedBytes.get();
+    }
+
+    /** Bytes written by compactions since opening. */
+    long compactedBytes() {
+        return compactedBytes.get();
+    }
+
+    /** Live tables, newest first (for tests and measurements). */
+    SsTable[] liveTables() {
+        return current.tables.clone();
+    }
+
+    // ---- write path helpers (REQUIRES writeLock) ----
+
+    private void rotateMemtable() throws IOException {
+        awaitFrozenRoom();
+        long number = nextFileNumber.getAndIncrement();
+        Memtable fresh = new Memtable(number);
+        try {
+            wal.rotate(FileNames.log(dir, number));
+        } catch (IOException e) {
+            backgroundFailure = e;
+            throw e;
+        }
+        synchronized (versionLock) {
+            current = current.withNewActive(fresh);
+        }
+        try {
+            flusher.execute(this::flushOldestFrozen);
+        } catch (RejectedExecutionException e) {
+            throw new IOException("store " + dir + " is closing", e);
+        }
+    }
+
+    private void awaitFrozenRoom() throws IOException {
+        synchronized (versionLock) {
+            long deadline = System.nanoTime() + STALL_TIMEOUT_NANOS;
+            while (current.frozen.length >= options.maxFrozenMemtables()) {
+                ensureWritable();
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
+                            + " s: flushing cannot keep up");
+                }
+                try {
+                    versionLock.wait(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("interrupted while waiting for a flush of " + dir);
+                }
+            }
+        }
+    }
+
+    // ---- background work ----
+
+    private void flushOldestFrozen() {
+        try {
+            if (backgroundFailure != null) {
+                return;
+            }
+            Memtable memtable;
+            synchronized (versionLock) {
+                Memtable[] frozen = current.frozen;
+                if (frozen.length == 0) {
+                    return;
+                }
+                memtable = frozen[frozen.length - 1];
+            }
+            SsTable table = null;
+            if (!memtable.isEmpty()) {
+                table = writeTable(dir, nextFileNumber.getAndIncrement(), memtable.iterator(null, null, Long.MAX_VALUE),
+                        memtable.keyCount(), options, Long.MIN_VALUE, () -> false);
+                flushedBytes.addAndGet(table.fileSize());
+            }
+            synchronized (versionLock) {
+                Version next = current.withFlushed(memtable, table);
+                new Manifest(nextFileNumber.get(), next.oldestLogNumber(), next.tableNumbers()).write(dir);
+                current = next;
+                versionLock.notifyAll();
+            }
+            Files.deleteIfExists(FileNames.log(dir, memtable.logNumber()));
+            scheduleCompaction();
+        } catch (IOException | RuntimeException e) {
+            LOG.error("Flush failed in {}; writes are refused until the store is reopened", dir, e);
+            backgroundFailure = e instanceof IOException ? (IOException) e : new IOException(e);
+            synchronized (versionLock) {
+                versionLock.notifyAll();
+            }
+        }
+    }
+
+    private void scheduleCompaction() {
+        if (closed) {
+            return;
+        }
+        try {
+            compactor.execute(this::compactWhileNeeded);
+        } catch (RejectedExecutionException e) {
+            // Closing: no more background work.
+        }
+    }
+
+    private void compactWhileNeeded() {
+        try {
+            while (!closed) {
+                Version v = current;
+                long[] sizes = new long[v.tables.length];
+                for (int i = 0; i < sizes.length; i++) {
+                    sizes[i] = v.tables[i].fileSize();
+                }
+                int[] run = CompactionPicker.pick(sizes, options.compactionTrigger());
+                if (run == null) {
+                    return;
+                }
+                compactRun(v, run[0], run[1]);
+            }
+        } catch (CancellationException e) {
+            LOG.debug("Compaction in {} cancelled by close", dir);
+        } catch (IOException | RuntimeException e) {
+            // Reads and writes go on; tables pile up until the cause is fixed and the store reopened.
+            LOG.error("Background compaction failed in {}", dir, e);
+        }
+    }
+
+    /** Merges {@code v.tables[start, end)} into one table that takes their place. */
+    private void compactRun(Version v, int start, int end) throws IOException {
+        SsTable[] inputs = Arrays.copyOfRange(v.tables, start, end);
+        long dropTombstonesBelow = Long.MIN_VALUE;
+        if (end == v.tables.length) {
+            // Nothing older can hide behind a tombstone; keep it only while a newer source may hold an
+            // older-timestamped version it must still shadow.
+            long minNewer = Math.min(v.active.minTimestamp(), Long.MAX_VALUE);
+            for (Memtable memtable : v.frozen) {
+                minNewer = Math.min(minNewer, memtable.minTimestamp());
+            }
+            for (int i = 0; i < start; i++) {
+                minNewer = Math.min(minNewer, v.tables[i].minTimestamp());
+            }
+            dropTombstonesBelow = minNewer;
+        }
+        long expectedKeys = 0;
+        List<CloseableIterator<Entry>> sources = new ArrayList<>(inputs.length);
+        for (SsTable table : inputs) {
+            expectedKeys += table.entryCount();
+            sources.add(table.iterator(null, null));
+        }
+        SsTable output;
+        try (MergeIterator merged = new MergeIterator(sources)) {
+            output = writeTable(dir, nextFileNumber.getAndIncrement(), merged, expectedKeys, options,
+                    dropTombstonesBelow, () -> closed);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        synchronized (versionLock) {
+            Version next = current.withCompacted(inputs, output);
+            new Manifest(nextFileNumber.get(), next.oldestLogNumber(), next.tableNumbers()).write(dir);
+            current = next;
+        }
+        if (output != null) {
+            compactedBytes.addAndGet(output.fileSize());
+        }
+        LOG.debug("Compacted {} tables of {} into {}", inputs.length, dir, output);
+        for (SsTable table : inputs) {
+            table.markObsolete();
+        }
+        RangeIterator.releaseAll(inputs);
+    }
+
+    /**
+     * Writes {@code entries} as table {@code number}, leaving out tombstones older than
+     * {@code dropTombstonesBelow}; returns the opened table, or null if nothing was left to write.
+     * Throws {@link CancellationException} (having deleted the partial file) once {@code cancelled}.
+     */
+    private static SsTable writeTable(Path dir, long number, Iterator<Entry> entries, long expectedKeys,
+                                      DaoOptions options, long dropTombstonesBelow, BooleanSupplier cancelled)
+            throws IOException {
+        Path path = FileNames.table(dir, number);
+        try (SsTableWriter writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(),
+                expectedKeys)) {
+            long seen = 0;
+            while (entries.hasNext()) {
+                if ((++seen & 1023) == 0 && cancelled.getAsBoolean()) {
+                    throw new CancellationException("table " + path + " abandoned: store closing");
+                }
+                Entry entry = entries.next();
+                if (entry.isTombstone() && entry.timestamp() < dropTombstonesBelow) {
+                    continue;
+                }
+                writer.add(entry);
+            }
+            if (writer.entryCount() == 0) {
+                return null;
+            }
+            writer.finish();
+        }
+        return SsTable.open(path, number);
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("store " + dir + " is closed");
+        }
+    }
+
+    private void ensureWritable() throws IOException {
+        ensureOpen();
+        IOException failure = backgroundFailure;
+        if (failure != null) {
+            throw new IOException("store " + dir + " refuses writes after a failure; reopen it", failure);
+        }
+    }
+
+    private static void await(Future<?> future, String what) throws IOException {
+        try {
+            future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for " + what);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException) {
+                throw (IOException) cause;
+            }
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            throw new IOException(what + " failed", cause);
+        }
+    }
+
+    private static IOException chain(IOException first, IOException next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "LsmDao{" + dir + '}';
+    }
+}

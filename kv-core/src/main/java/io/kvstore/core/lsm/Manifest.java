@@ -1,0 +1,103 @@
+package io.kvstore.core.lsm;
+
+import io.kvstore.core.util.Coding;
+import io.kvstore.core.util.CorruptionException;
+import io.kvstore.core.util.Crc32c;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The live file set of a store: its tables from newest to oldest, the oldest log still needed, and
+ * the next unused file number. Rewritten whole on every change: temporary file, fsync, atomic
+ * rename, directory fsync; so after a crash the directory holds either the old or the new set.
+ */
+final class Manifest {
+    /** "KVMF" read as a little-endian int. */
+    static final int MAGIC = 0x464D564B;
+    static final int VERSION = 1;
+
+    final long nextFileNumber;
+    /** Logs numbered at least this hold writes not yet in any table. */
+    final long logNumber;
+    /** Table file numbers, newest first. */
+    final long[] tables;
+
+    Manifest(long nextFileNumber, long logNumber, long[] tables) {
+        this.nextFileNumber = nextFileNumber;
+        this.logNumber = logNumber;
+        this.tables = tables;
+    }
+
+    static Manifest empty() {
+        return new Manifest(1, 0, new long[0]);
+    }
+
+    /** Reads the manifest of {@code dir}, or returns {@code null} if the store is new. */
+    static Manifest read(Path dir) throws IOException {
+        Path file = dir.resolve(FileNames.MANIFEST);
+        if (!Files.exists(file)) {
+            return null;
+        }
+        byte[] bytes = Files.readAllBytes(file);
+        if (bytes.length < 32 || Coding.getInt(bytes, 0) != MAGIC) {
+            throw new CorruptionException(file, 0, "not a manifest (bad magic or too short)");
+        }
+        int crcAt = bytes.length - 4;
+        if (Coding.getInt(bytes, crcAt) != Crc32c.of(bytes, 0, crcAt)) {
+            throw new CorruptionException(file, crcAt, "manifest checksum mismatch");
+        }
+        if (Coding.getInt(bytes, 4) != VERSION) {
+            throw new CorruptionException(file, 4, "unsupported manifest version " + Coding.getInt(bytes, 4));
+        }
+        long next = Coding.getLong(bytes, 8);
+        long log = Coding.getLong(bytes, 16);
+        int count = Coding.getInt(bytes, 24);
+        if (count < 0 || 28L + 8L * count + 4 != bytes.length) {
+            throw new CorruptionException(file, 24, "table count " + count + " does not match the file size");
+        }
+        long[] tables = new long[count];
+        for (int i = 0; i < count; i++) {
+            tables[i] = Coding.getLong(bytes, 28 + 8 * i);
+        }
+        return new Manifest(next, log, tables);
+    }
+
+    /** Atomically replaces the manifest of {@code dir} with this one. */
+    void write(Path dir) throws IOException {
+        byte[] bytes = new byte[28 + 8 * tables.length + 4];
+        Coding.putInt(bytes, 0, MAGIC);
+        Coding.putInt(bytes, 4, VERSION);
+        Coding.putLong(bytes, 8, nextFileNumber);
+        Coding.putLong(bytes, 16, logNumber);
+        Coding.putInt(bytes, 24, tables.length);
+        for (int i = 0; i < tables.length; i++) {
+            Coding.putLong(bytes, 28 + 8 * i, tables[i]);
+        }
+        Coding.putInt(bytes, bytes.length - 4, Crc32c.of(bytes, 0, bytes.length - 4));
+        Path tmp = dir.resolve(FileNames.MANIFEST_TMP);
+        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            while (buf.hasRemaining()) {
+                channel.write(buf);
+            }
+            channel.force(true);
+        }
+        Files.move(tmp, dir.resolve(FileNames.MANIFEST), StandardCopyOption.ATOMIC_MOVE,
+                StandardCopyOption.REPLACE_EXISTING);
+        syncDirectory(dir);
+    }
+
+    /** Forces a directory's entries (creations, renames, deletions) to the device. */
+    static void syncDirectory(Path dir) throws IOException {
+        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
+    }
+}

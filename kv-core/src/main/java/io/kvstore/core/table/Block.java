@@ -1,0 +1,106 @@
+package io.kvstore.core.table;
+
+import io.kvstore.core.Entry;
+import io.kvstore.core.util.Coding;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Reads a block written by {@link BlockBuilder} in place, from a little-endian buffer (a slice of a
+ * mapped table) without copying it. A block is addressed by its buffer, base position and size;
+ * entries by their position. All methods are static so the hot path allocates nothing.
+ */
+final class Block {
+    private Block() {
+    }
+
+    static int count(ByteBuffer buf, int base, int size) {
+        return buf.getInt(base + size - TableFormat.BLOCK_TRAILER);
+    }
+
+    /** Position of entry {@code i} in the buffer. */
+    static int entryPosition(ByteBuffer buf, int base, int size, int count, int i) {
+        int offsetsStart = base + size - TableFormat.BLOCK_TRAILER - 4 * count;
+        return base + buf.getInt(offsetsStart + 4 * i);
+    }
+
+    static int keyLength(ByteBuffer buf, int entry) {
+        return buf.getInt(entry);
+    }
+
+    static int valueLength(ByteBuffer buf, int entry) {
+        return buf.getInt(entry + 4);
+    }
+
+    static long timestamp(ByteBuffer buf, int entry) {
+        return buf.getLong(entry + 8);
+    }
+
+    static int keyPosition(int entry) {
+        return entry + TableFormat.ENTRY_HEADER;
+    }
+
+    /** Index of the first entry whose key is {@code >= key}, or {@code count} if none. */
+    static int lowerBound(ByteBuffer buf, int base, int size, int count, byte[] key) {
+        int offsetsStart = base + size - TableFormat.BLOCK_TRAILER - 4 * count;
+        int lo = 0;
+        int hi = count;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            int entry = base + buf.getInt(offsetsStart + 4 * mid);
+            if (compareKey(buf, entry + TableFormat.ENTRY_HEADER, buf.getInt(entry), key) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** Compares the key stored at {@code [pos, pos + len)} with {@code key}, as unsigned bytes. */
+    static int compareKey(ByteBuffer buf, int pos, int len, byte[] key) {
+        int n = Math.min(len, key.length);
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            long stored = Long.reverseBytes(buf.getLong(pos + i));
+            long wanted = Coding.getLongBigEndian(key, i);
+            if (stored != wanted) {
+                return Long.compareUnsigned(stored, wanted);
+            }
+        }
+        for (; i < n; i++) {
+            int c = (buf.get(pos + i) & 0xFF) - (key[i] & 0xFF);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return len - key.length;
+    }
+
+    /** Copies the entry at {@code entry} out of the buffer. */
+    static Entry decode(ByteBuffer buf, int entry) {
+        int keyLength = buf.getInt(entry);
+        int valueLength = buf.getInt(entry + 4);
+        long timestamp = buf.getLong(entry + 8);
+        byte[] key = new byte[keyLength];
+        buf.get(entry + TableFormat.ENTRY_HEADER, key);
+        if (valueLength == TableFormat.TOMBSTONE_LENGTH) {
+            return Entry.tombstone(key, timestamp);
+        }
+        byte[] value = new byte[valueLength];
+        buf.get(entry + TableFormat.ENTRY_HEADER + keyLength, value);
+        return Entry.value(key, value, timestamp);
+    }
+
+    /** Decodes the entry at {@code entry} reusing {@code key} (known equal to the stored key). */
+    static Entry decodeWithKey(ByteBuffer buf, int entry, byte[] key) {
+        int valueLength = buf.getInt(entry + 4);
+        long timestamp = buf.getLong(entry + 8);
+        if (valueLength == TableFormat.TOMBSTONE_LENGTH) {
+            return Entry.tombstone(key, timestamp);
+        }
+        byte[] value = new byte[valueLength];
+        buf.get(entry + TableFormat.ENTRY_HEADER + key.length, value);
+        return Entry.value(key, value, timestamp);
+    }
+}

@@ -1,0 +1,392 @@
+package io.kvstore.core.table;
+
+import io.kvstore.core.Bytes;
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Entry;
+import io.kvstore.core.util.Coding;
+import io.kvstore.core.util.CorruptionException;
+import io.kvstore.core.util.Crc32c;
+import io.kvstore.core.util.XxHash64;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An open, immutable SSTable read through memory mappings: the block index, the Bloom filter and
+ * the data blocks stay in the page cache, not on the heap, so heap use does not grow with the data.
+ * Files over 1 GiB are mapped in 1 GiB windows that overlap by the largest block, so every block
+ * lies inside one window.
+ *
+ * <p>Each data block's CRC32C is checked the first time it is read after opening; index, filter and
+ * meta are checked at open. Reads are thread-safe. The table is reference counted: the live set
+ * holds one reference and every range snapshot one more; once marked obsolete, the file is deleted
+ * when the last reference is released. Mappings are never unmapped explicitly (a reader racing a
+ * compaction may still touch them); the garbage collector releases them.
+ */
+public final class SsTable {
+    private final Path path;
+    private final long fileNumber;
+    private final long fileSize;
+    private final ByteBuffer[] segments;
+    private final long entryCount;
+    private final long minTimestamp;
+    private final long maxTimestamp;
+    private final byte[] firstKey;
+    private final byte[] lastKey;
+    private final BloomFilter bloom;
+    private final ByteBuffer indexBuf;
+    private final int indexBase;
+    private final int indexSize;
+    private final int blockCount;
+    /** One bit per data block: its checksum has been verified (racy updates only cost a re-check). */
+    private final long[] verified;
+    private final AtomicInteger references = new AtomicInteger(1);
+    private volatile boolean obsolete;
+
+    private SsTable(Path path, long fileNumber, long fileSize, ByteBuffer[] segments, long entryCount,
+                    long minTimestamp, long maxTimestamp, byte[] firstKey, byte[] lastKey, BloomFilter bloom,
+                    ByteBuffer indexBuf, int indexBase, int indexSize) {
+        this.path = path;
+        this.fileNumber = fileNumber;
+        this.fileSize = fileSize;
+        this.segments = segments;
+        this.entryCount = entryCount;
+        this.minTimestamp = minTimestamp;
+        this.maxTimestamp = maxTimestamp;
+        this.firstKey = firstKey;
+        this.lastKey = lastKey;
+        this.bloom = bloom;
+        this.indexBuf = indexBuf;
+        this.indexBase = indexBase;
+        this.indexSize = indexSize;
+        this.blockCount = Block.count(indexBuf, indexBase, indexSize);
+        this.verified = new long[(blockCount + 63) >>> 6];
+    }
+
+    /** Opens and validates the table at {@code path}; {@link CorruptionException} names what is wrong. */
+    public static SsTable open(Path path, long fileNumber) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size < TableFormat.FOOTER_SIZE) {
+                throw new CorruptionException(path, 0, "file of " + size + " bytes is too short for an SSTable");
+            }
+            long footerOffset = size - TableFormat.FOOTER_SIZE;
+            byte[] footer = readFully(channel, path, footerOffset, TableFormat.FOOTER_SIZE);
+            if (Coding.getLong(footer, 48) != TableFormat.MAGIC) {
+                throw new CorruptionException(path, footerOffset + 48, "bad magic number: not an SSTable or truncated");
+            }
+            if (Coding.getInt(footer, 44) != Crc32c.of(footer, 0, 44)) {
+                throw new CorruptionException(path, footerOffset, "footer checksum mismatch");
+            }
+            int version = Coding.getInt(footer, 40);
+            if (version != TableFormat.VERSION) {
+                throw new CorruptionException(path, footerOffset + 40, "unsupported format version " + version);
+            }
+            long metaOffset = Coding.getLong(footer, 0);
+            int metaSize = Coding.getInt(footer, 8);
+            long indexOffset = Coding.getLong(footer, 12);
+            int indexSize = Coding.getInt(footer, 20);
+            long bloomOffset = Coding.getLong(footer, 24);
+            int bloomSize = Coding.getInt(footer, 32);
+            int maxBlockSize = Coding.getInt(footer, 36);
+            checkHandle(path, footerOffset, metaOffset, metaSize, maxBlockSize);
+            checkHandle(path, footerOffset, indexOffset, indexSize, maxBlockSize);
+            checkHandle(path, footerOffset, bloomOffset, bloomSize, maxBlockSize);
+
+            byte[] meta = readFully(channel, path, metaOffset, metaSize);
+            if (metaSize < 48 || Coding.getInt(meta, metaSize - 4) != Crc32c.of(meta, 0, metaSize - 4)) {
+                throw new CorruptionException(path, metaOffset, "meta block checksum mismatch");
+            }
+            long entryCount = Coding.getLong(meta, 0);
+            long minTs = Coding.getLong(meta, 8);
+            long maxTs = Coding.getLong(meta, 16);
+            int bloomLines = Coding.getInt(meta, 24);
+            int bloomProbes = Coding.getInt(meta, 28);
+            int bloomCrc = Coding.getInt(meta, 32);
+            int firstLength = Coding.getInt(meta, 36);
+            byte[] first = Arrays.copyOfRange(meta, 40, 40 + firstLength);
+            int lastLength = Coding.getInt(meta, 40 + firstLength);
+            byte[] last = Arrays.copyOfRange(meta, 44 + firstLength, 44 + firstLength + lastLength);
+
+            ByteBuffer[] segments = map(channel, size, maxBlockSize);
+            ByteBuffer indexBuf = segment(segments, indexOffset);
+            int indexBase = local(indexOffset);
+            verifyBlock(path, indexBuf, indexBase, indexSize, indexOffset, "index block");
+            BloomFilter bloom = null;
+            if (bloomSize > 0) {
+                ByteBuffer bloomBuf = segment(segments, bloomOffset);
+                int bloomBase = local(bloomOffset);
+                if (bloomLines * (long) BloomFilter.LINE_BYTES != bloomSize
+                        || Crc32c.of(bloomBuf, bloomBase, bloomSize) != bloomCrc) {
+                    throw new CorruptionException(path, bloomOffset, "Bloom filter checksum mismatch");
+                }
+                bloom = new BloomFilter(bloomBuf, bloomBase, bloomLines, bloomProbes);
+            }
+            return new SsTable(path, fileNumber, size, segments, entryCount, minTs, maxTs, first, last, bloom,
+                    indexBuf, indexBase, indexSize);
+        }
+    }
+
+    /** The hash every table's Bloom filter is probed with; compute it once per lookup. */
+    public static long hash(byte[] key) {
+        return XxHash64.hash(key, SsTableWriter.HASH_SEED);
+    }
+
+    /**
+     * The entry stored for {@code key}, or {@code null}; {@code hash} is {@link #hash(byte[])} of the key.
+     * Skips the table by key range and Bloom filter before touching the index.
+     */
+    public Entry get(byte[] key, long hash) throws IOException {
+        if (Bytes.compare(key, firstKey) < 0 || Bytes.compare(key, lastKey) > 0) {
+            return null;
+        }
+        if (bloom != null && !bloom.mightContain(hash)) {
+            return null;
+        }
+        int block = Block.lowerBound(indexBuf, indexBase, indexSize, blockCount, key);
+        if (block == blockCount) {
+            return null;
+        }
+        long offset = blockOffset(block);
+        int size = blockSize(block);
+        ByteBuffer buf = segment(segments, offset);
+        int base = local(offset);
+        ensureVerified(block, buf, base, size, offset);
+        int count = Block.count(buf, base, size);
+        int i = Block.lowerBound(buf, base, size, count, key);
+        if (i == count) {
+            return null;
+        }
+        int entry = Block.entryPosition(buf, base, size, count, i);
+        int keyLength = Block.keyLength(buf, entry);
+        if (Block.compareKey(buf, Block.keyPosition(entry), keyLength, key) != 0) {
+            return null;
+        }
+        return Block.decodeWithKey(buf, entry, key.clone());
+    }
+
+    /** Entries with keys in {@code [from, to)} in key order; {@code null} bounds are open. */
+    public CloseableIterator<Entry> iterator(byte[] from, byte[] to) {
+        return new TableIterator(from, to);
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public long fileNumber() {
+        return fileNumber;
+    }
+
+    public long fileSize() {
+        return fileSize;
+    }
+
+    public long entryCount() {
+        return entryCount;
+    }
+
+    public long minTimestamp() {
+        return minTimestamp;
+    }
+
+    public long maxTimestamp() {
+        return maxTimestamp;
+    }
+
+    public byte[] firstKey() {
+        return firstKey.clone();
+    }
+
+    public byte[] lastKey() {
+        return lastKey.clone();
+    }
+
+    /** Takes a reference; fails if the table was already released for good. */
+    public void retain() {
+        int r;
+        do {
+            r = references.get();
+            if (r <= 0) {
+                throw new IllegalStateException("table already released: " + path);
+            }
+        } while (!references.compareAndSet(r, r + 1));
+    }
+
+    /** Drops a reference; the last one deletes the file if the table is obsolete. */
+    public void release() throws IOException {
+        int r = references.decrementAndGet();
+        if (r == 0 && obsolete) {
+            Files.deleteIfExists(path);
+        } else if (r < 0) {
+            throw new IllegalStateException("table released too often: " + path);
+        }
+    }
+
+    /** Marks the file for deletion once unreferenced (it left the live set). */
+    public void markObsolete() {
+        obsolete = true;
+    }
+
+    @Override
+    public String toString() {
+        return "SsTable{" + path.getFileName() + ", " + entryCount + " entries, " + fileSize + " bytes}";
+    }
+
+    private long blockOffset(int block) {
+        int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, block);
+        return indexBuf.getLong(Block.keyPosition(entry) + Block.keyLength(indexBuf, entry));
+    }
+
+    private int blockSize(int block) {
+        int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, block);
+        return indexBuf.getInt(Block.keyPosition(entry) + Block.keyLength(indexBuf, entry) + 8);
+    }
+
+    private void ensureVerified(int block, ByteBuffer buf, int base, int size, long offset) throws CorruptionException {
+        long bit = 1L << block;
+        if ((verified[block >>> 6] & bit) == 0) {
+            verifyBlock(path, buf, base, size, offset, "data block " + block);
+            verified[block >>> 6] |= bit;
+        }
+    }
+
+    private static void verifyBlock(Path path, ByteBuffer buf, int base, int size, long offset, String what)
+            throws CorruptionException {
+        if (size < TableFormat.BLOCK_TRAILER || Crc32c.of(buf, base, size - 4) != buf.getInt(base + size - 4)) {
+            throw new CorruptionException(path, offset, what + " checksum mismatch");
+        }
+        int count = buf.getInt(base + size - TableFormat.BLOCK_TRAILER);
+        if (count < 0 || 4L * count + TableFormat.BLOCK_TRAILER > size) {
+            throw new CorruptionException(path, offset, what + " has an impossible entry count " + count);
+        }
+    }
+
+    private static void checkHandle(Path path, long footerOffset, long offset, int size, int maxBlockSize)
+            throws CorruptionException {
+        if (offset < 0 || size < 0 || size > maxBlockSize || offset + size > footerOffset
+                || maxBlockSize > TableFormat.MAX_BLOCK_SIZE) {
+            throw new CorruptionException(path, footerOffset, "footer points outside the file: offset " + offset
+                    + ", size " + size);
+        }
+    }
+
+    private static ByteBuffer[] map(FileChannel channel, long size, int maxBlockSize) throws IOException {
+        int count = (int) Math.max(1, (size + TableFormat.SEGMENT_SIZE - 1) / TableFormat.SEGMENT_SIZE);
+        ByteBuffer[] segments = new ByteBuffer[count];
+        for (int i = 0; i < count; i++) {
+            long start = i * TableFormat.SEGMENT_SIZE;
+            long length = Math.min(size - start, TableFormat.SEGMENT_SIZE + maxBlockSize);
+            MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_ONLY, start, length);
+            segments[i] = mapped.order(ByteOrder.LITTLE_ENDIAN);
+        }
+        return segments;
+    }
+
+    private static ByteBuffer segment(ByteBuffer[] segments, long offset) {
+        return segments[(int) (offset / TableFormat.SEGMENT_SIZE)];
+    }
+
+    private static int local(long offset) {
+        return (int) (offset % TableFormat.SEGMENT_SIZE);
+    }
+
+    private static byte[] readFully(FileChannel channel, Path path, long position, int length) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate(length);
+        while (buf.hasRemaining()) {
+            int n = channel.read(buf, position + buf.position());
+            if (n < 0) {
+                throw new CorruptionException(path, position, "unexpected end of file");
+            }
+        }
+        return buf.array();
+    }
+
+    /** Walks data blocks in order from the block that may hold {@code from}. */
+    private final class TableIterator implements CloseableIterator<Entry> {
+        private final byte[] to;
+        private int block;
+        private ByteBuffer buf;
+        private int base;
+        private int size;
+        private int count;
+        private int index;
+        private Entry next;
+
+        TableIterator(byte[] from, byte[] to) {
+            this.to = to;
+            try {
+                block = from == null ? 0 : Block.lowerBound(indexBuf, indexBase, indexSize, blockCount, from);
+                if (block < blockCount) {
+                    load(block);
+                    index = from == null ? 0 : Block.lowerBound(buf, base, size, count, from);
+                }
+                advance();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        private void load(int b) throws IOException {
+            long offset = blockOffset(b);
+            size = blockSize(b);
+            buf = segment(segments, offset);
+            base = local(offset);
+            ensureVerified(b, buf, base, size, offset);
+            count = Block.count(buf, base, size);
+            index = 0;
+        }
+
+        private void advance() throws IOException {
+            while (block < blockCount) {
+                if (index < count) {
+                    int entry = Block.entryPosition(buf, base, size, count, index++);
+                    if (to != null && Block.compareKey(buf, Block.keyPosition(entry), Block.keyLength(buf, entry), to) >= 0) {
+                        break;
+                    }
+                    next = Block.decode(buf, entry);
+                    return;
+                }
+                if (++block < blockCount) {
+                    load(block);
+                }
+            }
+            next = null;
+            block = blockCount;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return next != null;
+        }
+
+        @Override
+        public Entry next() {
+            Entry result = next;
+            if (result == null) {
+                throw new java.util.NoSuchElementException();
+            }
+            try {
+                advance();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return result;
+        }
+
+        @Override
+        public void close() {
+            next = null;
+            block = blockCount;
+        }
+    }
+}
