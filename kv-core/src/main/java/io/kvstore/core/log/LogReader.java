@@ -2,7 +2,7 @@ package io.kvstore.core.log;
 
 import io.kvstore.core.Entry;
 import io.kvstore.core.util.Coding;
-import io.kvstore.core.util.CorruptionException;
+import io.kvstore.core.CorruptionException;
 
 import java.io.BufferedInputStream;
 import java.io.EOFException;

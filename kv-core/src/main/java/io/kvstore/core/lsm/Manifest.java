@@ -1,7 +1,7 @@
 package io.kvstore.core.lsm;
 
 import io.kvstore.core.util.Coding;
-import io.kvstore.core.util.CorruptionException;
+import io.kvstore.core.CorruptionException;
 import io.kvstore.core.util.Crc32c;
 
 import java.io.IOException;

@@ -4,7 +4,7 @@ import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
 import io.kvstore.core.util.Coding;
-import io.kvstore.core.util.CorruptionException;
+import io.kvstore.core.CorruptionException;
 import io.kvstore.core.util.Crc32c;
 import io.kvstore.core.util.XxHash64;
 
@@ -138,7 +138,7 @@ public final class SsTable {
 
     /** The hash every table's Bloom filter is probed with; compute it once per lookup. */
     public static long hash(byte[] key) {
-        return XxHash64.hash(key, SsTableWriter.HASH_SEED);
+        return XxHash64.hash(key);
     }
 
     /**

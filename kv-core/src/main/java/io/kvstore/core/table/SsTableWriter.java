@@ -23,9 +23,6 @@ import java.nio.file.StandardOpenOption;
  * REQUIRES: external synchronization (one thread writes a table).
  */
 public final class SsTableWriter implements AutoCloseable {
-    /** Seed of the key hash shared by writer and reader. */
-    static final long HASH_SEED = 0;
-
     private final Path path;
     private final FileChannel channel;
     private final OutputStream out;
@@ -67,7 +64,7 @@ public final class SsTableWriter implements AutoCloseable {
         }
         data.add(key, entry.value(), entry.timestamp());
         if (bloom != null) {
-            bloom.add(XxHash64.hash(key, HASH_SEED));
+            bloom.add(XxHash64.hash(key));
         }
         if (firstKey == null) {
             firstKey = key;

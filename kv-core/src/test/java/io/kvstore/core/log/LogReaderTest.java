@@ -2,7 +2,7 @@ package io.kvstore.core.log;
 
 import io.kvstore.core.Entry;
 import io.kvstore.core.SyncPolicy;
-import io.kvstore.core.util.CorruptionException;
+import io.kvstore.core.CorruptionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -3,7 +3,7 @@ package io.kvstore.core.table;
 import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
-import io.kvstore.core.util.CorruptionException;
+import io.kvstore.core.CorruptionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

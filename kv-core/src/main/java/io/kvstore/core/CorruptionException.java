@@ -1,9 +1,9 @@
-package io.kvstore.core.util;
+package io.kvstore.core;
 
 import java.io.IOException;
 import java.nio.file.Path;
 
-/** Stored bytes fail a checksum or a structural check; names the file and the byte offset. */
+/** Stored bytes failed a check (checksum, magic, length): names the file and the byte offset. */
 public final class CorruptionException extends IOException {
     private static final long serialVersionUID = 1L;
 
