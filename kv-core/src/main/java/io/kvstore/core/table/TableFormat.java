@@ -3,7 +3,7 @@ package io.kvstore.core.table;
 /** Constants of the SSTable file format; docs/FORMAT.md describes the layout byte by byte. */
 final class TableFormat {
     /** "KVSSTBL1" read as a little-endian long; the last 8 bytes of every table. */
-    static final long MAGIC = 0x314C425453535653L;
+    static final long MAGIC = 0x314C42545353564BL;
     static final int VERSION = 1;
     /** meta, index, bloom handles (3 x 12) + maxBlockSize + version + crc + magic. */
     static final int FOOTER_SIZE = 56;
