@@ -1,5 +1,6 @@
 package io.kvstore.core;
 
+import io.kvstore.core.lsm.LsmDao;
 import io.kvstore.core.rocksdb.RocksDbDao;
 
 import java.io.IOException;
@@ -10,6 +11,13 @@ import java.util.Locale;
  * ({@code --engine rocksdb}) and in benchmarks.
  */
 public enum Engine {
+    /** The self-written LSM engine ({@link LsmDao}): the default. */
+    LSM("lsm") {
+        @Override
+        public Dao open(DaoOptions options) throws IOException {
+            return LsmDao.open(options);
+        }
+    },
     /**
      * RocksDB through rocksdbjni: the comparison engine. The dependency is optional in kv-core, so an
      * application choosing it must depend on {@code org.rocksdb:rocksdbjni} (classifier linux64) itself.

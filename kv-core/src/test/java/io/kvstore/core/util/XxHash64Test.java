@@ -1,11 +1,11 @@
-package io.kvstore.cluster;
+package io.kvstore.core.util;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-class KeyHashTest {
+class XxHash64Test {
 
     /** Reference values from the xxHash project's own tool: {@code printf '%s' "$s" | xxhsum -H64}. */
     @Test
@@ -20,6 +20,6 @@ class KeyHashTest {
     }
 
     private static long hash(String s) {
-        return KeyHash.hash(s.getBytes(StandardCharsets.UTF_8));
+        return XxHash64.xxh64(s.getBytes(StandardCharsets.UTF_8), 0);
     }
 }
