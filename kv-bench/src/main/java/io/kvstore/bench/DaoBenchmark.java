@@ -62,8 +62,9 @@ public class DaoBenchmark {
 
         @Setup(Level.Trial)
         public void open() throws IOException {
+            Engine chosen = Engine.fromName(engine); // before creating anything: a bad name leaves no litter
             directory = Files.createTempDirectory(BenchDirectories.root(), "put-" + engine + "-");
-            dao = Engine.fromName(engine).open(DaoOptions.defaults(directory));
+            dao = chosen.open(DaoOptions.defaults(directory));
         }
 
         @TearDown(Level.Trial)
@@ -71,7 +72,9 @@ public class DaoBenchmark {
             if (dao != null) {
                 dao.close();
             }
-            BenchDirectories.deleteRecursively(directory);
+            if (directory != null) {
+                BenchDirectories.deleteRecursively(directory);
+            }
         }
     }
 
