@@ -47,6 +47,12 @@ public final class SsTable {
     private final int indexBase;
     private final int indexSize;
     private final int blockCount;
+    /**
+     * The first 8 bytes of each block's last key, big-endian, zero-padded, sign bit flipped: a
+     * primitive array (8 bytes per block, ~0.2% of the data) that narrows the index search to the
+     * blocks sharing the key's prefix, so a lookup rarely touches the mapped index.
+     */
+    private final long[] lastKeyPrefixes;
     /** One bit per data block: its checksum has been verified (racy updates only cost a re-check). */
     private final long[] verified;
     private final AtomicInteger references = new AtomicInteger(1);
@@ -70,6 +76,11 @@ public final class SsTable {
         this.indexSize = indexSize;
         this.blockCount = Block.count(indexBuf, indexBase, indexSize);
         this.verified = new long[(blockCount + 63) >>> 6];
+        this.lastKeyPrefixes = new long[blockCount];
+        for (int i = 0; i < blockCount; i++) {
+            int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, i);
+            lastKeyPrefixes[i] = Block.keyPrefix(indexBuf, Block.keyPosition(entry), Block.keyLength(indexBuf, entry));
+        }
     }
 
     /** Opens and validates the table at {@code path}; {@link CorruptionException} names what is wrong. */
@@ -120,7 +131,7 @@ public final class SsTable {
             ByteBuffer[] segments = map(channel, size, maxBlockSize);
             ByteBuffer indexBuf = segment(segments, indexOffset);
             int indexBase = local(indexOffset);
-            verifyBlock(path, indexBuf, indexBase, indexSize, indexOffset, "index block");
+            verifyBlock(path, indexBuf, indexBase, indexSize, indexOffset, -1);
             BloomFilter bloom = null;
             if (bloomSize > 0) {
                 ByteBuffer bloomBuf = segment(segments, bloomOffset);
@@ -152,7 +163,7 @@ public final class SsTable {
         if (bloom != null && !bloom.mightContain(hash)) {
             return null;
         }
-        int block = Block.lowerBound(indexBuf, indexBase, indexSize, blockCount, key);
+        int block = findBlock(key);
         if (block == blockCount) {
             return null;
         }
@@ -242,6 +253,37 @@ public final class SsTable {
         return "SsTable{" + path.getFileName() + ", " + entryCount + " entries, " + fileSize + " bytes}";
     }
 
+    /** The first block whose last key is {@code >= key}, or {@code blockCount}. */
+    private int findBlock(byte[] key) {
+        long prefix = Block.keyPrefix(key);
+        long[] prefixes = lastKeyPrefixes;
+        // [lo, hi): blocks whose prefix equals the key's; before them every last key is smaller, after them larger.
+        int lo = 0;
+        int hi = blockCount;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (prefixes[mid] < prefix) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        hi = lo;
+        while (hi < blockCount && prefixes[hi] == prefix) {
+            hi++;
+        }
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, mid);
+            if (Block.compareKey(indexBuf, Block.keyPosition(entry), Block.keyLength(indexBuf, entry), key) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
     private long blockOffset(int block) {
         int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, block);
         return indexBuf.getLong(Block.keyPosition(entry) + Block.keyLength(indexBuf, entry));
@@ -255,20 +297,25 @@ public final class SsTable {
     private void ensureVerified(int block, ByteBuffer buf, int base, int size, long offset) throws CorruptionException {
         long bit = 1L << block;
         if ((verified[block >>> 6] & bit) == 0) {
-            verifyBlock(path, buf, base, size, offset, "data block " + block);
+            verifyBlock(path, buf, base, size, offset, block);
             verified[block >>> 6] |= bit;
         }
     }
 
-    private static void verifyBlock(Path path, ByteBuffer buf, int base, int size, long offset, String what)
+    /** Checks a block's checksum and entry count; {@code block} is its number, or -1 for the index. */
+    private static void verifyBlock(Path path, ByteBuffer buf, int base, int size, long offset, int block)
             throws CorruptionException {
         if (size < TableFormat.BLOCK_TRAILER || Crc32c.of(buf, base, size - 4) != buf.getInt(base + size - 4)) {
-            throw new CorruptionException(path, offset, what + " checksum mismatch");
+            throw new CorruptionException(path, offset, blockName(block) + " checksum mismatch");
         }
         int count = buf.getInt(base + size - TableFormat.BLOCK_TRAILER);
         if (count < 0 || 4L * count + TableFormat.BLOCK_TRAILER > size) {
-            throw new CorruptionException(path, offset, what + " has an impossible entry count " + count);
+            throw new CorruptionException(path, offset, blockName(block) + " has an impossible entry count " + count);
         }
+    }
+
+    private static String blockName(int block) {
+        return block < 0 ? "index block" : "data block " + block;
     }
 
     private static void checkHandle(Path path, long footerOffset, long offset, int size, int maxBlockSize)
@@ -325,7 +372,7 @@ public final class SsTable {
         TableIterator(byte[] from, byte[] to) {
             this.to = to;
             try {
-                block = from == null ? 0 : Block.lowerBound(indexBuf, indexBase, indexSize, blockCount, from);
+                block = from == null ? 0 : findBlock(from);
                 if (block < blockCount) {
                     load(block);
                     index = from == null ? 0 : Block.lowerBound(buf, base, size, count, from);
