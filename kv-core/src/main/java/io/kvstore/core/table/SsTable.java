@@ -37,6 +37,7 @@ public final class SsTable {
     private final long fileNumber;
     private final long fileSize;
     private final ByteBuffer[] segments;
+    private final int segmentShift;
     private final long entryCount;
     private final long minTimestamp;
     private final long maxTimestamp;
@@ -58,13 +59,14 @@ public final class SsTable {
     private final AtomicInteger references = new AtomicInteger(1);
     private volatile boolean obsolete;
 
-    private SsTable(Path path, long fileNumber, long fileSize, ByteBuffer[] segments, long entryCount,
+    private SsTable(Path path, long fileNumber, long fileSize, ByteBuffer[] segments, int segmentShift, long entryCount,
                     long minTimestamp, long maxTimestamp, byte[] firstKey, byte[] lastKey, BloomFilter bloom,
                     ByteBuffer indexBuf, int indexBase, int indexSize) {
         this.path = path;
         this.fileNumber = fileNumber;
         this.fileSize = fileSize;
         this.segments = segments;
+        this.segmentShift = segmentShift;
         this.entryCount = entryCount;
         this.minTimestamp = minTimestamp;
         this.maxTimestamp = maxTimestamp;
@@ -85,6 +87,11 @@ public final class SsTable {
 
     /** Opens and validates the table at {@code path}; {@link CorruptionException} names what is wrong. */
     public static SsTable open(Path path, long fileNumber) throws IOException {
+        return open(path, fileNumber, TableFormat.SEGMENT_SHIFT);
+    }
+
+    /** Opens with mapping windows of {@code 2^segmentShift} bytes (small windows let tests cross them). */
+    static SsTable open(Path path, long fileNumber, int segmentShift) throws IOException {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             long size = channel.size();
             if (size < TableFormat.FOOTER_SIZE) {
@@ -128,21 +135,21 @@ public final class SsTable {
             int lastLength = Coding.getInt(meta, 40 + firstLength);
             byte[] last = Arrays.copyOfRange(meta, 44 + firstLength, 44 + firstLength + lastLength);
 
-            ByteBuffer[] segments = map(channel, size, maxBlockSize);
-            ByteBuffer indexBuf = segment(segments, indexOffset);
-            int indexBase = local(indexOffset);
+            ByteBuffer[] segments = map(channel, size, maxBlockSize, segmentShift);
+            ByteBuffer indexBuf = segment(segments, segmentShift, indexOffset);
+            int indexBase = local(segmentShift, indexOffset);
             verifyBlock(path, indexBuf, indexBase, indexSize, indexOffset, -1);
             BloomFilter bloom = null;
             if (bloomSize > 0) {
-                ByteBuffer bloomBuf = segment(segments, bloomOffset);
-                int bloomBase = local(bloomOffset);
+                ByteBuffer bloomBuf = segment(segments, segmentShift, bloomOffset);
+                int bloomBase = local(segmentShift, bloomOffset);
                 if (bloomLines * (long) BloomFilter.LINE_BYTES != bloomSize
                         || Crc32c.of(bloomBuf, bloomBase, bloomSize) != bloomCrc) {
                     throw new CorruptionException(path, bloomOffset, "Bloom filter checksum mismatch");
                 }
                 bloom = new BloomFilter(bloomBuf, bloomBase, bloomLines, bloomProbes);
             }
-            return new SsTable(path, fileNumber, size, segments, entryCount, minTs, maxTs, first, last, bloom,
+            return new SsTable(path, fileNumber, size, segments, segmentShift, entryCount, minTs, maxTs, first, last, bloom,
                     indexBuf, indexBase, indexSize);
         }
     }
@@ -169,8 +176,8 @@ public final class SsTable {
         }
         long offset = blockOffset(block);
         int size = blockSize(block);
-        ByteBuffer buf = segment(segments, offset);
-        int base = local(offset);
+        ByteBuffer buf = segment(segments, segmentShift, offset);
+        int base = local(segmentShift, offset);
         ensureVerified(block, buf, base, size, offset);
         int count = Block.count(buf, base, size);
         int i = Block.lowerBound(buf, base, size, count, key);
@@ -327,24 +334,26 @@ public final class SsTable {
         }
     }
 
-    private static ByteBuffer[] map(FileChannel channel, long size, int maxBlockSize) throws IOException {
-        int count = (int) Math.max(1, (size + TableFormat.SEGMENT_SIZE - 1) / TableFormat.SEGMENT_SIZE);
+    private static ByteBuffer[] map(FileChannel channel, long size, int maxBlockSize, int segmentShift)
+            throws IOException {
+        long segmentSize = 1L << segmentShift;
+        int count = (int) Math.max(1, (size + segmentSize - 1) >>> segmentShift);
         ByteBuffer[] segments = new ByteBuffer[count];
         for (int i = 0; i < count; i++) {
-            long start = i * TableFormat.SEGMENT_SIZE;
-            long length = Math.min(size - start, TableFormat.SEGMENT_SIZE + maxBlockSize);
+            long start = i * segmentSize;
+            long length = Math.min(size - start, segmentSize + maxBlockSize);
             MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_ONLY, start, length);
             segments[i] = mapped.order(ByteOrder.LITTLE_ENDIAN);
         }
         return segments;
     }
 
-    private static ByteBuffer segment(ByteBuffer[] segments, long offset) {
-        return segments[(int) (offset / TableFormat.SEGMENT_SIZE)];
+    private static ByteBuffer segment(ByteBuffer[] segments, int segmentShift, long offset) {
+        return segments[(int) (offset >>> segmentShift)];
     }
 
-    private static int local(long offset) {
-        return (int) (offset % TableFormat.SEGMENT_SIZE);
+    private static int local(int segmentShift, long offset) {
+        return (int) (offset & ((1L << segmentShift) - 1));
     }
 
     private static byte[] readFully(FileChannel channel, Path path, long position, int length) throws IOException {
@@ -386,8 +395,8 @@ public final class SsTable {
         private void load(int b) throws IOException {
             long offset = blockOffset(b);
             size = blockSize(b);
-            buf = segment(segments, offset);
-            base = local(offset);
+            buf = segment(segments, segmentShift, offset);
+            base = local(segmentShift, offset);
             ensureVerified(b, buf, base, size, offset);
             count = Block.count(buf, base, size);
             index = 0;

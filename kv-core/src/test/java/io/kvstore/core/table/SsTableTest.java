@@ -92,6 +92,21 @@ class SsTableTest {
     }
 
     @Test
+    void blocksAreReadAcrossMappingWindows() throws IOException {
+        // Windows of 4 KiB over a table of about 1 MiB stand in for 1 GiB windows over a file past 2 GiB.
+        TreeMap<byte[], Entry> entries = randomEntries(new Random(4), 3000);
+        SsTable table = SsTable.open(write(entries, 700, 10), 1, 12);
+        for (Entry e : entries.values()) {
+            assertEquals(e, table.get(e.key(), SsTable.hash(e.key())));
+        }
+        List<Entry> all = new ArrayList<>();
+        try (CloseableIterator<Entry> it = table.iterator(null, null)) {
+            it.forEachRemaining(all::add);
+        }
+        assertEquals(new ArrayList<>(entries.values()), all);
+    }
+
+    @Test
     void absentKeysAreNotFound() throws IOException {
         TreeMap<byte[], Entry> entries = new TreeMap<>(Bytes.ORDER);
         for (int i = 0; i < 1000; i += 2) {
