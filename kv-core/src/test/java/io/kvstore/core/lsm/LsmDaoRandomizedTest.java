@@ -40,7 +40,7 @@ class LsmDaoRandomizedTest {
         NavigableMap<byte[], Entry> model = new TreeMap<>(Bytes.ORDER);
         LsmDao dao = LsmDao.open(options);
         try {
-            for (int op = 0; op < 20_000; op++) {
+            for (int op = 0; op < 10_000; op++) {
                 int kind = random.nextInt(100);
                 byte[] key = key(random);
                 if (kind < 55) {
