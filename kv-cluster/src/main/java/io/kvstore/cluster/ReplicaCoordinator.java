@@ -61,7 +61,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
         for (int node : partitioner.replicas(key, q.from())) {
             send(call, () -> replicas.get(node).get(key));
         }
-        return call.result;
+        return armTimeout(call);
     }
 
     /** Stores {@code value} under {@code key} on {@code q.from()} replicas; completes after {@code q.ack()}. */
@@ -79,7 +79,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
         for (int node : partitioner.replicas(entry.key(), q.from())) {
             send(call, () -> replicas.get(node).upsert(entry));
         }
-        return call.result;
+        return armTimeout(call);
     }
 
     /** A replica that throws instead of failing its stage counts as one failed answer, no more. */
@@ -98,9 +98,18 @@ public final class ReplicaCoordinator implements AutoCloseable {
         if (q.from() > replicas.size()) {
             throw new InvalidQuorumException("from must be in [1, " + replicas.size() + "], got " + q.from());
         }
-        QuorumCall<T> call = new QuorumCall<>(operation, q.ack(), q.from());
-        call.setTimeout(timer.schedule(call::onTimeout, timeoutNanos, TimeUnit.NANOSECONDS));
-        return call;
+        return new QuorumCall<>(operation, q.ack(), q.from());
+    }
+
+    /**
+     * Starts the timeout clock, unless the answers are already in: a local replica that answers in
+     * line (the single-node case) then costs no timer task at all.
+     */
+    private <T> CompletionStage<T> armTimeout(QuorumCall<T> call) {
+        if (!call.result.isDone()) {
+            call.setTimeout(timer.schedule(call::onTimeout, timeoutNanos, TimeUnit.NANOSECONDS));
+        }
+        return call.result;
     }
 
     /** Stops the timeout timer; requests still in flight then complete only through their replicas. */
