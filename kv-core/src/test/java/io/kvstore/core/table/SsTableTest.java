@@ -64,8 +64,8 @@ class SsTableTest {
 
     @Test
     void everyEntryReadsBackByGetAndByIteration() throws IOException {
-        long seed = Long.getLong("kvstore.seed", System.nanoTime());
-        System.out.println("SsTableTest seed=" + seed);
+        long seed = Long.getLong("kv.seed", System.nanoTime());
+        System.out.println("SsTableTest seed=" + seed + " (replay with -Dkv.seed=" + seed + ")");
         Random random = new Random(seed);
         TreeMap<byte[], Entry> entries = randomEntries(random, 5000);
         SsTable table = SsTable.open(write(entries, 512, 10), 1);
