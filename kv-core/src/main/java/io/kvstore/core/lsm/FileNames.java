@@ -1,6 +1,7 @@
 package io.kvstore.core.lsm;
 
 import java.nio.file.Path;
+import java.util.Locale;
 
 /** Names of the files in a store's directory: numbered logs and tables, the manifest and the lock. */
 final class FileNames {
@@ -14,11 +15,11 @@ final class FileNames {
     }
 
     static Path log(Path dir, long number) {
-        return dir.resolve(String.format("%06d%s", number, LOG_SUFFIX));
+        return dir.resolve(String.format(Locale.ROOT, "%06d%s", number, LOG_SUFFIX));
     }
 
     static Path table(Path dir, long number) {
-        return dir.resolve(String.format("%06d%s", number, TABLE_SUFFIX));
+        return dir.resolve(String.format(Locale.ROOT, "%06d%s", number, TABLE_SUFFIX));
     }
 
     /** The number in a log or table file name with {@code suffix}, or -1 if the name is not one. */

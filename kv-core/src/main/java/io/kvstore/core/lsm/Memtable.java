@@ -51,10 +51,9 @@ final class Memtable {
 
     void put(Entry entry, long sequence) {
         byte[] key = entry.key();
-        Link head = map.get(key);
-        if (head == null) {
-            map.put(key, new Link(sequence, entry, null));
-        } else if (entry.timestamp() >= head.visible.timestamp()) {
+        // One traversal for a new key; writers are serialised, so the head cannot change under us.
+        Link head = map.putIfAbsent(key, new Link(sequence, entry, null));
+        if (head != null && entry.timestamp() >= head.visible.timestamp()) {
             map.put(key, new Link(sequence, entry, head));
         }
         // else: an older timestamp loses to what is there; it changes no version a reader can see.

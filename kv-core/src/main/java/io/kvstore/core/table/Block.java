@@ -77,6 +77,33 @@ final class Block {
         return len - key.length;
     }
 
+    /**
+     * The first 8 bytes of a key as a big-endian number, zero-padded, with the sign bit flipped, so
+     * that signed comparison of prefixes agrees with unsigned order of keys (ties need the full key).
+     */
+    static long keyPrefix(byte[] key) {
+        if (key.length >= 8) {
+            return Coding.getLongBigEndian(key, 0) ^ Long.MIN_VALUE;
+        }
+        long p = 0;
+        for (int i = 0; i < 8; i++) {
+            p = (p << 8) | (i < key.length ? key[i] & 0xFF : 0);
+        }
+        return p ^ Long.MIN_VALUE;
+    }
+
+    /** {@link #keyPrefix(byte[])} of the key stored at {@code [pos, pos + len)}. */
+    static long keyPrefix(ByteBuffer buf, int pos, int len) {
+        if (len >= 8) {
+            return Long.reverseBytes(buf.getLong(pos)) ^ Long.MIN_VALUE;
+        }
+        long p = 0;
+        for (int i = 0; i < 8; i++) {
+            p = (p << 8) | (i < len ? buf.get(pos + i) & 0xFF : 0);
+        }
+        return p ^ Long.MIN_VALUE;
+    }
+
     /** Copies the entry at {@code entry} out of the buffer. */
     static Entry decode(ByteBuffer buf, int entry) {
         int keyLength = buf.getInt(entry);

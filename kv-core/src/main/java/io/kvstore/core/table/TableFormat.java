@@ -15,7 +15,7 @@ final class TableFormat {
     /** A block handle in the index: offset u64, size u32. */
     static final int HANDLE_SIZE = 12;
     /** Tables are mapped in windows of this size (plus the largest block, so no block straddles two). */
-    static final long SEGMENT_SIZE = 1L << 30;
+    static final int SEGMENT_SHIFT = 30;
     /** Largest block (entry, index or filter) a table may hold, so a mapping window stays under 2 GiB. */
     static final int MAX_BLOCK_SIZE = (1 << 30) - 1;
 

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Random writes with random (also out-of-order and equal) timestamps, checked against a model that
- * applies the Dao's version rule. Replay a failure with -Dkvstore.seed=N.
+ * applies the Dao's version rule. Replay a failure with -Dkv.seed=N.
  */
 class LsmDaoRandomizedTest {
     @TempDir
@@ -32,15 +32,15 @@ class LsmDaoRandomizedTest {
 
     @Test
     void matchesModelThroughFlushesCompactionsAndReopens() throws IOException {
-        long seed = Long.getLong("kvstore.seed", System.nanoTime());
-        System.out.println("LsmDaoRandomizedTest seed=" + seed + " (replay with -Dkvstore.seed=" + seed + ")");
+        long seed = Long.getLong("kv.seed", System.nanoTime());
+        System.out.println("LsmDaoRandomizedTest seed=" + seed + " (replay with -Dkv.seed=" + seed + ")");
         Random random = new Random(seed);
         DaoOptions options = DaoOptions.builder(dir).flushThresholdBytes(2048).blockSizeBytes(256)
                 .compactionTrigger(2 + random.nextInt(3)).maxFrozenMemtables(1 + random.nextInt(2)).build();
         NavigableMap<byte[], Entry> model = new TreeMap<>(Bytes.ORDER);
         LsmDao dao = LsmDao.open(options);
         try {
-            for (int op = 0; op < 20_000; op++) {
+            for (int op = 0; op < 10_000; op++) {
                 int kind = random.nextInt(100);
                 byte[] key = key(random);
                 if (kind < 55) {

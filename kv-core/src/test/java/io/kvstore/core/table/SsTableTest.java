@@ -64,8 +64,8 @@ class SsTableTest {
 
     @Test
     void everyEntryReadsBackByGetAndByIteration() throws IOException {
-        long seed = Long.getLong("kvstore.seed", System.nanoTime());
-        System.out.println("SsTableTest seed=" + seed);
+        long seed = Long.getLong("kv.seed", System.nanoTime());
+        System.out.println("SsTableTest seed=" + seed + " (replay with -Dkv.seed=" + seed + ")");
         Random random = new Random(seed);
         TreeMap<byte[], Entry> entries = randomEntries(random, 5000);
         SsTable table = SsTable.open(write(entries, 512, 10), 1);
@@ -89,6 +89,21 @@ class SsTableTest {
             }
             assertEquals(new ArrayList<>(entries.subMap(keys[a], keys[b]).values()), range, "seed " + seed);
         }
+    }
+
+    @Test
+    void blocksAreReadAcrossMappingWindows() throws IOException {
+        // Windows of 4 KiB over a table of about 1 MiB stand in for 1 GiB windows over a file past 2 GiB.
+        TreeMap<byte[], Entry> entries = randomEntries(new Random(4), 3000);
+        SsTable table = SsTable.open(write(entries, 700, 10), 1, 12);
+        for (Entry e : entries.values()) {
+            assertEquals(e, table.get(e.key(), SsTable.hash(e.key())));
+        }
+        List<Entry> all = new ArrayList<>();
+        try (CloseableIterator<Entry> it = table.iterator(null, null)) {
+            it.forEachRemaining(all::add);
+        }
+        assertEquals(new ArrayList<>(entries.values()), all);
     }
 
     @Test
