@@ -14,4 +14,9 @@ public interface Replica {
 
     /** Stores a value or a tombstone with the timestamp it carries. */
     CompletionStage<Void> upsert(Entry entry);
+
+    /** Stores a tombstone for {@code key} at {@code timestamp}. */
+    default CompletionStage<Void> delete(byte[] key, long timestamp) {
+        return upsert(Entry.tombstone(key, timestamp));
+    }
 }

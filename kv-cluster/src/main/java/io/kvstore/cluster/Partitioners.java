@@ -1,0 +1,71 @@
+package io.kvstore.cluster;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Creates partitioners by name. Three lines from a node list to the replicas of a key:
+ *
+ * <pre>{@code
+ * Partitioner partitioner = Partitioners.create("ring", List.of("http://a:8080", "http://b:8080", "http://c:8080"));
+ * int[] replicas = partitioner.replicas("user:42".getBytes(StandardCharsets.UTF_8), 2);
+ * String primaryNode = partitioner.nodes().get(replicas[0]);
+ * }</pre>
+ *
+ * <p>Names (case-insensitive): {@code ring} (consistent hashing with virtual nodes), {@code rendezvous}
+ * (highest random weight), {@code modn} (hash mod N, a baseline), {@code jump} (Lamping &amp; Veach jump
+ * consistent hash) and {@code maglev} (Maglev lookup table). Every one hashes keys with
+ * {@link KeyHash#hash64(byte[])} and is deterministic across processes: the same name and node list
+ * give the same placement everywhere.
+ */
+public final class Partitioners {
+    /** Virtual nodes per node of the {@code ring} partitioner unless told otherwise. */
+    public static final int DEFAULT_VIRTUAL_NODES = 256;
+
+    private static final List<String> NAMES = List.of("ring", "rendezvous", "modn", "jump", "maglev");
+
+    private Partitioners() {
+    }
+
+    /** The names {@link #create(String, List)} accepts, in a stable order. */
+    public static List<String> names() {
+        return NAMES;
+    }
+
+    /** Same as {@link #create(String, List, int)} with {@value #DEFAULT_VIRTUAL_NODES} virtual nodes. */
+    public static Partitioner create(String name, List<String> nodes) {
+        return create(name, nodes, DEFAULT_VIRTUAL_NODES);
+    }
+
+    /**
+     * Creates the partitioner called {@code name} over {@code nodes} (distinct, non-empty names, in the
+     * same order on every node of the cluster).
+     *
+     * @param virtualNodesPerNode tokens per node on the {@code ring}; validated for every algorithm,
+     *                            used only by {@code ring}
+     * @throws IllegalArgumentException for an unknown name, no nodes, a null/empty/duplicate node or
+     *                                  {@code virtualNodesPerNode < 1}
+     */
+    public static Partitioner create(String name, List<String> nodes, int virtualNodesPerNode) {
+        if (virtualNodesPerNode < 1) {
+            throw new IllegalArgumentException("virtual nodes per node must be >= 1, got " + virtualNodesPerNode);
+        }
+        if (name == null) {
+            throw new IllegalArgumentException("partitioner name is null; expected one of " + NAMES);
+        }
+        switch (name.toLowerCase(Locale.ROOT)) {
+            case "ring":
+                return new RingPartitioner(nodes, virtualNodesPerNode);
+            case "rendezvous":
+                return new RendezvousPartitioner(nodes);
+            case "modn":
+                return new ModNPartitioner(nodes);
+            case "jump":
+                return new JumpPartitioner(nodes);
+            case "maglev":
+                return new MaglevPartitioner(nodes);
+            default:
+                throw new IllegalArgumentException("unknown partitioner '" + name + "'; expected one of " + NAMES);
+        }
+    }
+}

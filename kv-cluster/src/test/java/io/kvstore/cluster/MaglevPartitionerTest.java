@@ -1,0 +1,40 @@
+package io.kvstore.cluster;
+
+import java.util.Map;
+
+/** The partitioner contract for {@code maglev}: Maglev: near-perfect table balance; some extra disruption on changes. */
+class MaglevPartitionerTest extends PartitionerContractTest {
+
+    @Override
+    String algorithm() {
+        return "maglev";
+    }
+
+    @Override
+    Map<String, int[]> golden() {
+        return Map.ofEntries(
+                Map.entry("", new int[] {0, 4, 1}),
+                Map.entry("a", new int[] {4, 1, 3}),
+                Map.entry("1", new int[] {4, 1, 0}),
+                Map.entry("2", new int[] {3, 1, 4}),
+                Map.entry("user:42", new int[] {3, 0, 4}),
+                Map.entry("hello world", new int[] {2, 4, 1}),
+                Map.entry("\u00e9t\u00e9", new int[] {1, 0, 3}),
+                Map.entry("key-with-a-length-over-32-bytes-0123456789", new int[] {2, 1, 4}));
+    }
+
+    @Override
+    double maxPeakToMean() {
+        return 1.03;
+    }
+
+    @Override
+    double[] joinMovementBounds() {
+        return new double[] {0.085, 0.16};
+    }
+
+    @Override
+    boolean movesOnlyToJoiningNode() {
+        return false;
+    }
+}
