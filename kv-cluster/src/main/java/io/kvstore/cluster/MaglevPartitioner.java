@@ -40,6 +40,15 @@ final class MaglevPartitioner extends ProbingPartitioner {
         return table.length;
     }
 
+    /** How many table slots each node owns (diagnostics and tests). */
+    int[] slotsPerNode() {
+        int[] slots = new int[size];
+        for (int node : table) {
+            slots[node]++;
+        }
+        return slots;
+    }
+
     static int tableSizeFor(int nodeCount) {
         long wanted = Math.max(MIN_TABLE_SIZE, 100L * nodeCount);
         if (wanted > Integer.MAX_VALUE / 2) {

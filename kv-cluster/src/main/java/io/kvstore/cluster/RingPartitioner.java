@@ -11,7 +11,10 @@ import java.util.List;
  * {@code v = 0 .. vnodes-1}. The tokens sit in one sorted {@code long[]} (signed order) with the owning
  * node index at the same position of an {@code int[]}; equal tokens are ordered by node index, so the
  * ring is the same on every JVM. A key hashing to {@code h} belongs to the first token {@code >= h},
- * wrapping around after the largest one; the lookup is a binary search without allocation.
+ * wrapping around after the largest one. The lookup does not allocate: the top bits of the hash index a
+ * table of where each range of hashes starts among the tokens ({@code 2^k} ranges for about as many
+ * tokens), which leaves a scan of one or two tokens; a plain binary search would take ~15 dependent,
+ * mostly mispredicted steps over 25,600 tokens.
  *
  * <p>Replicas beyond the first: walk clockwise from the key's token and take each node not taken yet
  * (the classic Dynamo "preference list"). When a node joins or leaves, only the keys next to its
@@ -20,10 +23,16 @@ import java.util.List;
 final class RingPartitioner extends AbstractPartitioner {
     /** Past this many tokens the ring stops fitting comfortably in cache (and memory). */
     static final int MAX_TOKENS = 1 << 24;
+    /** Caps the range table at 4 MiB. */
+    private static final int MAX_RANGE_BITS = 20;
 
     private final int virtualNodesPerNode;
     private final long[] tokens;
     private final int[] owners;
+    /** {@code 64 - k}: a hash's range is its top {@code k} bits, taken in signed order. */
+    private final int rangeShift;
+    /** {@code rangeStart[r]}: index of the first token in range {@code r} or above; {@code 2^k + 1} entries. */
+    private final int[] rangeStart;
 
     RingPartitioner(List<String> nodes, int virtualNodesPerNode) {
         super("ring", nodes);
@@ -60,11 +69,26 @@ final class RingPartitioner extends AbstractPartitioner {
             tokens[i] = unsortedTokens[order[i]];
             owners[i] = unsortedOwners[order[i]];
         }
+        int rangeBits = Math.min(MAX_RANGE_BITS, Math.max(1, 32 - Integer.numberOfLeadingZeros(total - 1)));
+        this.rangeShift = 64 - rangeBits;
+        this.rangeStart = new int[(1 << rangeBits) + 1];
+        int token = 0;
+        for (int range = 0; range < rangeStart.length; range++) {
+            while (token < total && rangeOf(tokens[token]) < range) {
+                token++;
+            }
+            rangeStart[range] = token;
+        }
     }
 
     @Override
     public int primary(byte[] key) {
-        return owners[firstTokenAtOrAfter(KeyHash.hash64(key))];
+        return nodeOfHash(KeyHash.hash64(key));
+    }
+
+    /** The node owning the first token at or after {@code hash}, wrapping around. */
+    int nodeOfHash(long hash) {
+        return owners[firstTokenAtOrAfter(hash)];
     }
 
     @Override
@@ -82,17 +106,19 @@ final class RingPartitioner extends AbstractPartitioner {
 
     /** The index of the first token {@code >= hash}, or 0 when the hash is past the last token. */
     private int firstTokenAtOrAfter(long hash) {
-        int low = 0;
-        int high = tokens.length;
-        while (low < high) {
-            int middle = (low + high) >>> 1;
-            if (tokens[middle] < hash) {
-                low = middle + 1;
-            } else {
-                high = middle;
-            }
+        int range = rangeOf(hash);
+        int index = rangeStart[range];
+        int end = rangeStart[range + 1];
+        // Tokens before rangeStart[range] are below this range, tokens from `end` on are above it.
+        while (index < end && tokens[index] < hash) {
+            index++;
         }
-        return low == tokens.length ? 0 : low;
+        return index == tokens.length ? 0 : index;
+    }
+
+    /** The top bits of a hash, flipped so that signed order of hashes is the order of ranges. */
+    private int rangeOf(long hash) {
+        return (int) ((hash ^ Long.MIN_VALUE) >>> rangeShift);
     }
 
     @Override

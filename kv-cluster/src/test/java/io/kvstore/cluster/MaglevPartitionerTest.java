@@ -1,6 +1,12 @@
 package io.kvstore.cluster;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The partitioner contract for {@code maglev}: Maglev: near-perfect table balance; some extra disruption on changes. */
 class MaglevPartitionerTest extends PartitionerContractTest {
@@ -36,5 +42,27 @@ class MaglevPartitionerTest extends PartitionerContractTest {
     @Override
     boolean movesOnlyToJoiningNode() {
         return false;
+    }
+
+    @Test
+    void anyNodeMayLeaveNotOnlyTheLast() {
+        double moved = movementWhenRemoving(11, 4, false);
+        assertTrue(moved >= 0.085 && moved <= 0.16, () -> "moved " + moved);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 3, 10, 100, 1000})
+    void everyNodeOwnsAnEqualShareOfAPrimeSizedTable(int nodeCount) {
+        MaglevPartitioner maglev = new MaglevPartitioner(nodes(nodeCount));
+        int tableSize = maglev.tableSize();
+        assertTrue(tableSize >= MaglevPartitioner.MIN_TABLE_SIZE && tableSize >= 100 * nodeCount);
+        assertTrue(java.math.BigInteger.valueOf(tableSize).isProbablePrime(50), tableSize + " is not prime");
+        int total = 0;
+        for (int slots : maglev.slotsPerNode()) {
+            assertTrue(slots == tableSize / nodeCount || slots == tableSize / nodeCount + 1,
+                    () -> slots + " slots, expected " + tableSize / nodeCount + " or one more");
+            total += slots;
+        }
+        assertEquals(tableSize, total);
     }
 }

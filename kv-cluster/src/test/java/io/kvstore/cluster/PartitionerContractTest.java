@@ -253,6 +253,35 @@ abstract class PartitionerContractTest {
                 () -> algorithm() + " second/third replica load " + Arrays.toString(load));
     }
 
+    /**
+     * The fraction of keys whose primary changes when node {@code removed} leaves a cluster of
+     * {@code nodeCount} (the others keep their order). With {@code onlyItsKeys}, checks that every key
+     * that moved was on the removed node.
+     */
+    double movementWhenRemoving(int nodeCount, int removed, boolean onlyItsKeys) {
+        List<String> before = nodes(nodeCount);
+        List<String> after = new ArrayList<>(before);
+        after.remove(removed);
+        Partitioner full = create(before);
+        Partitioner reduced = create(after);
+        SplittableRandom random = new SplittableRandom(Seeds.seed(algorithm() + " remove node " + removed));
+        byte[] key = new byte[16];
+        int moved = 0;
+        for (int i = 0; i < MOVEMENT_KEYS; i++) {
+            randomKey(random, key);
+            String owner = before.get(full.primary(key));
+            if (!owner.equals(after.get(reduced.primary(key)))) {
+                moved++;
+                if (onlyItsKeys) {
+                    assertEquals(before.get(removed), owner, "a key moved off a node that stayed");
+                }
+            }
+        }
+        double fraction = (double) moved / MOVEMENT_KEYS;
+        System.out.printf("%s: removing node %d of %d moved %.4f of keys%n", algorithm(), removed, nodeCount, fraction);
+        return fraction;
+    }
+
     private void assertBalanced(String what, KeySource keys) {
         int nodeCount = 10;
         Partitioner partitioner = create(nodes(nodeCount));

@@ -1,6 +1,9 @@
 package io.kvstore.cluster;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 /** The partitioner contract for {@code rendezvous}: highest random weight: balanced up to sampling noise. */
 class RendezvousPartitionerTest extends PartitionerContractTest {
@@ -36,5 +39,11 @@ class RendezvousPartitionerTest extends PartitionerContractTest {
     @Override
     boolean movesOnlyToJoiningNode() {
         return true;
+    }
+
+    @Test
+    void anyNodeMayLeaveNotOnlyTheLast() {
+        double moved = movementWhenRemoving(11, 4, true);
+        assertTrue(moved >= 0.085 && moved <= 0.098, () -> "moved " + moved);
     }
 }
