@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The standard HTTP suite on this machine: the ceiling server, a single node, a 3-node cluster
+# (ack/from 1/1 and 2/3); PUT and GET; the closed-loop maximum, then open loop at half of it.
+# Writes a Markdown table between the http-suite markers of docs/BENCHMARKS.md and stops every
+# process it started.
+#
+#   kv-bench/scripts/http-suite.sh            # 5M keys preloaded, 30 s per measurement
+#   KEYS=200000 DURATION=5 WARMUP=3 kv-bench/scripts/http-suite.sh   # a quick run
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+KEYS=${KEYS:-5000000}
+DURATION=${DURATION:-30}
+WARMUP=${WARMUP:-10}
+CONNECTIONS=${CONNECTIONS:-64}
+VALUE_SIZE=${VALUE_SIZE:-100}
+BASE_PORT=${BASE_PORT:-18080}
+WORK=${WORK:-$(mktemp -d /tmp/kvstore-suite.XXXXXX)}
+OUT=${OUT:-docs/BENCHMARKS.md}
+SERVER_JAR=kv-server/target/kv-server.jar
+BENCH_JAR=kv-bench/target/benchmarks.jar
+
+if [[ ! -f $SERVER_JAR || ! -f $BENCH_JAR ]]; then
+  ./mvnw -B -ntp -q -DskipTests package
+fi
+
+pids=()
+stop_all() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  pids=()
+}
+trap 'stop_all; rm -rf "$WORK"' EXIT
+
+wait_for_port() {
+  for _ in $(seq 1 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "port $1 did not open; see logs in $WORK" >&2
+  return 1
+}
+
+load() { # load TARGETS ARGS... -> prints the RESULT line
+  java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$1" "${@:2}" \
+    --connections "$CONNECTIONS" --value-size "$VALUE_SIZE" 2>>"$WORK/progress.log" | grep '^RESULT'
+}
+
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+
+rows=()
+measure() { # measure LABEL TARGETS OPS [ARGS...]
+  local label=$1 targets=$2 ops=$3
+  local max half open
+  max=$(load "$targets" --ops "$ops" --keys "$KEYS" --duration "$DURATION" --warmup "$WARMUP" "${@:4}")
+  half=$(awk -v r="$(field rps "$max")" 'BEGIN { printf "%d", r / 2 }')
+  open=$(load "$targets" --ops "$ops" --keys "$KEYS" --duration "$DURATION" --warmup "$WARMUP" --rate "$half" "${@:4}")
+  rows+=("| $label | ${ops^^} | $(field rps "$max") | $(field errors "$max")/$(field non2xx "$max") | $half | $(field p50 "$open") | $(field p99 "$open") | $(field p999 "$open") | $(field max "$open") |")
+  echo "${rows[-1]}"
+}
+
+start_ceiling() {
+  java -cp "$BENCH_JAR" io.kvstore.bench.load.CeilingServer --port "$BASE_PORT" >"$WORK/ceiling.log" 2>&1 &
+  pids+=($!)
+  wait_for_port "$BASE_PORT"
+}
+
+start_node() { # start_node PORT CLUSTER [FLAGS...]
+  local port=$1 cluster=$2
+  local args=(--port "$port" --data-dir "$WORK/data-$port")
+  [[ -n $cluster ]] && args+=(--cluster "$cluster" --self "http://127.0.0.1:$port")
+  java -jar "$SERVER_JAR" "${args[@]}" "${@:3}" >"$WORK/node-$port.log" 2>&1 &
+  pids+=($!)
+  wait_for_port "$port"
+}
+
+echo "ceiling server"
+start_ceiling
+measure "ceiling (bare Vert.x)" "http://127.0.0.1:$BASE_PORT" put
+measure "ceiling (bare Vert.x)" "http://127.0.0.1:$BASE_PORT" get
+stop_all
+
+echo "single node, preloading $KEYS keys"
+single="http://127.0.0.1:$((BASE_PORT + 1))"
+start_node $((BASE_PORT + 1)) ""
+load "$single" --preload "$KEYS" --threads 1 >/dev/null
+measure "single node" "$single" put
+measure "single node" "$single" get
+stop_all
+
+echo "3 nodes, preloading $KEYS keys with ack=1&from=1"
+cluster="http://127.0.0.1:$((BASE_PORT + 2)),http://127.0.0.1:$((BASE_PORT + 3)),http://127.0.0.1:$((BASE_PORT + 4))"
+for i in 2 3 4; do start_node $((BASE_PORT + i)) "$cluster"; done
+load "$cluster" --preload "$KEYS" --ack 1 --from 1 >/dev/null
+measure "3 nodes, ack=1 from=1" "$cluster" put --ack 1 --from 1
+measure "3 nodes, ack=1 from=1" "$cluster" get --ack 1 --from 1
+measure "3 nodes, ack=2 from=3" "$cluster" put --ack 2 --from 3
+measure "3 nodes, ack=2 from=3" "$cluster" get --ack 2 --from 3
+stop_all
+
+table=$(
+  echo "<!-- http-suite:start -->"
+  echo "Run $(date -u +%Y-%m-%d), $(nproc) cores, $(java -version 2>&1 | head -1); keys=$KEYS, value=$VALUE_SIZE B, $CONNECTIONS connections, ${DURATION}s per run after ${WARMUP}s warm-up."
+  echo "Command: \`KEYS=$KEYS DURATION=$DURATION WARMUP=$WARMUP kv-bench/scripts/http-suite.sh\`"
+  echo
+  echo "| setup | op | max req/s (closed loop) | errors/non-2xx | open-loop rate | p50 ms | p99 ms | p99.9 ms | max ms |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+  echo "<!-- http-suite:end -->"
+)
+if grep -q '<!-- http-suite:start -->' "$OUT" 2>/dev/null; then
+  python3 - "$OUT" "$table" <<'PY'
+import re, sys
+path, table = sys.argv[1], sys.argv[2]
+text = open(path).read()
+text = re.sub(r"<!-- http-suite:start -->.*?<!-- http-suite:end -->", lambda m: table, text, flags=re.S)
+open(path, "w").write(text)
+PY
+else
+  printf '\n%s\n' "$table" >>"$OUT"
+fi
+echo "wrote the table into $OUT"

@@ -1,0 +1,112 @@
+package io.kvstore.bench.load;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The ceiling: a bare Vert.x HTTP server that speaks the shape of the kvstore protocol (201 for PUT,
+ * 202 for DELETE, 200 with a fixed value for GET) but stores nothing. Measured in the same run as the
+ * store, it tells how much of a figure is HTTP and this machine, and how much is kvstore.
+ *
+ * <p>{@code java -cp kv-bench/target/benchmarks.jar io.kvstore.bench.load.CeilingServer [--port 8090]
+ * [--event-loops N] [--value-size 100]}
+ */
+public final class CeilingServer {
+    private final Vertx vertx;
+    private final List<HttpServer> servers = new ArrayList<>();
+
+    private CeilingServer(Vertx vertx) {
+        this.vertx = vertx;
+    }
+
+    /** Starts one listener per event loop on {@code port} (0 picks a free port; see {@link #port()}). */
+    public static Future<CeilingServer> start(int port, int eventLoops, int valueSize) {
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops));
+        CeilingServer ceiling = new CeilingServer(vertx);
+        Buffer value = Buffer.buffer(new byte[valueSize]);
+        Future<HttpServer> first = ceiling.listen(port, value);
+        return first.compose(server -> {
+            List<Future<HttpServer>> more = new ArrayList<>();
+            for (int i = 1; i < eventLoops; i++) {
+                more.add(ceiling.listen(server.actualPort(), value));
+            }
+            return Future.all(more).map(ceiling);
+        });
+    }
+
+    private Future<HttpServer> listen(int port, Buffer value) {
+        // Each server created on its own context gets its own event loop; Vert.x shares the port.
+        HttpServer server = vertx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true));
+        server.requestHandler(request -> answer(request, value));
+        synchronized (servers) {
+            servers.add(server);
+        }
+        Future<HttpServer> listening = Future.future(promise ->
+                vertx.getOrCreateContext().runOnContext(v -> server.listen(port).onComplete(promise)));
+        return listening;
+    }
+
+    private static void answer(HttpServerRequest request, Buffer value) {
+        request.end().onSuccess(v -> {
+            HttpMethod method = request.method();
+            if (method == HttpMethod.GET) {
+                request.response().setStatusCode(200).end(value);
+            } else if (method == HttpMethod.PUT) {
+                request.response().setStatusCode(201).end();
+            } else if (method == HttpMethod.DELETE) {
+                request.response().setStatusCode(202).end();
+            } else {
+                request.response().setStatusCode(405).end();
+            }
+        });
+    }
+
+    /** The port every listener shares. */
+    public int port() {
+        return servers.get(0).actualPort();
+    }
+
+    public Future<Void> stop() {
+        return vertx.close();
+    }
+
+    public static void main(String[] args) throws Exception {
+        int port = 8090;
+        int eventLoops = Runtime.getRuntime().availableProcessors();
+        int valueSize = 100;
+        for (int i = 0; i < args.length; i++) {
+            String flag = args[i];
+            if (flag.equals("--help")) {
+                System.out.println("Usage: CeilingServer [--port 8090] [--event-loops N] [--value-size 100]");
+                return;
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("missing value for " + flag);
+            }
+            int v = Integer.parseInt(args[++i]);
+            switch (flag) {
+                case "--port": port = v; break;
+                case "--event-loops": eventLoops = v; break;
+                case "--value-size": valueSize = v; break;
+                default: throw new IllegalArgumentException("unknown option " + flag);
+            }
+        }
+        CeilingServer ceiling = start(port, eventLoops, valueSize).toCompletionStage().toCompletableFuture().get();
+        System.out.println("ceiling server on port " + ceiling.port() + " with " + eventLoops + " event loops");
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            ceiling.stop();
+            stopped.countDown();
+        }));
+        stopped.await();
+    }
+}

@@ -1,0 +1,152 @@
+package io.kvstore.bench.load;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Command-line options of {@link LoadGenerator}, validated when parsed. */
+final class LoadOptions {
+    static final String USAGE = String.join("\n",
+            "Usage: java -cp kv-bench/target/benchmarks.jar io.kvstore.bench.load.LoadGenerator [options]",
+            "",
+            "  --targets URL[,URL...]   nodes to send requests to, spread round-robin (default http://localhost:8080)",
+            "  --ops SPEC               put | get | delete | weights such as put=1,get=3 (default get)",
+            "  --keys N                 size of the key space (default 1000000)",
+            "  --distribution D         uniform | zipfian (default uniform)",
+            "  --value-size BYTES       body size of PUT requests (default 100)",
+            "  --ack A --from F         replication parameters added to each request (default: none, server defaults)",
+            "  --connections N          keep-alive connections in total (default 64)",
+            "  --threads N              event-loop threads of the generator (default 1)",
+            "  --duration SECONDS       measured time (default 30)",
+            "  --warmup SECONDS         time before measuring, results discarded (default 5)",
+            "  --rate RPS               open loop at this total rate; latency counted from when each request",
+            "                           was due (coordinated-omission corrected). Absent: closed loop, maximum rate",
+            "  --preload N              instead of a timed run: PUT keys 0..N-1 once each, as fast as possible",
+            "  --hgrm FILE              also write the latency percentile distribution (HdrHistogram .hgrm)",
+            "  --seed S                 random seed (default: time based, printed)",
+            "  --timeout MILLIS         per-request timeout (default 10000)",
+            "  --help                   this text");
+
+    List<URI> targets = List.of(URI.create("http://localhost:8080"));
+    OperationMix ops = OperationMix.parse("get");
+    String opsSpec = "get";
+    long keys = 1_000_000;
+    String distribution = "uniform";
+    int valueSize = 100;
+    Integer ack;
+    Integer from;
+    int connections = 64;
+    int threads = 1;
+    int durationSeconds = 30;
+    int warmupSeconds = 5;
+    double rate;
+    long preload;
+    Path hgrm;
+    long seed = System.nanoTime();
+    int timeoutMillis = 10_000;
+    boolean help;
+
+    static LoadOptions parse(String... args) {
+        LoadOptions o = new LoadOptions();
+        for (int i = 0; i < args.length; i++) {
+            String flag = args[i];
+            if (flag.equals("--help") || flag.equals("-h")) {
+                o.help = true;
+                continue;
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("missing value for " + flag);
+            }
+            String value = args[++i];
+            switch (flag) {
+                case "--targets": o.targets = parseTargets(value); break;
+                case "--ops": o.ops = OperationMix.parse(value); o.opsSpec = value; break;
+                case "--keys": o.keys = positiveLong(flag, value); break;
+                case "--distribution": o.distribution = value; break;
+                case "--value-size": o.valueSize = nonNegativeInt(flag, value); break;
+                case "--ack": o.ack = (int) positiveLong(flag, value); break;
+                case "--from": o.from = (int) positiveLong(flag, value); break;
+                case "--connections": o.connections = (int) positiveLong(flag, value); break;
+                case "--threads": o.threads = (int) positiveLong(flag, value); break;
+                case "--duration": o.durationSeconds = (int) positiveLong(flag, value); break;
+                case "--warmup": o.warmupSeconds = nonNegativeInt(flag, value); break;
+                case "--rate": o.rate = positiveDouble(flag, value); break;
+                case "--preload": o.preload = positiveLong(flag, value); break;
+                case "--hgrm": o.hgrm = Path.of(value); break;
+                case "--seed": o.seed = parseLong(flag, value); break;
+                case "--timeout": o.timeoutMillis = (int) positiveLong(flag, value); break;
+                default: throw new IllegalArgumentException("unknown option " + flag + " (see --help)");
+            }
+        }
+        KeyChooser.of(o.distribution, Math.max(o.keys, 2)); // validates the name
+        if (o.connections < o.threads * o.targets.size()) {
+            throw new IllegalArgumentException("--connections (" + o.connections
+                    + ") must be at least threads x targets (" + o.threads * o.targets.size() + ")");
+        }
+        return o;
+    }
+
+    boolean openLoop() {
+        return rate > 0;
+    }
+
+    /** The query string appended to each request: {@code &ack=A&from=F} where given. */
+    String replicationQuery() {
+        return (ack == null ? "" : "&ack=" + ack) + (from == null ? "" : "&from=" + from);
+    }
+
+    private static List<URI> parseTargets(String value) {
+        List<URI> targets = new ArrayList<>();
+        for (String t : value.split(",")) {
+            URI uri;
+            try {
+                uri = URI.create(t.trim());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("bad target URL '" + t + "': " + e.getMessage());
+            }
+            if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
+                throw new IllegalArgumentException("target must look like http://host:port, got '" + t + "'");
+            }
+            targets.add(uri);
+        }
+        return List.copyOf(targets);
+    }
+
+    private static long parseLong(String flag, String value) {
+        try {
+            return Long.parseLong(value.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(flag + " needs an integer, got '" + value + "'");
+        }
+    }
+
+    private static long positiveLong(String flag, String value) {
+        long v = parseLong(flag, value);
+        if (v < 1 || v > Integer.MAX_VALUE && !flag.equals("--keys") && !flag.equals("--preload")) {
+            throw new IllegalArgumentException(flag + " must be a positive integer, got " + value);
+        }
+        return v;
+    }
+
+    private static int nonNegativeInt(String flag, String value) {
+        long v = parseLong(flag, value);
+        if (v < 0 || v > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(flag + " must be >= 0, got " + value);
+        }
+        return (int) v;
+    }
+
+    private static double positiveDouble(String flag, String value) {
+        double v;
+        try {
+            v = Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(flag + " needs a number, got '" + value + "'");
+        }
+        if (!(v > 0) || Double.isInfinite(v)) {
+            throw new IllegalArgumentException(flag + " must be > 0, got " + value);
+        }
+        return v;
+    }
+}

@@ -1,0 +1,92 @@
+package io.kvstore.bench.load;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs the generator for real against the ceiling server on an ephemeral port. */
+class LoadGeneratorTest {
+    private static CeilingServer ceiling;
+
+    @BeforeAll
+    static void startCeiling() throws Exception {
+        ceiling = CeilingServer.start(0, 1, 100).toCompletionStage().toCompletableFuture().get();
+    }
+
+    @AfterAll
+    static void stopCeiling() throws Exception {
+        ceiling.stop().toCompletionStage().toCompletableFuture().get();
+    }
+
+    @Test
+    void closedLoopReportsRateStatusesAndPercentiles(@TempDir Path dir) throws Exception {
+        Path hgrm = dir.resolve("run.hgrm");
+        String report = run(0, "--targets", target(), "--ops", "put=1,get=1", "--keys", "1000",
+                "--connections", "4", "--duration", "1", "--warmup", "1", "--hgrm", hgrm.toString());
+        assertTrue(report.contains("201=") && report.contains("200="), report);
+        assertTrue(rps(report) > 100, report);
+        assertTrue(report.contains("errors=0 non2xx=0"), report);
+        assertTrue(Files.readString(hgrm).contains("Percentile"), "hgrm written");
+    }
+
+    @Test
+    void openLoopHoldsTheRequestedRate() throws Exception {
+        String report = run(0, "--targets", target(), "--ops", "get", "--rate", "500", "--connections", "2",
+                "--duration", "2", "--warmup", "0");
+        assertEquals(500, rps(report), 100, report);
+        assertTrue(report.contains("RESULT mode=open"), report);
+    }
+
+    @Test
+    void preloadPutsEachKeyOnce() throws Exception {
+        String report = run(0, "--targets", target(), "--preload", "2000", "--connections", "8");
+        assertTrue(report.contains("requests: 2000 "), report);
+        assertTrue(report.contains("status: {201=2000}"), report);
+    }
+
+    @Test
+    void unreachableTargetIsAClearError() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = LoadGenerator.run(LoadOptions.parse("--targets", "http://127.0.0.1:" + closedPort,
+                "--duration", "1", "--timeout", "2000"), new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(1, code);
+        assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("error: cannot reach http://127.0.0.1:" + closedPort),
+                err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static String target() {
+        return "http://127.0.0.1:" + ceiling.port();
+    }
+
+    private static String run(int expectedCode, String... args) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code = LoadGenerator.run(LoadOptions.parse(args), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(new ByteArrayOutputStream()));
+        String report = out.toString(StandardCharsets.UTF_8);
+        assertEquals(expectedCode, code, report);
+        return report;
+    }
+
+    private static double rps(String report) {
+        Matcher m = Pattern.compile("RESULT mode=\\w+ rps=(\\d+)").matcher(report);
+        assertTrue(m.find(), report);
+        return Double.parseDouble(m.group(1));
+    }
+}

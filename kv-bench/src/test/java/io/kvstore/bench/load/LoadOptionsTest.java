@@ -1,0 +1,79 @@
+package io.kvstore.bench.load;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class LoadOptionsTest {
+
+    @Test
+    void parsesEveryOption() {
+        LoadOptions o = LoadOptions.parse("--targets", "http://127.0.0.1:9001,http://127.0.0.1:9002",
+                "--ops", "put=1,get=3", "--keys", "5_000_000", "--distribution", "zipfian", "--value-size", "0",
+                "--ack", "2", "--from", "3", "--connections", "8", "--threads", "2", "--duration", "3",
+                "--warmup", "0", "--rate", "1500.5", "--seed", "42", "--timeout", "500");
+        assertEquals(2, o.targets.size());
+        assertEquals(5_000_000, o.keys);
+        assertEquals("&ack=2&from=3", o.replicationQuery());
+        assertTrue(o.openLoop());
+        assertEquals(1500.5, o.rate);
+        assertEquals(42, o.seed);
+    }
+
+    @Test
+    void rejectsBadInputWithTheOffendingValue() {
+        assertMessage("unknown option --nope (see --help)", "--nope", "1");
+        assertMessage("missing value for --keys", "--keys");
+        assertMessage("--keys needs an integer, got 'ten'", "--keys", "ten");
+        assertMessage("--rate must be > 0, got -5", "--rate", "-5");
+        assertMessage("target must look like http://host:port, got 'localhost'", "--targets", "localhost");
+        assertMessage("unknown key distribution 'gauss' (expected uniform or zipfian)", "--distribution", "gauss");
+        assertMessage("unknown operation 'post' in 'post' (expected put, get, delete)", "--ops", "post");
+        assertMessage("operation mix 'put=0' has no positive weight", "--ops", "put=0");
+        assertMessage("--connections (1) must be at least threads x targets (2)", "--connections", "1", "--threads", "2");
+    }
+
+    @Test
+    void operationMixFollowsItsWeights() {
+        OperationMix mix = OperationMix.parse("put=1,get=3");
+        SplittableRandom random = new SplittableRandom(7);
+        int puts = 0;
+        for (int i = 0; i < 100_000; i++) {
+            if (mix.next(random) == OperationMix.Op.PUT) {
+                puts++;
+            }
+        }
+        assertEquals(25_000, puts, 1_000);
+        assertTrue(OperationMix.parse("get").hasOnly(OperationMix.Op.GET));
+    }
+
+    @Test
+    void zipfianIsSkewedButCoversTheKeySpace() {
+        long keys = 10_000;
+        KeyChooser zipf = KeyChooser.of("zipfian", keys);
+        SplittableRandom random = new SplittableRandom(11);
+        int[] hits = new int[(int) keys];
+        for (int i = 0; i < 1_000_000; i++) {
+            long k = zipf.next(random);
+            assertTrue(k >= 0 && k < keys, "key index out of range: " + k);
+            hits[(int) k]++;
+        }
+        int max = 0;
+        int touched = 0;
+        for (int h : hits) {
+            max = Math.max(max, h);
+            touched += h > 0 ? 1 : 0;
+        }
+        // theta 0.99 over 10k keys: the hottest key gets roughly 1/zeta(10k) ~ 10% of requests.
+        assertTrue(max > 50_000 && max < 150_000, "hottest key share off: " + max);
+        assertTrue(touched > keys / 2, "zipfian should still reach most keys, reached " + touched);
+    }
+
+    private static void assertMessage(String expected, String... args) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LoadOptions.parse(args));
+        assertEquals(expected, e.getMessage());
+    }
+}

@@ -1,0 +1,126 @@
+package io.kvstore.core;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.AbstractMap;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+
+/**
+ * A plain sorted map of byte arrays on disk, for applications that embed kvstore: no timestamps, no
+ * tombstones. It is a thin view over a {@link Dao} that stamps each write itself.
+ *
+ * <pre>{@code
+ * try (KvStore store = KvStore.open(Engine.LSM, DaoOptions.defaults(Path.of("data")))) {
+ *     store.put(key, value);
+ *     byte[] back = store.get(key);
+ *     try (CloseableIterator<Map.Entry<byte[], byte[]>> it = store.range(from, null)) { ... }
+ * }
+ * }</pre>
+ *
+ * <p>Timestamps come from a clock (microseconds, close to wall-clock time) whose high-water mark is
+ * leased in the file {@code KVSTORE-CLOCK} of the data directory, so they keep increasing across
+ * reopens even if the wall clock steps back: a later {@code put} always replaces an earlier one. A
+ * directory used through a {@code KvStore} should therefore not also be written through the
+ * {@link Dao} with timestamps of another clock. Thread-safe.
+ */
+public final class KvStore implements Closeable {
+    private final Dao dao;
+    private final PersistentClock clock;
+
+    private KvStore(Dao dao, PersistentClock clock) {
+        this.dao = dao;
+        this.clock = clock;
+    }
+
+    /** Opens (creating if needed) a store of {@code engine} in {@code options.dataDirectory()}. */
+    public static KvStore open(Engine engine, DaoOptions options) throws IOException {
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(options, "options");
+        Files.createDirectories(options.dataDirectory());
+        // The Dao first: its directory lock keeps two KvStores from sharing one clock file.
+        Dao dao = engine.open(options);
+        try {
+            return new KvStore(dao, PersistentClock.open(options.dataDirectory(), PersistentClock.DEFAULT_LEASE_MICROS));
+        } catch (IOException | RuntimeException e) {
+            try {
+                dao.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /** The value stored under {@code key}, or {@code null} if absent or deleted. */
+    public byte[] get(byte[] key) throws IOException {
+        Entry entry = dao.get(Objects.requireNonNull(key, "key"));
+        return entry == null ? null : entry.value();
+    }
+
+    /** Stores {@code value} (possibly empty) under {@code key}, replacing any earlier value. */
+    public void put(byte[] key, byte[] value) throws IOException {
+        dao.upsert(Entry.value(Objects.requireNonNull(key, "key"), value, clock.next()));
+    }
+
+    /** Removes {@code key}; nothing happens if it is absent. */
+    public void delete(byte[] key) throws IOException {
+        dao.upsert(Entry.tombstone(Objects.requireNonNull(key, "key"), clock.next()));
+    }
+
+    /**
+     * The present keys in {@code [from, to)} with their values, in unsigned byte order; either bound
+     * may be {@code null} for an open end. Lazy; must be closed.
+     */
+    public CloseableIterator<Map.Entry<byte[], byte[]>> range(byte[] from, byte[] to) throws IOException {
+        return new PresentEntries(dao.range(from, to));
+    }
+
+    /** Makes every write so far durable in immutable files. */
+    public void flush() throws IOException {
+        dao.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+        dao.close();
+    }
+
+    /** Skips tombstones of the underlying range, one entry ahead. */
+    private static final class PresentEntries implements CloseableIterator<Map.Entry<byte[], byte[]>> {
+        private final CloseableIterator<Entry> versions;
+        private Entry next;
+
+        PresentEntries(CloseableIterator<Entry> versions) {
+            this.versions = versions;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (next == null && versions.hasNext()) {
+                Entry candidate = versions.next();
+                if (!candidate.isTombstone()) {
+                    next = candidate;
+                }
+            }
+            return next != null;
+        }
+
+        @Override
+        public Map.Entry<byte[], byte[]> next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            Entry entry = next;
+            next = null;
+            return new AbstractMap.SimpleImmutableEntry<>(entry.key(), entry.value());
+        }
+
+        @Override
+        public void close() {
+            versions.close();
+        }
+    }
+}

@@ -1,0 +1,232 @@
+package io.kvstore.core.rocksdb;
+
+import io.kvstore.core.Bytes;
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Dao;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Entry;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * A {@link Dao} on RocksDB (rocksdbjni), the reference our own LSM engine is measured against.
+ *
+ * <p>Each key maps to one RocksDB value carrying timestamp, tombstone flag and user value (layout in
+ * {@link StoredValue}). "Highest timestamp wins, tie goes to the later write" is enforced by a
+ * read-modify-write per key under a striped lock: the writer reads the stored 9-byte header (skipped
+ * when the memtable and table Bloom filters say the key is absent) and writes only if its timestamp
+ * is not older. RocksJava cannot run a Java merge operator, and the built-in {@code max} operator
+ * cannot break timestamp ties by write order, so the read is the price of the rule.
+ *
+ * <p>Tuning and option mapping are described in {@link RocksResources}. A second open of a directory
+ * held by another store fails with an {@link IOException} naming the directory.
+ */
+public final class RocksDbDao implements Dao {
+    private static final Logger log = LoggerFactory.getLogger(RocksDbDao.class);
+    /** Power of two; enough stripes that two writers rarely contend on different keys. */
+    private static final int WRITE_STRIPES = 1024;
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final Path directory;
+    private final RocksResources resources;
+    private final RocksDB db;
+    private final Object[] writeStripes = new Object[WRITE_STRIPES];
+    /** Read side held by every operation, write side by close: no native call outlives the handle. */
+    private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+    private final Set<RocksRangeIterator> openIterators = ConcurrentHashMap.newKeySet();
+    private boolean closed;
+
+    private RocksDbDao(Path directory, RocksResources resources, RocksDB db) {
+        this.directory = directory;
+        this.resources = resources;
+        this.db = db;
+        for (int i = 0; i < WRITE_STRIPES; i++) {
+            writeStripes[i] = new Object();
+        }
+    }
+
+    /**
+     * Opens (creating if needed) the store in {@code options.dataDirectory()}.
+     *
+     * @throws IOException if the directory cannot be created, is held by another open store, or
+     *                     RocksDB fails to open it
+     */
+    public static RocksDbDao open(DaoOptions options) throws IOException {
+        Objects.requireNonNull(options, "options");
+        Path directory = options.dataDirectory().toAbsolutePath();
+        Files.createDirectories(directory);
+        RocksResources resources = new RocksResources(options);
+        try {
+            RocksDB db = RocksDB.open(resources.options, directory.toString());
+            log.debug("Opened RocksDB store {} with {}", directory, options);
+            return new RocksDbDao(directory, resources, db);
+        } catch (RocksDBException e) {
+            resources.close();
+            if (isLockFailure(e)) {
+                throw new IOException("RocksDB store " + directory
+                        + " is already open (its LOCK file is held by another store in this or another process)", e);
+            }
+            throw new IOException("Cannot open RocksDB store " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean isLockFailure(RocksDBException e) {
+        Status status = e.getStatus();
+        String message = e.getMessage() == null ? "" : e.getMessage();
+        return (status == null || status.getCode() == Status.Code.IOError) && message.contains("LOCK");
+    }
+
+    @Override
+    public Entry get(byte[] key) throws IOException {
+        Objects.requireNonNull(key, "key");
+        Lock lock = enter();
+        try {
+            byte[] stored = db.get(key);
+            return stored == null ? null : StoredValue.decode(key, stored);
+        } catch (RocksDBException e) {
+            throw failure("get", key, e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void upsert(Entry entry) throws IOException {
+        Objects.requireNonNull(entry, "entry");
+        byte[] key = entry.key();
+        byte[] encoded = StoredValue.encode(entry);
+        Lock lock = enter();
+        try {
+            synchronized (writeStripes[stripe(key)]) {
+                if (isNotOlderThanStored(key, entry.timestamp())) {
+                    db.put(resources.writeOptions, key, encoded);
+                }
+            }
+        } catch (RocksDBException e) {
+            throw failure("upsert", key, e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** REQUIRES: the stripe of {@code key} is held, so no other write of it can interleave. */
+    private boolean isNotOlderThanStored(byte[] key, long timestamp) throws RocksDBException {
+        if (!db.keyMayExist(key, null)) {
+            return true;
+        }
+        byte[] header = new byte[StoredValue.HEADER_BYTES];
+        int storedLength = db.get(key, header);
+        if (storedLength == RocksDB.NOT_FOUND) {
+            return true;
+        }
+        StoredValue.checkHeader(key, header, storedLength);
+        return timestamp >= StoredValue.timestamp(header);
+    }
+
+    @Override
+    public CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException {
+        Lock lock = enter();
+        try {
+            if (from != null && to != null && Bytes.compare(from, to) >= 0) {
+                return new EmptyIterator();
+            }
+            RocksRangeIterator iterator = new RocksRangeIterator(db, from, to, openIterators::remove);
+            openIterators.add(iterator);
+            return iterator;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void flush() throws IOException {
+        Lock lock = enter();
+        try (FlushOptions flushOptions = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(flushOptions);
+        } catch (RocksDBException e) {
+            throw new IOException("RocksDB flush failed in " + directory, e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void compact() throws IOException {
+        Lock lock = enter();
+        try {
+            db.compactRange();
+        } catch (RocksDBException e) {
+            throw new IOException("RocksDB compaction failed in " + directory, e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        Lock lock = lifecycle.writeLock();
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (RocksRangeIterator iterator : openIterators.toArray(new RocksRangeIterator[0])) {
+                iterator.close();
+            }
+            try {
+                db.closeE();
+            } catch (RocksDBException e) {
+                throw new IOException("RocksDB close failed in " + directory, e);
+            } finally {
+                resources.close();
+            }
+            log.debug("Closed RocksDB store {}", directory);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Lock enter() {
+        Lock lock = lifecycle.readLock();
+        lock.lock();
+        if (closed) {
+            lock.unlock();
+            throw new IllegalStateException("RocksDbDao " + directory + " is closed");
+        }
+        return lock;
+    }
+
+    private static int stripe(byte[] key) {
+        int h = Arrays.hashCode(key);
+        h ^= h >>> 16;
+        return h & (WRITE_STRIPES - 1);
+    }
+
+    private IOException failure(String operation, byte[] key, RocksDBException e) {
+        return new IOException("RocksDB " + operation + " of key " + Bytes.toDebugString(key)
+                + " failed in " + directory, e);
+    }
+
+    @Override
+    public String toString() {
+        return "RocksDbDao{" + directory + '}';
+    }
+}

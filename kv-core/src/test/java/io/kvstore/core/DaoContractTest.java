@@ -1,0 +1,530 @@
+package io.kvstore.core;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The behaviour every {@link Dao} must show. An engine's test extends this class and implements
+ * {@link #open(DaoOptions)}; every test runs on real files in a fresh temporary directory.
+ */
+public abstract class DaoContractTest {
+    @TempDir
+    protected Path directory;
+
+    private final List<Dao> opened = new ArrayList<>();
+
+    /** Opens the engine under test with {@code options}. */
+    protected abstract Dao open(DaoOptions options) throws IOException;
+
+    @AfterEach
+    void closeEverythingOpened() throws IOException {
+        for (Dao dao : opened) {
+            dao.close();
+        }
+    }
+
+    // ---- single-key operations ----
+
+    @Test
+    void getOfUnknownKeyIsNull() throws IOException {
+        Dao dao = openDefault();
+        assertNull(dao.get(key("missing")));
+    }
+
+    @Test
+    void upsertThenGetReturnsValueAndTimestamp() throws IOException {
+        Dao dao = openDefault();
+        dao.upsert(Entry.value(key("a"), value("1"), 10));
+        assertEquals(Entry.value(key("a"), value("1"), 10), dao.get(key("a")));
+        assertNull(dao.get(key("b")));
+    }
+
+    @Test
+    void newerWriteOverwrites() throws IOException {
+        Dao dao = openDefault();
+        dao.upsert(Entry.value(key("a"), value("old"), 1));
+        dao.upsert(Entry.value(key("a"), value("new"), 2));
+        assertEquals(Entry.value(key("a"), value("new"), 2), dao.get(key("a")));
+    }
+
+    @Test
+    void deleteLeavesTombstoneWithItsTimestamp() throws IOException {
+        Dao dao = openDefault();
+        dao.upsert(Entry.value(key("a"), value("1"), 1));
+        dao.upsert(Entry.tombstone(key("a"), 2));
+        Entry got = dao.get(key("a"));
+        assertNotNull(got, "a tombstone must stay visible until compaction");
+        assertTrue(got.isTombstone());
+        assertEquals(2, got.timestamp());
+    }
+
+    @Test
+    void deleteThenPutAgainRevivesKey() throws IOException {
+        Dao dao = openDefault();
+        dao.upsert(Entry.value(key("a"), value("1"), 1));
+        dao.upsert(Entry.tombstone(key("a"), 2));
+        dao.upsert(Entry.value(key("a"), value("2"), 3));
+        assertEquals(Entry.value(key("a"), value("2"), 3), dao.get(key("a")));
+        dao.flush();
+        assertEquals(Entry.value(key("a"), value("2"), 3), dao.get(key("a")));
+    }
+
+    @Test
+    void emptyValueIsPresentAndDistinctFromTombstone() throws IOException {
+        Dao dao = openDefault();
+        dao.upsert(Entry.value(key("empty"), new byte[0], 1));
+        dao.upsert(Entry.tombstone(key("gone"), 1));
+        assertEmptyValue(dao.get(key("empty")));
+        assertTrue(dao.get(key("gone")).isTombstone());
+        dao.flush();
+        assertEmptyValue(dao.get(key("empty")));
+        reopen(dao);
+        assertEmptyValue(reopened().get(key("empty")));
+    }
+
+    private static void assertEmptyValue(Entry entry) {
+        assertNotNull(entry);
+        assertFalse(entry.isTombstone(), "an empty value is not a tombstone");
+        assertEquals(0, entry.value().length);
+    }
+
+    @Test
+    void binaryKeysWithZeroAndFfBytesAreDistinct() throws IOException {
+        Dao dao = openDefault();
+        byte[][] keys = {
+                {0x00}, {0x00, 0x00}, {(byte) 0xFF}, {(byte) 0xFF, (byte) 0xFF}, {0x00, (byte) 0xFF},
+                {(byte) 0xFF, 0x00}, {'a', 0x00, 'b'}, {'a', (byte) 0xFF, 'b'}, {'a'},
+        };
+        for (int i = 0; i < keys.length; i++) {
+            dao.upsert(Entry.value(keys[i], new byte[] {(byte) i, 0x00, (byte) 0xFF}, i + 1));
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < keys.length; i++) {
+                Entry got = dao.get(keys[i]);
+                assertNotNull(got, "key " + Bytes.toDebugString(keys[i]));
+                assertArrayEquals(new byte[] {(byte) i, 0x00, (byte) 0xFF}, got.value());
+            }
+            assertEquals(keys.length, toList(dao.range(null, null)).size());
+            dao.flush();
+        }
+    }
+
+    @Test
+    void keysOrderAsUnsignedBytes() throws IOException {
+        Dao dao = openDefault();
+        byte[][] sorted = {
+                {0x00}, {0x00, 0x00}, {0x01}, {0x7F}, {0x7F, (byte) 0xFF}, {(byte) 0x80}, {(byte) 0x80, 0x00},
+                {(byte) 0xFE}, {(byte) 0xFF}, {(byte) 0xFF, 0x00}, {(byte) 0xFF, (byte) 0xFF},
+        };
+        List<byte[]> shuffled = new ArrayList<>(Arrays.asList(sorted));
+        java.util.Collections.shuffle(shuffled, new Random(7));
+        for (byte[] k : shuffled) {
+            dao.upsert(Entry.value(k, value("v"), 1));
+        }
+        assertKeys(sorted, toList(dao.range(null, null)));
+        dao.flush();
+        assertKeys(sorted, toList(dao.range(null, null)));
+        assertKeys(Arrays.copyOfRange(sorted, 5, 8), toList(dao.range(new byte[] {(byte) 0x80}, new byte[] {(byte) 0xFF})));
+    }
+
+    @Test
+    void fourMebibyteValuesRoundTrip() throws IOException {
+        Dao dao = openDefault();
+        Random random = new Random(42);
+        byte[][] values = new byte[3][];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = new byte[4 << 20];
+            random.nextBytes(values[i]);
+            dao.upsert(Entry.value(key("big" + i), values[i], 1));
+        }
+        for (int i = 0; i < values.length; i++) {
+            assertArrayEquals(values[i], dao.get(key("big" + i)).value());
+        }
+        dao.flush();
+        reopen(dao);
+        Dao again = reopened();
+        for (int i = 0; i < values.length; i++) {
+            assertArrayEquals(values[i], again.get(key("big" + i)).value());
+        }
+        List<Entry> all = toList(again.range(null, null));
+        assertEquals(3, all.size());
+        assertArrayEquals(values[1], all.get(1).value());
+    }
+
+    // ---- ranges ----
+
+    @Test
+    void rangeStartIsInclusiveAndEndExclusive() throws IOException {
+        Dao dao = daoWithKeys("a", "b", "c", "d", "e");
+        assertKeyNames(List.of("b", "c"), dao.range(key("b"), key("d")));
+        assertKeyNames(List.of("b", "c", "d"), dao.range(key("aa"), key("dd")));
+    }
+
+    @Test
+    void rangeWithOpenEnds() throws IOException {
+        Dao dao = daoWithKeys("a", "b", "c", "d", "e");
+        assertKeyNames(List.of("a", "b", "c"), dao.range(null, key("d")));
+        assertKeyNames(List.of("c", "d", "e"), dao.range(key("c"), null));
+        assertKeyNames(List.of("a", "b", "c", "d", "e"), dao.range(null, null));
+    }
+
+    @Test
+    void emptyRanges() throws IOException {
+        Dao dao = daoWithKeys("a", "b", "d");
+        assertKeyNames(List.of(), dao.range(key("c"), key("d")));
+        assertKeyNames(List.of(), dao.range(key("e"), null));
+        assertKeyNames(List.of(), dao.range(null, key("a")));
+        assertKeyNames(List.of(), dao.range(key("b"), key("b")));
+        assertKeyNames(List.of(), dao.range(key("d"), key("a")));
+        assertKeyNames(List.of(), openOther().range(null, null));
+    }
+
+    @Test
+    void rangeShowsTombstonesAndLatestVersions() throws IOException {
+        Dao dao = daoWithKeys("a", "b", "c");
+        dao.upsert(Entry.tombstone(key("b"), 5));
+        dao.upsert(Entry.value(key("c"), value("c2"), 5));
+        List<Entry> entries = toList(dao.range(null, null));
+        assertEquals(3, entries.size());
+        assertTrue(entries.get(1).isTombstone());
+        assertEquals(5, entries.get(1).timestamp());
+        assertEquals(Entry.value(key("c"), value("c2"), 5), entries.get(2));
+    }
+
+    @Test
+    void rangeMergesMemtableAndTables() throws IOException {
+        Dao dao = openDefault();
+        for (int i = 0; i < 30; i++) {
+            dao.upsert(Entry.value(key(String.format("k%03d", i)), value("v" + i), 1));
+            if (i % 7 == 6) {
+                dao.flush();
+            }
+        }
+        dao.upsert(Entry.value(key("k005"), value("newer"), 2));
+        List<Entry> entries = toList(dao.range(key("k003"), key("k010")));
+        assertEquals(7, entries.size());
+        assertEquals(Entry.value(key("k005"), value("newer"), 2), entries.get(2));
+    }
+
+    @Test
+    void closingIteratorEarlyAndTwiceIsAllowed() throws IOException {
+        Dao dao = daoWithKeys("a", "b", "c");
+        CloseableIterator<Entry> iterator = dao.range(null, null);
+        assertTrue(iterator.hasNext());
+        iterator.next();
+        iterator.close();
+        iterator.close();
+    }
+
+    // ---- timestamps ----
+
+    @Test
+    void olderWriteAfterNewerOneIsIgnored() throws IOException {
+        Dao dao = openDefault();
+        dao.upsert(Entry.value(key("a"), value("new"), 20));
+        dao.upsert(Entry.value(key("a"), value("old"), 10));
+        dao.upsert(Entry.tombstone(key("a"), 15));
+        assertEquals(Entry.value(key("a"), value("new"), 20), dao.get(key("a")));
+
+        dao.upsert(Entry.tombstone(key("b"), 20));
+        dao.upsert(Entry.value(key("b"), value("old"), 10));
+        assertTrue(dao.get(key("b")).isTombstone());
+        assertEquals(20, dao.get(key("b")).timestamp());
+    }
+
+    @Test
+    void olderWriteIsIgnoredWhenNewerOneIsAlreadyInATable() throws IOException {
+        Dao dao = openDefault();
+        dao.upsert(Entry.value(key("a"), value("new"), 20));
+        dao.flush();
+        dao.upsert(Entry.value(key("a"), value("old"), 10));
+        assertEquals(Entry.value(key("a"), value("new"), 20), dao.get(key("a")));
+        assertEquals(List.of(Entry.value(key("a"), value("new"), 20)), toList(dao.range(null, null)));
+        dao.flush();
+        dao.compact();
+        assertEquals(Entry.value(key("a"), value("new"), 20), dao.get(key("a")));
+        reopen(dao);
+        assertEquals(Entry.value(key("a"), value("new"), 20), reopened().get(key("a")));
+    }
+
+    @Test
+    void equalTimestampLaterWriteWins() throws IOException {
+        Dao dao = openDefault();
+        dao.upsert(Entry.value(key("a"), value("first"), 7));
+        dao.upsert(Entry.value(key("a"), value("second"), 7));
+        assertEquals(Entry.value(key("a"), value("second"), 7), dao.get(key("a")));
+        dao.flush();
+        dao.upsert(Entry.tombstone(key("a"), 7));
+        assertTrue(dao.get(key("a")).isTombstone());
+        dao.upsert(Entry.value(key("a"), value("third"), 7));
+        dao.flush();
+        dao.compact();
+        assertEquals(Entry.value(key("a"), value("third"), 7), dao.get(key("a")));
+    }
+
+    // ---- durability and exclusivity ----
+
+    @Test
+    void reopenKeepsEverything() throws IOException {
+        Dao dao = openDefault();
+        for (int i = 0; i < 500; i++) {
+            dao.upsert(Entry.value(key("k" + i), value("v" + i), i));
+            if (i == 250) {
+                dao.flush();
+            }
+        }
+        dao.upsert(Entry.tombstone(key("k7"), 1000));
+        reopen(dao);
+        Dao again = reopened();
+        for (int i = 0; i < 500; i++) {
+            Entry got = again.get(key("k" + i));
+            if (i == 7) {
+                assertTrue(got == null || got.isTombstone(), "deleted key must stay deleted: " + got);
+            } else {
+                assertEquals(Entry.value(key("k" + i), value("v" + i), i), got);
+            }
+        }
+    }
+
+    @Test
+    void secondOpenOfSameDirectoryFailsClearly() throws IOException {
+        openDefault();
+        IOException e = assertThrows(IOException.class, () -> open(DaoOptions.defaults(directory)));
+        assertNotNull(e.getMessage());
+        assertTrue(e.getMessage().contains(directory.getFileName().toString()),
+                "the error must name the directory: " + e.getMessage());
+    }
+
+    @Test
+    void directoryCanBeReopenedAfterClose() throws IOException {
+        Dao dao = openDefault();
+        dao.upsert(Entry.value(key("a"), value("1"), 1));
+        dao.close();
+        dao.close();
+        Dao again = track(open(DaoOptions.defaults(directory)));
+        assertEquals(Entry.value(key("a"), value("1"), 1), again.get(key("a")));
+    }
+
+    // ---- concurrency ----
+
+    @Test
+    void concurrentWritersAndReadersKeepHighestTimestamp() throws Exception {
+        Dao dao = track(open(DaoOptions.builder(directory).flushThresholdBytes(16 << 10).build()));
+        int writers = 4;
+        int hotKeys = 32;
+        int perWriter = 1500;
+        ExecutorService pool = Executors.newFixedThreadPool(writers + 2);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            AtomicBoolean writing = new AtomicBoolean(true);
+            List<Future<?>> writes = new ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                int writer = w;
+                writes.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < perWriter; i++) {
+                        dao.upsert(Entry.value(key("w" + writer + "-" + i), value("v" + i), i));
+                        // Unique timestamps per hot key, interleaved across writers and out of order.
+                        long ts = (long) ((i * 7919) % perWriter) * writers + writer;
+                        dao.upsert(Entry.value(key("hot" + (i % hotKeys)), value(Long.toString(ts)), ts));
+                    }
+                    return null;
+                }));
+            }
+            List<Future<?>> reads = new ArrayList<>();
+            for (int r = 0; r < 2; r++) {
+                reads.add(pool.submit(() -> {
+                    long[] seen = new long[hotKeys];
+                    Arrays.fill(seen, Long.MIN_VALUE);
+                    start.await();
+                    Random random = new Random();
+                    while (writing.get()) {
+                        int k = random.nextInt(hotKeys);
+                        Entry e = dao.get(key("hot" + k));
+                        if (e != null) {
+                            assertTrue(e.timestamp() >= seen[k], "visible version went back in time");
+                            assertEquals(Long.toString(e.timestamp()), new String(e.value(), StandardCharsets.UTF_8));
+                            seen[k] = e.timestamp();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : writes) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            writing.set(false);
+            for (Future<?> f : reads) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int k = 0; k < hotKeys; k++) {
+            long max = Long.MIN_VALUE;
+            for (int w = 0; w < writers; w++) {
+                for (int i = k; i < perWriter; i += hotKeys) {
+                    max = Math.max(max, (long) ((i * 7919) % perWriter) * writers + w);
+                }
+            }
+            assertEquals(max, dao.get(key("hot" + k)).timestamp(), "hot key " + k);
+        }
+        for (int w = 0; w < writers; w++) {
+            for (int i = 0; i < perWriter; i++) {
+                assertEquals(Entry.value(key("w" + w + "-" + i), value("v" + i), i), dao.get(key("w" + w + "-" + i)));
+            }
+        }
+    }
+
+    @Test
+    void rangeIteratorReadsSnapshotWhileWritesFlushesAndCompactionsRun() throws Exception {
+        Dao dao = track(open(DaoOptions.builder(directory).flushThresholdBytes(4 << 10).compactionTrigger(2).build()));
+        int count = 2000;
+        List<Entry> original = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Entry e = Entry.value(key(String.format("k%05d", i)), value("v1-" + i), 1);
+            original.add(e);
+            dao.upsert(e);
+        }
+        dao.flush();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (CloseableIterator<Entry> iterator = dao.range(null, null)) {
+            List<Entry> seen = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                seen.add(iterator.next());
+            }
+            CountDownLatch writerStarted = new CountDownLatch(1);
+            Future<?> writer = pool.submit(() -> {
+                writerStarted.countDown();
+                for (int i = 0; i < count; i++) {
+                    String name = String.format("k%05d", i);
+                    if (i % 3 == 0) {
+                        dao.upsert(Entry.tombstone(key(name), 2));
+                    } else {
+                        dao.upsert(Entry.value(key(name), value("v2-" + i), 2));
+                    }
+                    dao.upsert(Entry.value(key(name + "-new"), value("n" + i), 2));
+                    if (i % 500 == 499) {
+                        dao.flush();
+                    }
+                }
+                dao.flush();
+                dao.compact();
+                return null;
+            });
+            writerStarted.await();
+            // Half of the rest while the writer runs, the other half after it finished.
+            for (int i = 0; i < count / 2 && iterator.hasNext(); i++) {
+                seen.add(iterator.next());
+            }
+            writer.get(120, TimeUnit.SECONDS);
+            while (iterator.hasNext()) {
+                seen.add(iterator.next());
+            }
+            assertEquals(original, seen, "the iterator must show the snapshot taken when it was opened");
+        } finally {
+            pool.shutdownNow();
+        }
+        List<Entry> after = toList(dao.range(key("k00000"), key("k00003")));
+        assertEquals(List.of("k00000-new", "k00001", "k00001-new", "k00002", "k00002-new"), presentKeyNames(after));
+    }
+
+    // ---- helpers ----
+
+    protected static byte[] key(String name) {
+        return name.getBytes(StandardCharsets.UTF_8);
+    }
+
+    protected static byte[] value(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    protected static List<Entry> toList(CloseableIterator<Entry> iterator) {
+        try (iterator) {
+            List<Entry> list = new ArrayList<>();
+            while (iterator.hasNext()) {
+                list.add(iterator.next());
+            }
+            return list;
+        }
+    }
+
+    private Dao openDefault() throws IOException {
+        return track(open(DaoOptions.defaults(directory)));
+    }
+
+    private Dao openOther() throws IOException {
+        return track(open(DaoOptions.defaults(directory.resolve("other"))));
+    }
+
+    private Dao track(Dao dao) {
+        opened.add(dao);
+        return dao;
+    }
+
+    private void reopen(Dao dao) throws IOException {
+        dao.close();
+        track(open(DaoOptions.defaults(directory)));
+    }
+
+    private Dao reopened() {
+        return opened.get(opened.size() - 1);
+    }
+
+    private Dao daoWithKeys(String... names) throws IOException {
+        Dao dao = openDefault();
+        for (String name : names) {
+            dao.upsert(Entry.value(key(name), value(name), 1));
+        }
+        return dao;
+    }
+
+    private static void assertKeyNames(List<String> expected, CloseableIterator<Entry> range) {
+        List<String> actual = new ArrayList<>();
+        for (Entry e : toList(range)) {
+            actual.add(new String(e.key(), StandardCharsets.UTF_8));
+        }
+        assertEquals(expected, actual);
+    }
+
+    private static List<String> presentKeyNames(List<Entry> entries) {
+        List<String> names = new ArrayList<>();
+        for (Entry e : entries) {
+            if (!e.isTombstone()) {
+                names.add(new String(e.key(), StandardCharsets.UTF_8));
+            }
+        }
+        return names;
+    }
+
+    private static void assertKeys(byte[][] expected, List<Entry> entries) {
+        assertEquals(expected.length, entries.size());
+        for (int i = 0; i < expected.length; i++) {
+            assertArrayEquals(expected[i], entries.get(i).key(), "position " + i);
+        }
+    }
+}

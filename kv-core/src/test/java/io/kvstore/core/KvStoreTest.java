@@ -1,0 +1,90 @@
+package io.kvstore.core;
+
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/** The embedder's view, on every engine. */
+class KvStoreTest {
+    @TempDir
+    Path directory;
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void putGetDeleteLikeAMap(Engine engine) throws IOException {
+        try (KvStore store = KvStore.open(engine, DaoOptions.defaults(directory))) {
+            assertNull(store.get(bytes("a")));
+            store.put(bytes("a"), bytes("1"));
+            store.put(bytes("a"), bytes("2"));
+            assertArrayEquals(bytes("2"), store.get(bytes("a")));
+            store.put(bytes("empty"), new byte[0]);
+            assertArrayEquals(new byte[0], store.get(bytes("empty")));
+            store.delete(bytes("a"));
+            assertNull(store.get(bytes("a")));
+            store.delete(bytes("never-there"));
+            assertNull(store.get(bytes("never-there")));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void rangeHidesDeletedKeys(Engine engine) throws IOException {
+        try (KvStore store = KvStore.open(engine, DaoOptions.defaults(directory))) {
+            for (String k : new String[] {"a", "b", "c", "d", "e"}) {
+                store.put(bytes(k), bytes("v" + k));
+            }
+            store.delete(bytes("b"));
+            store.delete(bytes("e"));
+            assertEquals(List.of("a=va", "c=vc", "d=vd"), render(store, null, null));
+            assertEquals(List.of("c=vc"), render(store, bytes("b"), bytes("d")));
+            assertEquals(List.of(), render(store, bytes("e"), null));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void laterPutWinsAcrossReopen(Engine engine) throws IOException {
+        DaoOptions options = DaoOptions.defaults(directory);
+        for (int round = 0; round < 3; round++) {
+            try (KvStore store = KvStore.open(engine, options)) {
+                if (round > 0) {
+                    assertArrayEquals(bytes("round" + (round - 1)), store.get(bytes("k")));
+                }
+                store.put(bytes("k"), bytes("round" + round));
+                store.delete(bytes("gone"));
+                store.put(bytes("gone"), bytes("back" + round));
+                store.delete(bytes("gone"));
+            }
+        }
+        try (KvStore store = KvStore.open(engine, options)) {
+            assertArrayEquals(bytes("round2"), store.get(bytes("k")));
+            assertNull(store.get(bytes("gone")));
+        }
+    }
+
+    private static List<String> render(KvStore store, byte[] from, byte[] to) throws IOException {
+        List<String> out = new ArrayList<>();
+        try (CloseableIterator<Map.Entry<byte[], byte[]>> it = store.range(from, to)) {
+            while (it.hasNext()) {
+                Map.Entry<byte[], byte[]> e = it.next();
+                out.add(new String(e.getKey(), StandardCharsets.UTF_8) + "=" + new String(e.getValue(), StandardCharsets.UTF_8));
+            }
+        }
+        return out;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

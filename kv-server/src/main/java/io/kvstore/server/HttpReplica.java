@@ -1,0 +1,85 @@
+package io.kvstore.server;
+
+import io.kvstore.cluster.HybridClock;
+import io.kvstore.cluster.Replica;
+import io.kvstore.core.Entry;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import java.net.URI;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A replica on another node, reached through the internal route with the Vert.x web client: one
+ * keep-alive connection pool per peer, a timeout per request, nothing blocks. Timestamps seen in
+ * answers advance this node's clock.
+ */
+final class HttpReplica implements Replica {
+    private final WebClient client;
+    private final String host;
+    private final int port;
+    private final String node;
+    private final long timeoutMillis;
+    private final HybridClock clock;
+
+    HttpReplica(WebClient client, String node, long timeoutMillis, HybridClock clock) {
+        URI uri = URI.create(node);
+        this.client = client;
+        this.host = uri.getHost();
+        this.port = uri.getPort();
+        this.node = node;
+        this.timeoutMillis = timeoutMillis;
+        this.clock = clock;
+    }
+
+    @Override
+    public CompletionStage<Entry> get(byte[] key) {
+        Future<Entry> answer = request(client.get(port, host, InternalProtocol.PATH), key)
+                .send()
+                .map(response -> {
+                    if (response.statusCode() == 404) {
+                        return null;
+                    }
+                    expect(response, 200, "GET");
+                    long timestamp = Long.parseLong(response.getHeader(InternalProtocol.TIMESTAMP_HEADER));
+                    clock.observe(timestamp);
+                    if (Boolean.parseBoolean(response.getHeader(InternalProtocol.TOMBSTONE_HEADER))) {
+                        return Entry.tombstone(key, timestamp);
+                    }
+                    Buffer body = response.body();
+                    return Entry.value(key, body == null ? new byte[0] : body.getBytes(), timestamp);
+                });
+        return answer.toCompletionStage();
+    }
+
+    @Override
+    public CompletionStage<Void> upsert(Entry entry) {
+        HttpRequest<Buffer> request = entry.isTombstone()
+                ? client.delete(port, host, InternalProtocol.PATH)
+                : client.put(port, host, InternalProtocol.PATH);
+        request(request, entry.key()).addQueryParam("ts", Long.toString(entry.timestamp()));
+        Future<HttpResponse<Buffer>> sent = entry.isTombstone() ? request.send() : request.sendBuffer(Buffer.buffer(entry.value()));
+        return sent.<Void>map(response -> {
+            expect(response, entry.isTombstone() ? 202 : 201, entry.isTombstone() ? "DELETE" : "PUT");
+            return null;
+        }).toCompletionStage();
+    }
+
+    private HttpRequest<Buffer> request(HttpRequest<Buffer> request, byte[] key) {
+        return request.addQueryParam("key", InternalProtocol.encodeKey(key)).timeout(timeoutMillis);
+    }
+
+    private void expect(HttpResponse<Buffer> response, int status, String method) {
+        if (response.statusCode() != status) {
+            throw new IllegalStateException(method + " " + node + InternalProtocol.PATH + " answered "
+                    + response.statusCode() + " instead of " + status);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HttpReplica{" + node + '}';
+    }
+}

@@ -1,0 +1,32 @@
+package io.kvstore.server;
+
+import java.util.Base64;
+
+/**
+ * The node-to-node route. It carries what the public protocol hides: the exact key bytes
+ * (base64url in {@code key}), the write's timestamp ({@code ts}) and the tombstone flag. A node
+ * serves it from its own store only; it is never proxied again.
+ *
+ * <pre>
+ * GET    /internal/v0/entity?key=K        200 + value, headers X-Kv-Timestamp, X-Kv-Tombstone; 404 if absent
+ * PUT    /internal/v0/entity?key=K&amp;ts=T   body = value        -> 201
+ * DELETE /internal/v0/entity?key=K&amp;ts=T                      -> 202
+ * </pre>
+ */
+final class InternalProtocol {
+    static final String PATH = "/internal/v0/entity";
+    static final String TIMESTAMP_HEADER = "X-Kv-Timestamp";
+    static final String TOMBSTONE_HEADER = "X-Kv-Tombstone";
+
+    private InternalProtocol() {
+    }
+
+    static String encodeKey(byte[] key) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(key);
+    }
+
+    /** @throws IllegalArgumentException if {@code key} is not base64url */
+    static byte[] decodeKey(String key) {
+        return Base64.getUrlDecoder().decode(key);
+    }
+}

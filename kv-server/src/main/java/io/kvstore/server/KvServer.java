@@ -1,0 +1,198 @@
+package io.kvstore.server;
+
+import io.kvstore.cluster.HybridClock;
+import io.kvstore.cluster.LocalReplica;
+import io.kvstore.cluster.Partitioner;
+import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.Replica;
+import io.kvstore.cluster.ReplicaCoordinator;
+import io.kvstore.core.Dao;
+import io.kvstore.core.DaoOptions;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A kvstore node: the store, the coordinator and the HTTP front end on Vert.x event loops. Embeddable
+ * (start and stop it from a Java program, as the tests do) and the core of the standalone jar.
+ *
+ * <pre>{@code
+ * KvServer server = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir).build())
+ *         .toCompletableFuture().join();
+ * int port = server.port();
+ * ...
+ * server.stop().toCompletableFuture().join();
+ * }</pre>
+ */
+public final class KvServer {
+    private static final Logger LOG = LoggerFactory.getLogger(KvServer.class);
+
+    private final KvServerConfig config;
+    private final Vertx vertx;
+    private final Dao dao;
+    private final ReplicaCoordinator coordinator;
+    private final WebClient client;
+    private final ExecutorService storagePool;
+    private final List<String> deployments = new ArrayList<>();
+    private volatile int port;
+    private CompletableFuture<Void> stopped;
+
+    private KvServer(KvServerConfig config, Vertx vertx, Dao dao, ReplicaCoordinator coordinator, WebClient client,
+            ExecutorService storagePool) {
+        this.config = config;
+        this.vertx = vertx;
+        this.dao = dao;
+        this.coordinator = coordinator;
+        this.client = client;
+        this.storagePool = storagePool;
+    }
+
+    /**
+     * Opens the store and starts listening. The stage completes once every event loop accepts
+     * connections, or fails (with the store closed again) if the store cannot open or the port is taken.
+     */
+    public static CompletionStage<KvServer> start(KvServerConfig config) {
+        Dao dao;
+        try {
+            dao = config.engine().open(DaoOptions.builder(config.dataDirectory())
+                    .syncPolicy(config.syncPolicy())
+                    .flushThresholdBytes(config.flushThresholdBytes())
+                    .build());
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
+        ExecutorService storagePool = config.storageThreads() == 0 ? null
+                : Executors.newFixedThreadPool(config.storageThreads(), r -> {
+                    Thread t = new Thread(r, "kv-storage");
+                    t.setDaemon(true);
+                    return t;
+                });
+        Executor storage = storagePool == null ? Runnable::run : storagePool;
+        HybridClock clock = new HybridClock();
+        WebClient client = WebClient.create(vertx,
+                new WebClientOptions().setKeepAlive(true).setTcpNoDelay(true)
+                        .setConnectTimeout((int) config.replicaTimeout().toMillis()),
+                new PoolOptions().setHttp1MaxSize(32));
+        Partitioner partitioner = Partitioners.create(config.partitioner(), config.cluster(), config.virtualNodes());
+        LocalReplica local = new LocalReplica(dao, storage);
+        List<Replica> replicas = new ArrayList<>();
+        for (String node : config.cluster()) {
+            replicas.add(node.equals(config.self()) ? local
+                    : new HttpReplica(client, node, config.replicaTimeout().toMillis(), clock));
+        }
+        ReplicaCoordinator coordinator = new ReplicaCoordinator(partitioner, replicas, clock, config.replicaTimeout());
+        KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool);
+        AtomicInteger inFlight = new AtomicInteger();
+        RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
+                new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes()),
+                new RangeHandler(dao, config.maxKeyBytes()),
+                new InternalHandler(local, clock, config.maxBodyBytes()),
+                new StatusHandler(config, inFlight));
+        HttpServerOptions options = new HttpServerOptions()
+                .setTcpNoDelay(true)
+                .setIdleTimeout((int) config.idleTimeout().toSeconds())
+                .setIdleTimeoutUnit(TimeUnit.SECONDS)
+                .setMaxHeaderSize(16 << 10)
+                .setMaxInitialLineLength(16 << 10)
+                .setDecompressionSupported(false);
+        // One listener first (it learns the port when 0 was asked for), then one per remaining event loop.
+        CompletableFuture<KvServer> started = new CompletableFuture<>();
+        server.deploy(router, options, config.port(), 1)
+                .compose(first -> server.deploy(router, options, server.port, config.eventLoops() - 1))
+                .onSuccess(ok -> {
+                    LOG.info("kvstore node {} listening on port {} ({} engine, {} partitioner, cluster of {})",
+                            config.self(), server.port, config.engine().id(), config.partitioner(), config.cluster().size());
+                    started.complete(server);
+                })
+                .onFailure(error -> server.stop().whenComplete((v, e) -> started.completeExceptionally(error)));
+        return started;
+    }
+
+    private Future<Void> deploy(RequestRouter router, HttpServerOptions options, int listenPort, int instances) {
+        if (instances == 0) {
+            return Future.succeededFuture();
+        }
+        return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort, this::listening),
+                        new DeploymentOptions().setInstances(instances))
+                .map(id -> {
+                    synchronized (deployments) {
+                        deployments.add(id);
+                    }
+                    return null;
+                });
+    }
+
+    private void listening(int actualPort) {
+        port = actualPort;
+    }
+
+    /** The port this node listens on (the actual one when configured with 0). */
+    public int port() {
+        return port;
+    }
+
+    public KvServerConfig config() {
+        return config;
+    }
+
+    /**
+     * Stops accepting connections, lets requests in flight finish (up to 10 s), then closes the
+     * coordinator, the internode client and the store. Idempotent.
+     */
+    public synchronized CompletionStage<Void> stop() {
+        if (stopped != null) {
+            return stopped;
+        }
+        stopped = new CompletableFuture<>();
+        List<String> ids;
+        synchronized (deployments) {
+            ids = new ArrayList<>(deployments);
+        }
+        List<Future<Void>> undeployed = new ArrayList<>();
+        for (String id : ids) {
+            undeployed.add(vertx.undeploy(id));
+        }
+        Future.join(undeployed).onComplete(done -> {
+            client.close();
+            Throwable failure = null;
+            try {
+                coordinator.close();
+                if (storagePool != null) {
+                    storagePool.shutdown();
+                    storagePool.awaitTermination(10, TimeUnit.SECONDS);
+                }
+                dao.close();
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                failure = e;
+            }
+            Throwable closeFailure = failure;
+            vertx.close().onComplete(closed -> {
+                if (closeFailure != null) {
+                    stopped.completeExceptionally(closeFailure);
+                } else {
+                    LOG.info("kvstore node {} stopped", config.self());
+                    stopped.complete(null);
+                }
+            });
+        });
+        return stopped;
+    }
+}

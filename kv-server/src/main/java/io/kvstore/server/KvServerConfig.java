@@ -1,0 +1,285 @@
+package io.kvstore.server;
+
+import io.kvstore.cluster.Partitioners;
+import io.kvstore.core.Engine;
+import io.kvstore.core.SyncPolicy;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything a {@link KvServer} needs, validated when built. Defaults serve a single node on port
+ * 8080 with the LSM engine in {@code ./data}.
+ *
+ * <pre>{@code
+ * KvServerConfig config = KvServerConfig.builder()
+ *         .port(8081)
+ *         .cluster(List.of("http://127.0.0.1:8081", "http://127.0.0.1:8082"))
+ *         .self("http://127.0.0.1:8081")
+ *         .dataDirectory(Path.of("data-1"))
+ *         .build();
+ * }</pre>
+ */
+public final class KvServerConfig {
+    /** Default largest key, in bytes after percent-decoding. */
+    public static final int DEFAULT_MAX_KEY_BYTES = 4096;
+    /** Default largest request body: 8 MiB, so 4 MiB values pass with room. */
+    public static final int DEFAULT_MAX_BODY_BYTES = 8 << 20;
+    /** Default requests in flight on this node beyond which it answers 503. */
+    public static final int DEFAULT_MAX_IN_FLIGHT = 4096;
+
+    private final int port;
+    private final String self;
+    private final List<String> cluster;
+    private final Path dataDirectory;
+    private final String partitioner;
+    private final int virtualNodes;
+    private final Engine engine;
+    private final SyncPolicy syncPolicy;
+    private final long flushThresholdBytes;
+    private final int maxKeyBytes;
+    private final int maxBodyBytes;
+    private final int maxInFlight;
+    private final Duration replicaTimeout;
+    private final Duration idleTimeout;
+    private final int eventLoops;
+    private final int storageThreads;
+
+    private KvServerConfig(Builder b) {
+        this.port = b.port;
+        this.self = b.self != null ? b.self : "http://localhost:" + b.port;
+        this.cluster = b.cluster != null ? List.copyOf(b.cluster) : List.of(this.self);
+        this.dataDirectory = b.dataDirectory;
+        this.partitioner = b.partitioner;
+        this.virtualNodes = b.virtualNodes;
+        this.engine = b.engine;
+        this.syncPolicy = b.syncPolicy;
+        this.flushThresholdBytes = b.flushThresholdBytes;
+        this.maxKeyBytes = b.maxKeyBytes;
+        this.maxBodyBytes = b.maxBodyBytes;
+        this.maxInFlight = b.maxInFlight;
+        this.replicaTimeout = b.replicaTimeout;
+        this.idleTimeout = b.idleTimeout;
+        this.eventLoops = b.eventLoops;
+        this.storageThreads = b.storageThreads;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** TCP port to listen on; 0 picks a free one (single node only: a cluster needs known addresses). */
+    public int port() {
+        return port;
+    }
+
+    /** This node's address as it appears in {@link #cluster()}. */
+    public String self() {
+        return self;
+    }
+
+    /** Every node's base URL, in the same order on every node. */
+    public List<String> cluster() {
+        return cluster;
+    }
+
+    public Path dataDirectory() {
+        return dataDirectory;
+    }
+
+    public String partitioner() {
+        return partitioner;
+    }
+
+    public int virtualNodes() {
+        return virtualNodes;
+    }
+
+    public Engine engine() {
+        return engine;
+    }
+
+    public SyncPolicy syncPolicy() {
+        return syncPolicy;
+    }
+
+    public long flushThresholdBytes() {
+        return flushThresholdBytes;
+    }
+
+    public int maxKeyBytes() {
+        return maxKeyBytes;
+    }
+
+    public int maxBodyBytes() {
+        return maxBodyBytes;
+    }
+
+    public int maxInFlight() {
+        return maxInFlight;
+    }
+
+    /** How long a request waits for its {@code ack} replica answers before 504. */
+    public Duration replicaTimeout() {
+        return replicaTimeout;
+    }
+
+    /** Connections idle this long are closed. */
+    public Duration idleTimeout() {
+        return idleTimeout;
+    }
+
+    public int eventLoops() {
+        return eventLoops;
+    }
+
+    /** Threads that run storage calls; 0 runs them on the event loop. */
+    public int storageThreads() {
+        return storageThreads;
+    }
+
+    /** Builds a {@link KvServerConfig}; {@link #build()} rejects inconsistent settings with a clear message. */
+    public static final class Builder {
+        private int port = 8080;
+        private String self;
+        private List<String> cluster;
+        private Path dataDirectory = Path.of("data");
+        private String partitioner = "ring";
+        private int virtualNodes = 256;
+        private Engine engine = Engine.LSM;
+        private SyncPolicy syncPolicy = SyncPolicy.NONE;
+        private long flushThresholdBytes = 32L << 20;
+        private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
+        private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
+        private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+        private Duration replicaTimeout = Duration.ofSeconds(2);
+        private Duration idleTimeout = Duration.ofSeconds(60);
+        private int eventLoops = Runtime.getRuntime().availableProcessors();
+        private int storageThreads = 0;
+
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        public Builder self(String self) {
+            this.self = self;
+            return this;
+        }
+
+        public Builder cluster(List<String> cluster) {
+            this.cluster = cluster;
+            return this;
+        }
+
+        public Builder dataDirectory(Path dataDirectory) {
+            this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
+            return this;
+        }
+
+        public Builder partitioner(String partitioner) {
+            this.partitioner = partitioner;
+            return this;
+        }
+
+        public Builder virtualNodes(int virtualNodes) {
+            this.virtualNodes = virtualNodes;
+            return this;
+        }
+
+        public Builder engine(Engine engine) {
+            this.engine = Objects.requireNonNull(engine, "engine");
+            return this;
+        }
+
+        public Builder syncPolicy(SyncPolicy syncPolicy) {
+            this.syncPolicy = Objects.requireNonNull(syncPolicy, "syncPolicy");
+            return this;
+        }
+
+        public Builder flushThresholdBytes(long bytes) {
+            this.flushThresholdBytes = bytes;
+            return this;
+        }
+
+        public Builder maxKeyBytes(int bytes) {
+            this.maxKeyBytes = bytes;
+            return this;
+        }
+
+        public Builder maxBodyBytes(int bytes) {
+            this.maxBodyBytes = bytes;
+            return this;
+        }
+
+        public Builder maxInFlight(int requests) {
+            this.maxInFlight = requests;
+            return this;
+        }
+
+        public Builder replicaTimeout(Duration timeout) {
+            this.replicaTimeout = Objects.requireNonNull(timeout, "replicaTimeout");
+            return this;
+        }
+
+        public Builder idleTimeout(Duration timeout) {
+            this.idleTimeout = Objects.requireNonNull(timeout, "idleTimeout");
+            return this;
+        }
+
+        public Builder eventLoops(int eventLoops) {
+            this.eventLoops = eventLoops;
+            return this;
+        }
+
+        public Builder storageThreads(int threads) {
+            this.storageThreads = threads;
+            return this;
+        }
+
+        public KvServerConfig build() {
+            require(port >= 0 && port <= 65535, "port must be in [0, 65535], got " + port);
+            require(maxKeyBytes >= 1, "max key bytes must be >= 1, got " + maxKeyBytes);
+            require(maxBodyBytes >= 0, "max body bytes must be >= 0, got " + maxBodyBytes);
+            require(maxInFlight >= 1, "max in-flight requests must be >= 1, got " + maxInFlight);
+            require(eventLoops >= 1, "event loops must be >= 1, got " + eventLoops);
+            require(storageThreads >= 0, "storage threads must be >= 0, got " + storageThreads);
+            require(!replicaTimeout.isNegative() && !replicaTimeout.isZero(), "replica timeout must be positive");
+            require(!idleTimeout.isNegative() && !idleTimeout.isZero(), "idle timeout must be positive");
+            require(Partitioners.names().contains(partitioner),
+                    "unknown partitioner '" + partitioner + "'; expected one of " + Partitioners.names());
+            require(virtualNodes >= 1, "virtual nodes must be >= 1, got " + virtualNodes);
+            KvServerConfig config = new KvServerConfig(this);
+            for (String node : config.cluster) {
+                checkUrl(node);
+            }
+            checkUrl(config.self);
+            require(new HashSet<>(config.cluster).size() == config.cluster.size(), "duplicate node in cluster " + config.cluster);
+            require(config.cluster.contains(config.self),
+                    "self " + config.self + " is not in the cluster " + config.cluster);
+            require(port != 0 || config.cluster.size() == 1, "a cluster node needs a fixed port, not 0");
+            return config;
+        }
+
+        private static void checkUrl(String url) {
+            URI uri;
+            try {
+                uri = URI.create(url);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("bad node URL '" + url + "': " + e.getMessage());
+            }
+            require("http".equals(uri.getScheme()) && uri.getHost() != null && uri.getPort() >= 0
+                    && (uri.getPath() == null || uri.getPath().isEmpty()),
+                    "node URL must look like http://host:port, got '" + url + "'");
+        }
+
+        private static void require(boolean condition, String message) {
+            if (!condition) {
+                throw new IllegalArgumentException(message);
+            }
+        }
+    }
+}

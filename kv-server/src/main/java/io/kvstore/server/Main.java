@@ -1,0 +1,153 @@
+package io.kvstore.server;
+
+import io.kvstore.core.Engine;
+import io.kvstore.core.SyncPolicy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The standalone server: {@code java -jar kv-server/target/kv-server.jar [options]}. Without options it
+ * serves a single node on port 8080 with data in {@code ./data}. SIGTERM (or Ctrl-C) stops accepting,
+ * finishes requests in flight, flushes and closes the store.
+ */
+public final class Main {
+    private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+
+    static final String USAGE = String.join("\n",
+            "Usage: java -jar kv-server/target/kv-server.jar [options]",
+            "",
+            "  --port N                  port to listen on (default 8080)",
+            "  --data-dir DIR            where the store keeps its files (default ./data)",
+            "  --cluster URL,URL,...     every node of the cluster, this one included, same order on every node",
+            "                            (default: a single node, http://localhost:<port>)",
+            "  --self URL                this node's URL as written in --cluster (default http://localhost:<port>)",
+            "  --partitioner NAME        ring | rendezvous | modn | jump | maglev (default ring)",
+            "  --vnodes N                virtual nodes per node for the ring (default 256)",
+            "  --engine NAME             lsm | rocksdb (default lsm)",
+            "  --sync POLICY             none | group | every: when the write-ahead log reaches the disk (default none:",
+            "                            every acknowledged write survives a killed process, not a power cut)",
+            "  --flush-threshold BYTES   memtable size before it is written to a table (default 33554432)",
+            "  --max-key-bytes N         longest id after percent-decoding (default " + KvServerConfig.DEFAULT_MAX_KEY_BYTES + ")",
+            "  --max-body-bytes N        largest request body; larger gets 413 (default " + KvServerConfig.DEFAULT_MAX_BODY_BYTES + ")",
+            "  --max-in-flight N         requests in progress before 503 + Retry-After (default " + KvServerConfig.DEFAULT_MAX_IN_FLIGHT + ")",
+            "  --replica-timeout-ms N    how long a request waits for ack replicas before 504 (default 2000)",
+            "  --idle-timeout-s N        idle connections are closed after this (default 60)",
+            "  --event-loops N           HTTP event loops (default: number of cores)",
+            "  --storage-threads N       threads for storage calls; 0 runs them on the event loops (default 0)",
+            "  --help                    this text");
+
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        KvServerConfig config;
+        try {
+            config = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            System.err.println("run with --help for the options");
+            System.exit(2);
+            return;
+        }
+        if (config == null) {
+            System.out.println(USAGE);
+            return;
+        }
+        KvServer server;
+        try {
+            server = KvServer.start(config).toCompletableFuture().get();
+        } catch (Exception e) {
+            LOG.error("could not start: {}", e.getCause() != null ? e.getCause().toString() : e.toString());
+            System.exit(1);
+            return;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("shutting down: finishing requests in flight, then closing the store");
+            try {
+                server.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.error("clean shutdown failed", e);
+            } finally {
+                stopped.countDown();
+            }
+        }, "kv-shutdown"));
+        stopped.await();
+    }
+
+    /** The configuration the arguments describe, or {@code null} when help was asked for. */
+    static KvServerConfig parse(String... args) {
+        KvServerConfig.Builder b = KvServerConfig.builder();
+        for (int i = 0; i < args.length; i++) {
+            String flag = args[i];
+            if (flag.equals("--help") || flag.equals("-h")) {
+                return null;
+            }
+            if (!flag.startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument '" + flag + "'");
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("missing value for " + flag);
+            }
+            String value = args[++i];
+            switch (flag) {
+                case "--port": b.port(intValue(flag, value)); break;
+                case "--data-dir": b.dataDirectory(Path.of(value)); break;
+                case "--cluster": b.cluster(nodes(value)); break;
+                case "--self": b.self(value.trim()); break;
+                case "--partitioner": b.partitioner(value); break;
+                case "--vnodes": b.virtualNodes(intValue(flag, value)); break;
+                case "--engine": b.engine(Engine.fromName(value)); break;
+                case "--sync": b.syncPolicy(syncPolicy(value)); break;
+                case "--flush-threshold": b.flushThresholdBytes(longValue(flag, value)); break;
+                case "--max-key-bytes": b.maxKeyBytes(intValue(flag, value)); break;
+                case "--max-body-bytes": b.maxBodyBytes(intValue(flag, value)); break;
+                case "--max-in-flight": b.maxInFlight(intValue(flag, value)); break;
+                case "--replica-timeout-ms": b.replicaTimeout(Duration.ofMillis(longValue(flag, value))); break;
+                case "--idle-timeout-s": b.idleTimeout(Duration.ofSeconds(longValue(flag, value))); break;
+                case "--event-loops": b.eventLoops(intValue(flag, value)); break;
+                case "--storage-threads": b.storageThreads(intValue(flag, value)); break;
+                default: throw new IllegalArgumentException("unknown option " + flag);
+            }
+        }
+        return b.build();
+    }
+
+    private static List<String> nodes(String csv) {
+        List<String> nodes = Arrays.asList(csv.split(","));
+        nodes.replaceAll(String::trim);
+        return nodes;
+    }
+
+    private static SyncPolicy syncPolicy(String value) {
+        switch (value.toLowerCase(Locale.ROOT)) {
+            case "none": return SyncPolicy.NONE;
+            case "group": return SyncPolicy.GROUP_COMMIT;
+            case "every": return SyncPolicy.EVERY_WRITE;
+            default: throw new IllegalArgumentException("--sync must be none, group or every, got '" + value + "'");
+        }
+    }
+
+    private static int intValue(String flag, String value) {
+        long v = longValue(flag, value);
+        if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
+            throw new IllegalArgumentException(flag + " is out of range: " + value);
+        }
+        return (int) v;
+    }
+
+    private static long longValue(String flag, String value) {
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(flag + " needs a number, got '" + value + "'");
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.kvstore.server;
+
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The front door: admission control (a bounded number of requests in flight, beyond which 503 with
+ * Retry-After, never an unbounded queue), dispatch by path, and bad input turned into 400.
+ */
+final class RequestRouter implements Handler<HttpServerRequest> {
+    private final AtomicInteger inFlight;
+    private final int maxInFlight;
+    private final EntityHandler entity;
+    private final RangeHandler range;
+    private final InternalHandler internal;
+    private final StatusHandler status;
+
+    RequestRouter(AtomicInteger inFlight, int maxInFlight, EntityHandler entity, RangeHandler range,
+            InternalHandler internal, StatusHandler status) {
+        this.inFlight = inFlight;
+        this.maxInFlight = maxInFlight;
+        this.entity = entity;
+        this.range = range;
+        this.internal = internal;
+        this.status = status;
+    }
+
+    @Override
+    public void handle(HttpServerRequest request) {
+        if (inFlight.incrementAndGet() > maxInFlight) {
+            inFlight.decrementAndGet();
+            request.response().setStatusCode(503).putHeader("Retry-After", "1").end("overloaded, retry later\n");
+            return;
+        }
+        boolean[] released = new boolean[1];
+        Handler<Void> release = done -> {
+            if (!released[0]) {
+                released[0] = true;
+                inFlight.decrementAndGet();
+            }
+        };
+        request.response().endHandler(release);
+        request.response().closeHandler(release);
+        try {
+            switch (request.path()) {
+                case "/v0/entity":
+                    entity.handle(request);
+                    break;
+                case "/v0/entities":
+                    range.handle(request);
+                    break;
+                case "/v0/status":
+                    status.handle(request);
+                    break;
+                case InternalProtocol.PATH:
+                    internal.handle(request);
+                    break;
+                default:
+                    Responses.send(request, 400, "unknown path " + request.path());
+            }
+        } catch (IllegalArgumentException e) {
+            // bad percent-encoding, ack/from, base64 key, timestamp: the client's mistake
+            Responses.send(request, 400, String.valueOf(e.getMessage()));
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.kvstore.server;
+
+import io.kvstore.cluster.NotEnoughReplicasException;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Status answers with a short plain-text reason, and the mapping of failures to status codes. */
+final class Responses {
+    private static final Logger LOG = LoggerFactory.getLogger(Responses.class);
+
+    private Responses() {
+    }
+
+    static void send(HttpServerRequest request, int status, String reason) {
+        HttpServerResponse response = request.response();
+        if (response.ended() || response.closed()) {
+            return;
+        }
+        response.setStatusCode(status).putHeader("Content-Type", "text/plain; charset=utf-8").end(reason + "\n");
+    }
+
+    /** 413 without reading the body: the connection is closed after the answer so the rest is never read. */
+    static void tooLarge(HttpServerRequest request, long limit) {
+        HttpServerResponse response = request.response();
+        if (response.ended() || response.closed()) {
+            return;
+        }
+        response.setStatusCode(413).putHeader("Connection", "close")
+                .end("request body exceeds the limit of " + limit + " bytes\n")
+                .onComplete(done -> request.connection().close());
+    }
+
+    /** The answer to a write: {@code status} on success, else the failure's status. */
+    static void completed(HttpServerRequest request, int status, Throwable error) {
+        if (error != null) {
+            failure(request, error);
+        } else {
+            request.response().setStatusCode(status).end();
+        }
+    }
+
+    /** Maps a failed storage or replication call: too few replicas is 504, bad input 400, else 500. */
+    static void failure(HttpServerRequest request, Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof NotEnoughReplicasException) {
+            send(request, 504, cause.getMessage());
+        } else if (cause instanceof IllegalArgumentException) {
+            send(request, 400, cause.getMessage());
+        } else {
+            LOG.error("{} {} failed", request.method(), request.uri(), cause);
+            send(request, 500, "internal error: " + cause);
+        }
+    }
+}

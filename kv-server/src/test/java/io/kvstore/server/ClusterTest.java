@@ -1,0 +1,120 @@
+package io.kvstore.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Two and three real nodes on loopback: placement, quorums, failures and recovery. */
+@Tag("slow")
+class ClusterTest {
+    @TempDir
+    Path dir;
+
+    private static String text(HttpResponse<byte[]> response) {
+        return new String(response.body(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void twoNodesServeAnyKeyAndFromOneStoresEachKeyOnExactlyOneNode() throws Exception {
+        TestCluster cluster = new TestCluster(dir, 2);
+        try {
+            int onFirst = 0;
+            for (int i = 0; i < 100; i++) {
+                assertEquals(201, cluster.put(i % 2, "id=key-" + i + "&ack=1&from=1", "v" + i));
+            }
+            for (int i = 0; i < 100; i++) {
+                assertEquals("v" + i, text(cluster.get((i + 1) % 2, "id=key-" + i + "&ack=1&from=1")), "any node serves any key");
+            }
+            String first = cluster.localRange(0);
+            String second = cluster.localRange(1);
+            for (int i = 0; i < 100; i++) {
+                String entry = "key-" + i + "\nv" + i;
+                boolean a = first.contains(entry);
+                boolean b = second.contains(entry);
+                assertTrue(a ^ b, "key-" + i + " must be on exactly one node");
+                onFirst += a ? 1 : 0;
+            }
+            assertTrue(onFirst > 25 && onFirst < 75, "keys spread over both nodes: " + onFirst + " of 100 on the first");
+        } finally {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void threeNodesWriteExactlyFromCopiesWithDefaultsTwoOfThree() throws Exception {
+        TestCluster cluster = new TestCluster(dir, 3);
+        try {
+            for (int from = 1; from <= 3; from++) {
+                for (int i = 0; i < 10; i++) {
+                    String key = "f" + from + "-" + i;
+                    assertEquals(201, cluster.put(i % 3, "id=" + key + "&ack=1&from=" + from, "x"));
+                    int copies = 0;
+                    for (int n = 0; n < 3; n++) {
+                        copies += cluster.localRange(n).contains(key + "\nx") ? 1 : 0;
+                    }
+                    assertEquals(from, copies, key);
+                }
+            }
+            assertEquals(201, cluster.put(0, "id=default", "d"));
+            int copies = 0;
+            for (int n = 0; n < 3; n++) {
+                copies += cluster.localRange(n).contains("default\nd") ? 1 : 0;
+            }
+            assertTrue(copies >= 2, "default from=3 ack=2: at least two copies at once, got " + copies);
+        } finally {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void quorumInvariantsHoldWithOneNodeDownAndTooFewNodesGive504() throws Exception {
+        TestCluster cluster = new TestCluster(dir, 3);
+        try {
+            assertEquals(201, cluster.put(0, "id=k", "v1")); // 2/3 by default
+            assertEquals(201, cluster.put(1, "id=gone", "x"));
+            assertEquals(202, cluster.delete(2, "id=gone"));
+            for (int down = 0; down < 3; down++) {
+                cluster.stop(down);
+                int reader = (down + 1) % 3;
+                assertEquals("v1", text(cluster.get(reader, "id=k")), "PUT 2/3 then GET 2/3 with node " + down + " down");
+                assertEquals(404, cluster.get(reader, "id=gone").statusCode(), "DELETE 2/3 then GET 2/3");
+                assertEquals(504, cluster.get(reader, "id=k&ack=3&from=3").statusCode(), "3 answers impossible");
+                assertEquals(504, cluster.put(reader, "id=other&ack=3", "partial"), "3 acks impossible");
+                cluster.start(down);
+            }
+            cluster.stop(1);
+            cluster.stop(2);
+            assertEquals(504, cluster.get(0, "id=k").statusCode(), "two of three down: no quorum");
+            assertEquals(504, cluster.put(0, "id=other", "v2"));
+            assertEquals(200, cluster.get(0, "id=k&ack=1").statusCode(), "ack=1 still works on the survivor");
+        } finally {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void newestWriteWinsAndARestartedNodeServesItsData() throws Exception {
+        TestCluster cluster = new TestCluster(dir, 3);
+        try {
+            for (int i = 0; i < 5; i++) {
+                assertEquals(201, cluster.put(i % 3, "id=counter", "v" + i));
+            }
+            assertEquals("v4", text(cluster.get(1, "id=counter&ack=3")));
+            cluster.stop(2);
+            assertEquals(201, cluster.put(0, "id=counter", "while-2-was-down"));
+            cluster.start(2);
+            // Node 2 has the old version; a read of all three answers still returns the newest.
+            assertEquals("while-2-was-down", text(cluster.get(2, "id=counter&ack=3")));
+            assertEquals(201, cluster.put(2, "id=after-restart&ack=3", "ok"));
+            assertEquals("ok", text(cluster.get(1, "id=after-restart&ack=1&from=3")));
+        } finally {
+            cluster.close();
+        }
+    }
+}

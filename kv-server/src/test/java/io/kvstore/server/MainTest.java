@@ -1,0 +1,60 @@
+package io.kvstore.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.kvstore.core.Engine;
+import io.kvstore.core.SyncPolicy;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class MainTest {
+
+    @Test
+    void defaultsServeOneNodeOnPort8080WithTheLsmInData() {
+        KvServerConfig c = Main.parse();
+        assertEquals(8080, c.port());
+        assertEquals("http://localhost:8080", c.self());
+        assertEquals(List.of("http://localhost:8080"), c.cluster());
+        assertEquals(Path.of("data"), c.dataDirectory());
+        assertEquals(Engine.LSM, c.engine());
+        assertEquals("ring", c.partitioner());
+    }
+
+    @Test
+    void everyContractFlagIsUnderstood() {
+        KvServerConfig c = Main.parse("--port", "9001", "--data-dir", "/tmp/x",
+                "--cluster", "http://h1:9001, http://h2:9002", "--self", "http://h1:9001",
+                "--partitioner", "maglev", "--engine", "rocksdb", "--sync", "group", "--max-in-flight", "10");
+        assertEquals(9001, c.port());
+        assertEquals(List.of("http://h1:9001", "http://h2:9002"), c.cluster());
+        assertEquals("maglev", c.partitioner());
+        assertEquals(Engine.ROCKSDB, c.engine());
+        assertEquals(SyncPolicy.GROUP_COMMIT, c.syncPolicy());
+        assertEquals(10, c.maxInFlight());
+        assertNull(Main.parse("--help"));
+    }
+
+    @Test
+    void badFlagsAreClearErrors() {
+        assertMessage("unknown option --prot", "--prot", "1");
+        assertMessage("missing value for --port", "--port");
+        assertMessage("--port needs a number, got 'x'", "--port", "x");
+        assertMessage("port must be in [0, 65535], got 70000", "--port", "70000");
+        assertMessage("unknown partitioner 'hash'; expected one of [ring, rendezvous, modn, jump, maglev]",
+                "--partitioner", "hash");
+        assertMessage("self http://h3:1 is not in the cluster [http://h1:1, http://h2:1]",
+                "--cluster", "http://h1:1,http://h2:1", "--self", "http://h3:1");
+        assertMessage("duplicate node in cluster [http://h1:1, http://h1:1]", "--cluster", "http://h1:1,http://h1:1",
+                "--self", "http://h1:1");
+        assertMessage("node URL must look like http://host:port, got 'h1:1'", "--cluster", "h1:1", "--self", "h1:1");
+        assertMessage("--sync must be none, group or every, got 'always'", "--sync", "always");
+        assertThrows(IllegalArgumentException.class, () -> Main.parse("--engine", "leveldb"));
+    }
+
+    private static void assertMessage(String message, String... args) {
+        assertEquals(message, assertThrows(IllegalArgumentException.class, () -> Main.parse(args)).getMessage());
+    }
+}

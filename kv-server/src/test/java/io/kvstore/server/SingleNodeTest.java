@@ -1,0 +1,238 @@
+package io.kvstore.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URLEncoder;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every rule of the protocol on one node, over real sockets. */
+class SingleNodeTest {
+    @TempDir
+    Path dir;
+    TestCluster node;
+
+    @BeforeEach
+    void start() throws Exception {
+        node = new TestCluster(dir, 1, b -> b.maxBodyBytes(5 << 20).maxKeyBytes(1000));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        node.close();
+    }
+
+    @Test
+    void putGetDeleteFollowTheProtocol() throws Exception {
+        assertEquals(404, node.get(0, "id=k").statusCode());
+        assertEquals(201, node.put(0, "id=k", "v1"));
+        HttpResponse<byte[]> got = node.get(0, "id=k");
+        assertEquals(200, got.statusCode());
+        assertEquals("v1", new String(got.body(), StandardCharsets.UTF_8));
+        assertEquals(201, node.put(0, "id=k", "v2"));
+        assertEquals("v2", new String(node.get(0, "id=k").body(), StandardCharsets.UTF_8));
+        assertEquals(202, node.delete(0, "id=k"));
+        assertEquals(404, node.get(0, "id=k").statusCode());
+        assertEquals(202, node.delete(0, "id=never-written"));
+        assertEquals(201, node.put(0, "id=k", "back"));
+        assertEquals("back", new String(node.get(0, "id=k").body(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void emptyValueIsStoredAndReturned() throws Exception {
+        assertEquals(201, node.put(0, "id=empty", ""));
+        HttpResponse<byte[]> got = node.get(0, "id=empty");
+        assertEquals(200, got.statusCode());
+        assertEquals(0, got.body().length);
+    }
+
+    @Test
+    void badRequestsGet400() throws Exception {
+        assertEquals(400, node.get(0, "").statusCode(), "missing id");
+        assertEquals(400, node.get(0, "id=").statusCode(), "empty id");
+        assertEquals(400, node.get(0, "id=k&ack=2").statusCode(), "ack above cluster size");
+        assertEquals(400, node.get(0, "id=k&from=0").statusCode());
+        assertEquals(400, node.get(0, "id=k&ack=x").statusCode());
+        assertTrue(node.raw(0, "GET /v0/entity?id=%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                .startsWith("HTTP/1.1 400"), "bad percent-encoding");
+        assertEquals(400, node.get(0, "id=" + "k".repeat(1001)).statusCode(), "key over the limit");
+        assertEquals(400, node.send(0, "GET", "/v0/unknown", null).statusCode());
+        assertEquals(400, node.send(0, "GET", "/", null).statusCode());
+        assertEquals(400, node.send(0, "GET", "/v0/entities", null).statusCode(), "missing start");
+        assertEquals(400, node.send(0, "GET", "/v0/entities?start=", null).statusCode(), "empty start");
+        assertEquals(400, node.send(0, "GET", "/internal/v0/entity?key=***", null).statusCode(), "bad internal key");
+    }
+
+    @Test
+    void otherMethodsGet405() throws Exception {
+        assertEquals(405, node.send(0, "POST", "/v0/entity?id=k", new byte[] {1}).statusCode());
+        assertEquals(405, node.send(0, "PATCH", "/v0/entity?id=k", new byte[] {1}).statusCode());
+        assertEquals(405, node.send(0, "PUT", "/v0/entities?start=a", new byte[] {1}).statusCode());
+    }
+
+    @Test
+    void percentEncodedAndNonAsciiIdsAreTheirUtf8Bytes() throws Exception {
+        String id = "ключ/with space&amp;?=#%";
+        String query = "id=" + URLEncoder.encode(id, StandardCharsets.UTF_8);
+        assertEquals(201, node.put(0, query, "unicode"));
+        assertEquals("unicode", new String(node.get(0, query).body(), StandardCharsets.UTF_8));
+        assertEquals(404, node.get(0, "id=" + URLEncoder.encode("ключ", StandardCharsets.UTF_8)).statusCode());
+        String range = node.localRange(0);
+        assertTrue(range.startsWith(id + "\n"), range);
+    }
+
+    @Test
+    void binaryValuesWithEveryByteRoundTrip() throws Exception {
+        byte[] all = new byte[256 * 4];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = (byte) i;
+        }
+        assertEquals(201, node.send(0, "PUT", "/v0/entity?id=bin", all).statusCode());
+        assertArrayEquals(all, node.get(0, "id=bin").body());
+    }
+
+    @Test
+    void fourMebibyteValuesRoundTripAndLargerBodiesGet413() throws Exception {
+        byte[] big = new byte[4 << 20];
+        new Random(3).nextBytes(big);
+        assertEquals(201, node.send(0, "PUT", "/v0/entity?id=big", big).statusCode());
+        assertArrayEquals(big, node.get(0, "id=big").body());
+        // Refused on the declared length alone: not one byte of the body is sent.
+        String refused = node.raw(0, "PUT /v0/entity?id=huge HTTP/1.1\r\nHost: x\r\nContent-Length: " + (6 << 20) + "\r\n\r\n");
+        assertTrue(refused.startsWith("HTTP/1.1 413"), refused);
+        assertEquals(404, node.get(0, "id=huge").statusCode(), "nothing of a refused body is stored");
+        assertEquals(200, node.get(0, "id=big").statusCode(), "the node keeps serving");
+    }
+
+    @Test
+    void aChunkedBodyOverTheLimitIsRefusedWhileStreaming() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", port())) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("PUT /v0/entity?id=chunky HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = new byte[1 << 20];
+            String status = null;
+            for (int i = 0; i < 8 && status == null; i++) {
+                out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                try {
+                    out.write(chunk);
+                    out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                } catch (java.io.IOException closedByServer) {
+                    break;
+                }
+            }
+            status = new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+            assertEquals("HTTP/1.1 413", status);
+        }
+        assertEquals(404, node.get(0, "id=chunky").statusCode());
+    }
+
+    @Test
+    void tooManyRequestsInFlightGet503WithRetryAfter() throws Exception {
+        node.close();
+        node = new TestCluster(dir.resolve("limited"), 1, b -> b.maxInFlight(1));
+        try (Socket slow = new Socket("127.0.0.1", port())) {
+            // A PUT whose body never completes keeps one request in flight.
+            slow.getOutputStream().write("PUT /v0/entity?id=slow HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nab"
+                    .getBytes(StandardCharsets.US_ASCII));
+            slow.getOutputStream().flush();
+            HttpResponse<byte[]> refused = awaitStatus(503);
+            assertEquals("1", refused.headers().firstValue("Retry-After").orElse(null));
+        }
+    }
+
+    private HttpResponse<byte[]> awaitStatus(int status) throws Exception {
+        // The slow request reaches the server asynchronously; a few attempts bound the race.
+        HttpResponse<byte[]> response = null;
+        for (int attempt = 0; attempt < 50; attempt++) {
+            response = node.get(0, "id=x");
+            if (response.statusCode() == status) {
+                return response;
+            }
+        }
+        throw new AssertionError("never answered " + status + ", last " + response.statusCode());
+    }
+
+    @Test
+    void dataSurvivesARestart() throws Exception {
+        for (int i = 0; i < 500; i++) {
+            assertEquals(201, node.put(0, "id=key" + i, "value" + i));
+        }
+        assertEquals(202, node.delete(0, "id=key7"));
+        node.stop(0);
+        node.start(0);
+        for (int i = 0; i < 500; i++) {
+            HttpResponse<byte[]> got = node.get(0, "id=key" + i);
+            if (i == 7) {
+                assertEquals(404, got.statusCode());
+            } else {
+                assertEquals("value" + i, new String(got.body(), StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    @Test
+    void rangeStreamsSortedEntriesInBoundsWithoutTombstonesOneChunkEach() throws Exception {
+        for (String k : new String[] {"b", "a", "d", "c", "e"}) {
+            assertEquals(201, node.put(0, "id=" + k, "v" + k));
+        }
+        assertEquals(202, node.delete(0, "id=c"));
+        assertEquals("b\nvbd\nvd", body("/v0/entities?start=b&end=e"));
+        assertEquals("d\nvde\nve", body("/v0/entities?start=cc"));
+        assertEquals("", body("/v0/entities?start=x"));
+        // The raw bytes: chunked encoding, one chunk per entry, then the last chunk.
+        try (Socket socket = new Socket("127.0.0.1", port())) {
+            socket.getOutputStream().write("GET /v0/entities?start=a&end=c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            String raw = new String(readAll(socket.getInputStream()), StandardCharsets.UTF_8);
+            assertTrue(raw.startsWith("HTTP/1.1 200"), raw);
+            assertTrue(raw.toLowerCase().contains("transfer-encoding: chunked"), raw);
+            String body = raw.substring(raw.indexOf("\r\n\r\n") + 4);
+            assertEquals("4\r\na\nva\r\n4\r\nb\nvb\r\n0\r\n\r\n", body);
+        }
+    }
+
+    @Test
+    void malformedHttpIsRefusedAndTheNodeKeepsServing() throws Exception {
+        for (String garbage : new String[] {"NONSENSE\r\n\r\n", "GET /v0/entity?id=a HTTP/9.9\r\n\r\n",
+                "GET /v0/entity?id=a HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(40_000) + "\r\n\r\n"}) {
+            try (Socket socket = new Socket("127.0.0.1", port())) {
+                socket.getOutputStream().write(garbage.getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                byte[] answer = readAll(socket.getInputStream());
+                String text = new String(answer, StandardCharsets.US_ASCII);
+                assertTrue(answer.length == 0 || text.startsWith("HTTP/") && !text.matches("(?s)HTTP/\\S+ 2.*"), text);
+            }
+        }
+        assertEquals(201, node.put(0, "id=after", "ok"));
+    }
+
+    private String body(String pathAndQuery) throws Exception {
+        HttpResponse<byte[]> response = node.send(0, "GET", pathAndQuery, null);
+        assertEquals(200, response.statusCode());
+        return new String(response.body(), StandardCharsets.UTF_8);
+    }
+
+    private int port() {
+        return java.net.URI.create(node.url(0)).getPort();
+    }
+
+    private static byte[] readAll(InputStream in) throws java.io.IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        in.transferTo(out);
+        return out.toByteArray();
+    }
+}

@@ -1,0 +1,117 @@
+package io.kvstore.server;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/**
+ * Real nodes in this JVM, on real sockets: free ports are picked first (a cluster needs its addresses
+ * up front), each node keeps its data in its own directory, and any node can be stopped and restarted.
+ */
+final class TestCluster {
+    private final List<String> urls = new ArrayList<>();
+    private final List<Path> dirs = new ArrayList<>();
+    private final KvServer[] nodes;
+    private final UnaryOperator<KvServerConfig.Builder> tweak;
+    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    TestCluster(Path root, int size, UnaryOperator<KvServerConfig.Builder> tweak) throws Exception {
+        this.tweak = tweak;
+        this.nodes = new KvServer[size];
+        for (int i = 0; i < size; i++) {
+            urls.add("http://127.0.0.1:" + freePort());
+            dirs.add(root.resolve("node-" + i));
+        }
+        for (int i = 0; i < size; i++) {
+            start(i);
+        }
+    }
+
+    TestCluster(Path root, int size) throws Exception {
+        this(root, size, b -> b);
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    void start(int i) throws Exception {
+        KvServerConfig.Builder b = KvServerConfig.builder()
+                .port(URI.create(urls.get(i)).getPort())
+                .self(urls.get(i))
+                .cluster(urls)
+                .dataDirectory(dirs.get(i))
+                .eventLoops(1)
+                .replicaTimeout(Duration.ofSeconds(2));
+        nodes[i] = KvServer.start(tweak.apply(b).build()).toCompletableFuture().get();
+    }
+
+    void stop(int i) throws Exception {
+        nodes[i].stop().toCompletableFuture().get();
+        nodes[i] = null;
+    }
+
+    String url(int i) {
+        return urls.get(i);
+    }
+
+    int size() {
+        return nodes.length;
+    }
+
+    HttpResponse<byte[]> send(int node, String method, String pathAndQuery, byte[] body) throws Exception {
+        HttpRequest.BodyPublisher publisher = body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofByteArray(body);
+        HttpRequest request = HttpRequest.newBuilder(URI.create(urls.get(node) + pathAndQuery))
+                .method(method, publisher).timeout(Duration.ofSeconds(20)).build();
+        return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    int put(int node, String query, String value) throws Exception {
+        return send(node, "PUT", "/v0/entity?" + query, value.getBytes(StandardCharsets.UTF_8)).statusCode();
+    }
+
+    HttpResponse<byte[]> get(int node, String query) throws Exception {
+        return send(node, "GET", "/v0/entity?" + query, null);
+    }
+
+    int delete(int node, String query) throws Exception {
+        return send(node, "DELETE", "/v0/entity?" + query, null).statusCode();
+    }
+
+    /** Sends raw bytes on a fresh connection and returns everything the node answers until it closes. */
+    String raw(int node, String request) throws IOException {
+        URI uri = URI.create(urls.get(node));
+        try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    /** This node's own entries, as its range endpoint streams them. */
+    String localRange(int node) throws Exception {
+        return new String(send(node, "GET", "/v0/entities?start=%00", null).body(), StandardCharsets.UTF_8);
+    }
+
+    void close() throws Exception {
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i] != null) {
+                stop(i);
+            }
+        }
+    }
+}
