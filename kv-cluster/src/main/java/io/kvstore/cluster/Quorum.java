@@ -9,6 +9,8 @@ package io.kvstore.cluster;
  * least one replica, which is why a read sees the last acknowledged write.
  */
 public final class Quorum {
+    private static final int MAX_DIGITS_VALUE = 999_999_999;
+
     private final int ack;
     private final int from;
 
@@ -45,8 +47,8 @@ public final class Quorum {
      * the default ({@code from} = cluster size, {@code ack} = {@code from/2 + 1} of the actual
      * {@code from}).
      *
-     * @throws InvalidQuorumException if a parameter is present but not a decimal integer (an empty one
-     *                                included), or the pair is out of range
+     * @throws InvalidQuorumException if a parameter is present but not plain decimal digits (an empty
+     *                                one included), or the pair is out of range
      */
     public static Quorum parse(String ack, String from, int clusterSize) {
         requireClusterSize(clusterSize);
@@ -89,12 +91,20 @@ public final class Quorum {
         return ack + "/" + from;
     }
 
+    /** Plain ASCII decimal digits only: no sign, no spaces, no other scripts' digits, at most 9 of them. */
     private static int parseParameter(String name, String text) {
-        try {
-            return Integer.parseInt(text);
-        } catch (NumberFormatException e) {
-            throw new InvalidQuorumException(name + "='" + text + "' is not an integer");
+        if (text.isEmpty() || text.length() > 9) {
+            throw new InvalidQuorumException(name + "='" + text + "' is not an integer between 1 and " + MAX_DIGITS_VALUE);
         }
+        int value = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                throw new InvalidQuorumException(name + "='" + text + "' is not an integer between 1 and " + MAX_DIGITS_VALUE);
+            }
+            value = value * 10 + (c - '0');
+        }
+        return value;
     }
 
     private static void requireClusterSize(int clusterSize) {

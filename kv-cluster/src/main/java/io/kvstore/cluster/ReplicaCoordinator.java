@@ -5,6 +5,7 @@ import io.kvstore.core.Entry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BinaryOperator;
@@ -34,13 +35,14 @@ import org.slf4j.LoggerFactory;
  * decided it (or on that scheduler's thread for a timeout), so callers with thread affinity, such as an
  * event loop, should hop back to their own context. Thread-safe.
  */
-public final class ReplicaCoordinator {
+public final class ReplicaCoordinator implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaCoordinator.class);
 
     private final Partitioner partitioner;
     private final List<Replica> replicas;
     private final HybridClock clock;
     private final long timeoutNanos;
+    private volatile boolean closed;
 
     /**
      * @param replicasByNodeIndex the replica for each node, in the order of {@code partitioner.nodes()}
@@ -89,10 +91,29 @@ public final class ReplicaCoordinator {
         return partitioner;
     }
 
+    /** The number of nodes: the upper bound of {@code from}. */
+    public int clusterSize() {
+        return replicas.size();
+    }
+
+    /**
+     * Stops taking requests: later calls return a stage failed with {@link IllegalStateException}.
+     * Requests in flight still complete through their replicas or their timeout. Holds no threads of
+     * its own, so there is nothing else to release. Idempotent.
+     */
+    @Override
+    public void close() {
+        closed = true;
+    }
+
     private <T> CompletionStage<T> fanOut(String method, byte[] key, Quorum quorum, BinaryOperator<T> merge,
                                           Function<Replica, CompletionStage<T>> call) {
         if (quorum.from() > replicas.size()) {
             throw new InvalidQuorumException("from=" + quorum.from() + " exceeds the cluster size " + replicas.size());
+        }
+        if (closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException(method + " key '"
+                    + Bytes.toDebugString(key) + "': the coordinator is closed"));
         }
         int[] targets = partitioner.replicas(key, quorum.from());
         QuorumRound<T> round = new QuorumRound<>(method + " key '" + Bytes.toDebugString(key) + "'",

@@ -48,7 +48,6 @@ class QuorumTest {
         assertInvalid("from=4 must be between 1 and the cluster size 3", () -> Quorum.parse("1", "4", 3));
         assertInvalid("from=4 must be between 1 and the cluster size 3", () -> Quorum.parse(null, "4", 3));
         assertInvalid("from=0 must be between 1", () -> Quorum.parse(null, "0", 3));
-        assertInvalid("from=-1 must be between 1", () -> Quorum.parse("1", "-1", 3));
         assertInvalid("ack=4 must be between 1 and from=3", () -> Quorum.parse("4", null, 3));
         assertInvalid("ack=2 must be between 1 and from=1", () -> Quorum.of(2, 1, 3));
     }
@@ -60,6 +59,14 @@ class QuorumTest {
         assertInvalid("ack='1.5' is not an integer", () -> Quorum.parse("1.5", null, 3));
         assertInvalid("from='99999999999' is not an integer", () -> Quorum.parse(null, "99999999999", 3));
         assertInvalid("ack=' 1' is not an integer", () -> Quorum.parse(" 1", null, 3));
+        assertInvalid("from='-1' is not an integer", () -> Quorum.parse("1", "-1", 3));
+        assertInvalid("ack='+1' is not an integer", () -> Quorum.parse("+1", null, 3));
+        assertInvalid("ack='\u0661' is not an integer", () -> Quorum.parse("\u0661", null, 3)); // Arabic-Indic one
+    }
+
+    @Test
+    void leadingZerosAreStillDecimal() {
+        assertEquals(Quorum.of(2, 3, 3), Quorum.parse("02", "003", 3));
     }
 
     @Test

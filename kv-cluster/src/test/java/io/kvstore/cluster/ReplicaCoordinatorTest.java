@@ -229,6 +229,18 @@ class ReplicaCoordinatorTest {
     }
 
     @Test
+    void aClosedCoordinatorRejectsNewRequestsButFinishesThoseInFlight() throws Exception {
+        CompletableFuture<Void> inFlight = coordinator.put(KEY, bytes("v"), Quorum.of(1, 1, 3)).toCompletableFuture();
+        coordinator.close();
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> coordinator.get(KEY, Quorum.of(1, 1, 3)).toCompletableFuture().get());
+        assertInstanceOf(IllegalStateException.class, e.getCause());
+        replica(0).lastUpsert().complete(null);
+        assertNull(inFlight.get());
+        assertEquals(3, coordinator.clusterSize());
+    }
+
+    @Test
     void constructionChecksItsArguments() {
         assertThrows(IllegalArgumentException.class,
                 () -> new ReplicaCoordinator(partitioner, List.of(new ManualReplica()), clock, Duration.ofSeconds(1)));
