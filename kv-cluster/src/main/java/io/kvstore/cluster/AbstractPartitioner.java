@@ -62,6 +62,19 @@ abstract class AbstractPartitioner implements Partitioner {
         return false;
     }
 
+    /**
+     * The one node not among {@code out[0..size-1)}, when every other node is already chosen. Any
+     * placement rule that only ever picks unchosen nodes must pick it next, so taking it directly
+     * changes no result; it spares a 3-node cluster's third replica the search for the last node.
+     */
+    final int lastMissingNode(int[] out) {
+        long missing = (long) size * (size - 1) / 2;
+        for (int i = 0; i < size - 1; i++) {
+            missing -= out[i];
+        }
+        return (int) missing;
+    }
+
     @Override
     public String toString() {
         return algorithm + nodes;

@@ -19,6 +19,10 @@ import java.util.function.LongSupplier;
  * <p>Guarantees: {@link #now()} is unique and strictly increasing across all threads of this node, even
  * when the wall clock steps back; it is never below {@code wallMillis << 16}; after
  * {@link #observe(long)} every {@link #now()} is greater than the observed timestamp. Lock-free.
+ *
+ * <p>Observing is trusting: a peer whose wall clock runs far ahead drags this clock ahead with it (and
+ * its writes win over later ones from nodes that have not heard from it). Keep the nodes' clocks
+ * synchronized (NTP); the HLC only absorbs the small steps and skews that remain.
  */
 public final class HybridClock {
     /** Bits of the logical counter below the milliseconds. */

@@ -36,6 +36,10 @@ abstract class ProbingPartitioner extends AbstractPartitioner {
         out[0] = nodeOf(hash);
         long probe = 0;
         for (int filled = 1; filled < count; filled++) {
+            if (filled == size - 1) {
+                out[filled] = lastMissingNode(out);
+                return;
+            }
             int chosen = -1;
             for (int attempt = 0; attempt < PROBES_PER_REPLICA && chosen < 0; attempt++) {
                 probe++;

@@ -65,13 +65,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
 
     /** The newest version among the first {@code ack} answers, possibly a tombstone, or {@code null}. */
     public CompletionStage<Entry> get(byte[] key, Quorum quorum) {
-        return fanOut("GET", key, quorum, ReplicaCoordinator::newer, replica -> replica.get(key)
-                .thenApply(entry -> {
-                    if (entry != null) {
-                        clock.observe(entry.timestamp());
-                    }
-                    return entry;
-                }));
+        return fanOut("GET", key, quorum, ReplicaCoordinator::newer, replica -> replica.get(key));
     }
 
     /** Stores {@code value} on {@code from} replicas; completes once {@code ack} of them stored it. */
@@ -131,11 +125,17 @@ public final class ReplicaCoordinator implements AutoCloseable {
             }
             answer.whenComplete((value, error) -> {
                 if (error == null) {
+                    if (value instanceof Entry) {
+                        // Every version read, even one that loses the merge, moves this clock past it.
+                        clock.observe(((Entry) value).timestamp());
+                    }
                     round.onSuccess(value);
                 } else {
                     Throwable cause = error instanceof CompletionException && error.getCause() != null
                             ? error.getCause() : error;
-                    LOG.debug("{} of key '{}' failed on {}", method, Bytes.toDebugString(key), node, cause);
+                    if (LOG.isDebugEnabled()) {
+                        LOG.debug("{} of key '{}' failed on {}", method, Bytes.toDebugString(key), node, cause);
+                    }
                     round.onFailure(node, cause);
                 }
             });

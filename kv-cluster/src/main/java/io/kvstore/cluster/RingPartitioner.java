@@ -96,6 +96,10 @@ final class RingPartitioner extends AbstractPartitioner {
         int position = firstTokenAtOrAfter(KeyHash.hash64(key));
         int filled = 0;
         for (int step = 0; step < tokens.length && filled < count; step++) {
+            if (filled == size - 1) {
+                out[filled] = lastMissingNode(out);
+                return;
+            }
             int owner = owners[position];
             if (!contains(out, filled, owner)) {
                 out[filled++] = owner;
