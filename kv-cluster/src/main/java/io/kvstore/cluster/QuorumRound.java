@@ -22,8 +22,8 @@ final class QuorumRound<T> {
     private final BinaryOperator<T> merge;
     private final long timeoutNanos;
     private final CompletableFuture<T> result = new CompletableFuture<>();
-    /** Completes when the round is decided, which cancels the pending timeout task. */
-    private final CompletableFuture<Void> deadline = new CompletableFuture<>();
+    /** Armed only if answers are outstanding after sending; completing it cancels the timeout task. */
+    private CompletableFuture<Void> deadline;
 
     private int successes;
     private T merged;
@@ -43,9 +43,21 @@ final class QuorumRound<T> {
         this.timeoutNanos = timeoutNanos;
     }
 
-    /** Arms the timeout. Uses the JDK's shared delay scheduler: no thread per request. */
-    void start() {
-        deadline.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).whenComplete((ignored, error) -> {
+    /**
+     * Starts the timeout clock once the requests are sent, unless their answers are already in (a local
+     * replica answering in line costs no timer task). Uses the JDK's shared delay scheduler: no thread
+     * per request.
+     */
+    void armTimeout() {
+        CompletableFuture<Void> timer;
+        synchronized (this) {
+            if (decided) {
+                return;
+            }
+            timer = new CompletableFuture<>();
+            deadline = timer;
+        }
+        timer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).whenComplete((ignored, error) -> {
             if (error instanceof TimeoutException) {
                 onTimeout((TimeoutException) error);
             }
@@ -58,6 +70,7 @@ final class QuorumRound<T> {
 
     void onSuccess(T answer) {
         T outcome;
+        CompletableFuture<Void> timer;
         synchronized (this) {
             if (decided) {
                 return;
@@ -68,13 +81,15 @@ final class QuorumRound<T> {
             }
             decided = true;
             outcome = merged;
+            timer = deadline;
         }
-        deadline.complete(null);
+        disarm(timer);
         result.complete(outcome);
     }
 
     void onFailure(String node, Throwable error) {
         NotEnoughReplicasException failure;
+        CompletableFuture<Void> timer;
         synchronized (this) {
             if (decided) {
                 return;
@@ -88,9 +103,16 @@ final class QuorumRound<T> {
             failure = new NotEnoughReplicasException(operation + ": needed " + ack + " of " + from
                     + " replicas, got " + successes + "; " + failures.size() + " failed: " + failedNodes,
                     ack, successes, failures, failures.get(0));
+            timer = deadline;
         }
-        deadline.complete(null);
+        disarm(timer);
         result.completeExceptionally(failure);
+    }
+
+    private static void disarm(CompletableFuture<Void> timer) {
+        if (timer != null) {
+            timer.complete(null);
+        }
     }
 
     private void onTimeout(TimeoutException timeout) {

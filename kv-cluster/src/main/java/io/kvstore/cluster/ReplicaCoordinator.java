@@ -112,7 +112,6 @@ public final class ReplicaCoordinator implements AutoCloseable {
         int[] targets = partitioner.replicas(key, quorum.from());
         QuorumRound<T> round = new QuorumRound<>(method + " key '" + Bytes.toDebugString(key) + "'",
                 quorum.ack(), quorum.from(), merge, timeoutNanos);
-        round.start();
         for (int target : targets) {
             String node = partitioner.nodes().get(target);
             CompletionStage<T> answer;
@@ -140,6 +139,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
                 }
             });
         }
+        round.armTimeout();
         return round.result();
     }
 
