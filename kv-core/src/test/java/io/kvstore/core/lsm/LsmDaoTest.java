@@ -1,0 +1,167 @@
+package io.kvstore.core.lsm;
+
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Entry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LsmDaoTest {
+    @TempDir
+    Path dir;
+
+    static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    DaoOptions small() {
+        return DaoOptions.builder(dir).flushThresholdBytes(4096).blockSizeBytes(256).compactionTrigger(3).build();
+    }
+
+    static List<Entry> all(CloseableIterator<Entry> it) {
+        List<Entry> out = new ArrayList<>();
+        try (it) {
+            while (it.hasNext()) {
+                out.add(it.next());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void valuesSurviveFlushCompactionAndReopen() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            for (int i = 0; i < 2000; i++) {
+                dao.upsert(Entry.value(b(String.format("k%05d", i)), b("v" + i), i));
+            }
+            dao.upsert(Entry.tombstone(b("k00007"), 5000));
+            dao.flush();
+            assertEquals("v42", new String(dao.get(b("k00042")).value(), StandardCharsets.UTF_8));
+            assertTrue(dao.get(b("k00007")).isTombstone());
+            dao.compact();
+            assertEquals(1, dao.liveTables().length);
+        }
+        try (LsmDao dao = LsmDao.open(small())) {
+            assertEquals("v1999", new String(dao.get(b("k01999")).value(), StandardCharsets.UTF_8));
+            assertNull(dao.get(b("k00007")), "a tombstone dropped by a full compaction leaves no version");
+            assertNull(dao.get(b("absent")));
+            assertEquals(1999, all(dao.range(null, null)).size());
+        }
+    }
+
+    @Test
+    void unflushedWritesAreReplayedFromTheLog() throws IOException {
+        LsmDao dao = LsmDao.open(DaoOptions.defaults(dir));
+        dao.upsert(Entry.value(b("a"), b("1"), 1));
+        dao.upsert(Entry.value(b("b"), new byte[0], 2));
+        dao.upsert(Entry.tombstone(b("c"), 3));
+        // Simulates a crash: nothing flushed; only the log has the writes. Release the lock by closing
+        // the log and lock without a flush is not possible through the API, so copy the directory.
+        Path copy = dir.resolveSibling(dir.getFileName() + "-copy");
+        copyDirectory(dir, copy);
+        dao.close();
+        try (LsmDao reopened = LsmDao.open(DaoOptions.defaults(copy))) {
+            assertArrayEquals(b("1"), reopened.get(b("a")).value());
+            assertEquals(0, reopened.get(b("b")).value().length);
+            assertTrue(reopened.get(b("c")).isTombstone());
+            assertEquals(3, reopened.get(b("c")).timestamp());
+        }
+    }
+
+    @Test
+    void higherTimestampWinsAcrossMemtablesAndTables() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            dao.upsert(Entry.value(b("k"), b("new"), 100));
+            dao.flush();
+            dao.upsert(Entry.value(b("k"), b("old"), 50));
+            assertArrayEquals(b("new"), dao.get(b("k")).value(), "older timestamp in memtable must not win");
+            assertArrayEquals(b("new"), all(dao.range(null, null)).get(0).value());
+            dao.flush();
+            assertArrayEquals(b("new"), dao.get(b("k")).value());
+            dao.compact();
+            assertArrayEquals(b("new"), dao.get(b("k")).value());
+
+            dao.upsert(Entry.value(b("t"), b("first"), 7));
+            dao.flush();
+            dao.upsert(Entry.value(b("t"), b("second"), 7));
+            assertArrayEquals(b("second"), dao.get(b("t")).value(), "equal timestamps: the later write wins");
+            dao.flush();
+            assertArrayEquals(b("second"), dao.get(b("t")).value());
+            dao.compact();
+            assertArrayEquals(b("second"), dao.get(b("t")).value());
+        }
+    }
+
+    @Test
+    void tombstoneIsKeptWhileANewerTableHoldsAnOlderVersion() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            dao.upsert(Entry.tombstone(b("k"), 100));
+            dao.flush();
+            dao.upsert(Entry.value(b("k"), b("late replica write"), 50));
+            dao.flush();
+            assertTrue(dao.get(b("k")).isTombstone());
+            // Compacting only the oldest table must not drop the tombstone hiding the newer table's value.
+            dao.compactOldest(1);
+            assertTrue(dao.get(b("k")).isTombstone());
+            assertTrue(all(dao.range(null, null)).get(0).isTombstone());
+            // A full compaction drops both: the key has no version left, which also reads as absent.
+            dao.compact();
+            assertNull(dao.get(b("k")));
+        }
+    }
+
+    @Test
+    void rangeHonoursBoundsAndReturnsTombstones() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            for (int i = 0; i < 10; i++) {
+                dao.upsert(Entry.value(new byte[] {(byte) (i * 25)}, b("v" + i), 1));
+                if (i == 4) {
+                    dao.flush();
+                }
+            }
+            dao.upsert(Entry.tombstone(new byte[] {(byte) 50}, 2));
+            List<Entry> mid = all(dao.range(new byte[] {(byte) 25}, new byte[] {(byte) 200}));
+            assertEquals(7, mid.size());
+            assertEquals(25, mid.get(0).key()[0] & 0xFF);
+            assertTrue(mid.get(1).isTombstone());
+            assertEquals(175, mid.get(6).key()[0] & 0xFF);
+            assertEquals(0, all(dao.range(new byte[] {(byte) 100}, new byte[] {(byte) 100})).size());
+            assertEquals(10, all(dao.range(null, null)).size());
+            assertEquals(3, all(dao.range(new byte[] {(byte) 175}, null)).size());
+        }
+    }
+
+    @Test
+    void secondOpenOfTheSameDirectoryFailsClearly() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            IOException e = assertThrows(IOException.class, () -> LsmDao.open(small()));
+            assertTrue(e.getMessage().contains("already open"), e.getMessage());
+        }
+        try (LsmDao again = LsmDao.open(small())) {
+            assertNull(again.get(b("x")));
+        }
+    }
+
+    static void copyDirectory(Path from, Path to) throws IOException {
+        java.nio.file.Files.createDirectories(to);
+        try (var files = java.nio.file.Files.list(from)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                if (!f.getFileName().toString().equals("LOCK")) {
+                    java.nio.file.Files.copy(f, to.resolve(f.getFileName()));
+                }
+            }
+        }
+    }
+}
