@@ -10,10 +10,13 @@ import java.util.function.BinaryOperator;
 /**
  * The bookkeeping of one coordinated request: counts answers from {@code from} replicas, completes
  * {@link #result()} with the merge of the first {@code ack} successful answers, or fails it as soon as
- * {@code ack} successes have become impossible, or when the deadline passes.
+ * {@code ack} successes have become impossible, or when the timeout passes.
  *
- * <p>Answers arrive on whatever threads the replicas complete on; a short lock guards the counters, and
- * the result is completed outside it. Answers after the decision are ignored.
+ * <p>Two phases. While the requests are being sent, a decision (a local replica may answer in line) is
+ * only recorded: the caller's continuation, such as writing the HTTP response, must not run before
+ * every replica has been asked. {@link #allSent()} then releases a recorded decision, or arms the
+ * timeout if answers are outstanding. Answers arrive on any thread; a short lock guards the counters,
+ * and the result is completed outside it. Answers after the decision are ignored.
  */
 final class QuorumRound<T> {
     private final String operation;
@@ -22,14 +25,17 @@ final class QuorumRound<T> {
     private final BinaryOperator<T> merge;
     private final long timeoutNanos;
     private final CompletableFuture<T> result = new CompletableFuture<>();
-    /** Armed only if answers are outstanding after sending; completing it cancels the timeout task. */
-    private CompletableFuture<Void> deadline;
 
+    // Guarded by this.
+    private boolean sending = true;
+    private boolean decided;
     private int successes;
     private T merged;
     private final List<Throwable> failures = new ArrayList<>(2);
     private final List<String> failedNodes = new ArrayList<>(2);
-    private boolean decided;
+    private NotEnoughReplicasException failure;
+    /** Armed only if answers are outstanding once all is sent; completing it cancels the timeout task. */
+    private CompletableFuture<Void> deadline;
 
     /**
      * @param operation a description for error messages, e.g. {@code "GET key 'k'"}
@@ -43,34 +49,11 @@ final class QuorumRound<T> {
         this.timeoutNanos = timeoutNanos;
     }
 
-    /**
-     * Starts the timeout clock once the requests are sent, unless their answers are already in (a local
-     * replica answering in line costs no timer task). Uses the JDK's shared delay scheduler: no thread
-     * per request.
-     */
-    void armTimeout() {
-        CompletableFuture<Void> timer;
-        synchronized (this) {
-            if (decided) {
-                return;
-            }
-            timer = new CompletableFuture<>();
-            deadline = timer;
-        }
-        timer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).whenComplete((ignored, error) -> {
-            if (error instanceof TimeoutException) {
-                onTimeout((TimeoutException) error);
-            }
-        });
-    }
-
     CompletableFuture<T> result() {
         return result;
     }
 
     void onSuccess(T answer) {
-        T outcome;
-        CompletableFuture<Void> timer;
         synchronized (this) {
             if (decided) {
                 return;
@@ -80,16 +63,14 @@ final class QuorumRound<T> {
                 return;
             }
             decided = true;
-            outcome = merged;
-            timer = deadline;
+            if (sending) {
+                return;
+            }
         }
-        disarm(timer);
-        result.complete(outcome);
+        publish();
     }
 
     void onFailure(String node, Throwable error) {
-        NotEnoughReplicasException failure;
-        CompletableFuture<Void> timer;
         synchronized (this) {
             if (decided) {
                 return;
@@ -103,20 +84,41 @@ final class QuorumRound<T> {
             failure = new NotEnoughReplicasException(operation + ": needed " + ack + " of " + from
                     + " replicas, got " + successes + "; " + failures.size() + " failed: " + failedNodes,
                     ack, successes, failures, failures.get(0));
-            timer = deadline;
+            if (sending) {
+                return;
+            }
         }
-        disarm(timer);
-        result.completeExceptionally(failure);
+        publish();
     }
 
-    private static void disarm(CompletableFuture<Void> timer) {
-        if (timer != null) {
-            timer.complete(null);
+    /**
+     * Every replica has been asked: publishes a decision taken meanwhile, or else starts the timeout
+     * clock on the JDK's shared delay scheduler (no thread per request, no timer task when in-line
+     * answers already decided).
+     */
+    void allSent() {
+        CompletableFuture<Void> timer;
+        synchronized (this) {
+            sending = false;
+            if (decided) {
+                timer = null;
+            } else {
+                timer = new CompletableFuture<>();
+                deadline = timer;
+            }
         }
+        if (timer == null) {
+            publish();
+            return;
+        }
+        timer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).whenComplete((ignored, error) -> {
+            if (error instanceof TimeoutException) {
+                onTimeout((TimeoutException) error);
+            }
+        });
     }
 
     private void onTimeout(TimeoutException timeout) {
-        NotEnoughReplicasException failure;
         synchronized (this) {
             if (decided) {
                 return;
@@ -127,6 +129,26 @@ final class QuorumRound<T> {
                     + " replicas, got " + successes + ", " + failures.size() + " failed"
                     + (failedNodes.isEmpty() ? "" : ": " + failedNodes), ack, successes, failures, timeout);
         }
-        result.completeExceptionally(failure);
+        publish();
+    }
+
+    /** Completes the result with the decision; called once, after {@code decided} was set and sending ended. */
+    private void publish() {
+        CompletableFuture<Void> timer;
+        T outcome;
+        NotEnoughReplicasException error;
+        synchronized (this) {
+            timer = deadline;
+            outcome = merged;
+            error = failure;
+        }
+        if (timer != null) {
+            timer.complete(null);
+        }
+        if (error != null) {
+            result.completeExceptionally(error);
+        } else {
+            result.complete(outcome);
+        }
     }
 }

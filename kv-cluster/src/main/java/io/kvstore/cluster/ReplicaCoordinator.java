@@ -139,7 +139,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
                 }
             });
         }
-        round.armTimeout();
+        round.allSent();
         return round.result();
     }
 

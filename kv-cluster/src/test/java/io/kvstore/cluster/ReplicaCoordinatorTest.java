@@ -229,6 +229,29 @@ class ReplicaCoordinatorTest {
     }
 
     @Test
+    void anAnswerInLineDoesNotRunTheCallersContinuationBeforeEveryReplicaWasAsked() throws Exception {
+        List<Replica> inLineFirst = new ArrayList<>(replicas);
+        Replica inLine = new Replica() {
+            @Override
+            public CompletionStage<Entry> get(byte[] key) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public CompletionStage<Void> upsert(Entry entry) {
+                return CompletableFuture.completedFuture(null);
+            }
+        };
+        inLineFirst.set(order[0], inLine);
+        ReplicaCoordinator coordinator = new ReplicaCoordinator(partitioner, inLineFirst, clock, Duration.ofSeconds(30));
+        List<Integer> askedWhenDone = new ArrayList<>();
+        CompletableFuture<Void> put = coordinator.put(KEY, bytes("v"), Quorum.of(1, 3, 3)).toCompletableFuture()
+                .thenRun(() -> askedWhenDone.add(replica(1).requests() + replica(2).requests()));
+        assertTrue(put.isDone(), "decided in line, without a timer");
+        assertEquals(List.of(2), askedWhenDone, "both other replicas were sent the write before the caller heard back");
+    }
+
+    @Test
     void aClosedCoordinatorRejectsNewRequestsButFinishesThoseInFlight() throws Exception {
         CompletableFuture<Void> inFlight = coordinator.put(KEY, bytes("v"), Quorum.of(1, 1, 3)).toCompletableFuture();
         coordinator.close();
