@@ -1,5 +1,6 @@
 package io.kvstore.cluster;
 
+import io.kvstore.core.Bytes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +20,8 @@ import java.util.function.BinaryOperator;
  * and the result is completed outside it. Answers after the decision are ignored.
  */
 final class QuorumRound<T> {
-    private final String operation;
+    private final String method;
+    private final byte[] key;
     private final int ack;
     private final int from;
     private final BinaryOperator<T> merge;
@@ -31,18 +33,21 @@ final class QuorumRound<T> {
     private boolean decided;
     private int successes;
     private T merged;
-    private final List<Throwable> failures = new ArrayList<>(2);
-    private final List<String> failedNodes = new ArrayList<>(2);
+    /** Replica errors and "node (error)" descriptions; allocated on the first failure only. */
+    private List<Throwable> failures;
+    private List<String> failedNodes;
     private NotEnoughReplicasException failure;
     /** Armed only if answers are outstanding once all is sent; completing it cancels the timeout task. */
     private CompletableFuture<Void> deadline;
 
     /**
-     * @param operation a description for error messages, e.g. {@code "GET key 'k'"}
-     * @param merge     combines two successful answers; may receive {@code null} answers
+     * @param method for error messages: {@code GET}, {@code PUT} or {@code DELETE}
+     * @param key    for error messages only
+     * @param merge  combines two successful answers; may receive {@code null} answers
      */
-    QuorumRound(String operation, int ack, int from, BinaryOperator<T> merge, long timeoutNanos) {
-        this.operation = operation;
+    QuorumRound(String method, byte[] key, int ack, int from, BinaryOperator<T> merge, long timeoutNanos) {
+        this.method = method;
+        this.key = key;
         this.ack = ack;
         this.from = from;
         this.merge = merge;
@@ -75,13 +80,17 @@ final class QuorumRound<T> {
             if (decided) {
                 return;
             }
+            if (failures == null) {
+                failures = new ArrayList<>(2);
+                failedNodes = new ArrayList<>(2);
+            }
             failures.add(error);
             failedNodes.add(node + " (" + error + ")");
             if (from - failures.size() >= ack) {
                 return;
             }
             decided = true;
-            failure = new NotEnoughReplicasException(operation + ": needed " + ack + " of " + from
+            failure = new NotEnoughReplicasException(operation() + ": needed " + ack + " of " + from
                     + " replicas, got " + successes + "; " + failures.size() + " failed: " + failedNodes,
                     ack, successes, failures, failures.get(0));
             if (sending) {
@@ -124,12 +133,19 @@ final class QuorumRound<T> {
                 return;
             }
             decided = true;
-            failure = new NotEnoughReplicasException(operation + ": timed out after "
+            int failed = failures == null ? 0 : failures.size();
+            failure = new NotEnoughReplicasException(operation() + ": timed out after "
                     + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms; needed " + ack + " of " + from
-                    + " replicas, got " + successes + ", " + failures.size() + " failed"
-                    + (failedNodes.isEmpty() ? "" : ": " + failedNodes), ack, successes, failures, timeout);
+                    + " replicas, got " + successes + ", " + failed + " failed"
+                    + (failed == 0 ? "" : ": " + failedNodes), ack, successes,
+                    failures == null ? List.of() : failures, timeout);
         }
         publish();
+    }
+
+    /** Built only for an error message: formatting the key costs more than the rest of a request. */
+    private String operation() {
+        return method + " key '" + Bytes.toDebugString(key) + "'";
     }
 
     /** Completes the result with the decision; called once, after {@code decided} was set and sending ended. */

@@ -110,8 +110,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
                     + Bytes.toDebugString(key) + "': the coordinator is closed"));
         }
         int[] targets = partitioner.replicas(key, quorum.from());
-        QuorumRound<T> round = new QuorumRound<>(method + " key '" + Bytes.toDebugString(key) + "'",
-                quorum.ack(), quorum.from(), merge, timeoutNanos);
+        QuorumRound<T> round = new QuorumRound<>(method, key, quorum.ack(), quorum.from(), merge, timeoutNanos);
         for (int target : targets) {
             String node = partitioner.nodes().get(target);
             CompletionStage<T> answer;
