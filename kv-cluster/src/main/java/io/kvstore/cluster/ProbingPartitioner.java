@@ -9,7 +9,8 @@ import java.util.List;
  * <p>The primary is {@code nodeOf(hash64(key))}. Each further replica takes up to
  * {@value #PROBES_PER_REPLICA} probes {@code nodeOf(mix(h + a * golden))}, {@code a = 1, 2, ...}
  * (one counter over the whole lookup), and keeps the first node not taken yet; if all of them hit taken
- * nodes, it takes the next free node after the primary in configured order. Probes are independent
+ * nodes, it takes the next free node after the primary in configured order; once every other node is
+ * taken, the last one is taken directly, without probing. Probes are independent
  * uniform draws, so secondary replicas spread as evenly as primaries; the budget is per replica, not
  * per lookup, so the result is prefix-stable.
  */
