@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>Invariants: whenever {@code readAck + writeAck > from}, a successful GET returns a version at
  * least as new as the last acknowledged write of the key, and only ever a version that some request
  * wrote; a request succeeds exactly when at least {@code ack} of its replicas are up.
- * Seeds are printed; replay one with {@code -Dkvstore.seed=N}.
+ * Seeds are printed; replay one with {@code -Dkv.seed=N}.
  */
 class ClusterSimulationTest {
     private static final int OPERATIONS = 3_000;

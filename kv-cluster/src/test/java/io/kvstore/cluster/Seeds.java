@@ -2,15 +2,15 @@ package io.kvstore.cluster;
 
 import java.util.concurrent.ThreadLocalRandom;
 
-/** Seeds for randomized tests: printed, and replayable with {@code -Dkvstore.seed=N}. */
+/** Seeds for randomized tests: printed, and replayable with {@code -Dkv.seed=N}. */
 final class Seeds {
     private Seeds() {
     }
 
     static long seed(String test) {
-        String fixed = System.getProperty("kvstore.seed");
+        String fixed = System.getProperty("kv.seed");
         long seed = fixed != null ? Long.parseLong(fixed) : ThreadLocalRandom.current().nextLong();
-        System.out.println(test + ": seed " + seed + " (replay with -Dkvstore.seed=" + seed + ")");
+        System.out.println(test + ": seed " + seed + " (replay with -Dkv.seed=" + seed + ")");
         return seed;
     }
 }
