@@ -2,26 +2,31 @@ package io.kvstore.server;
 
 import io.kvstore.cluster.Quorum;
 import io.kvstore.cluster.ReplicaCoordinator;
+import io.kvstore.core.Entry;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
-import java.nio.charset.StandardCharsets;
 
 /**
  * {@code /v0/entity}: GET 200/404, PUT 201, DELETE 202 once {@code ack} replicas answered, else 504;
  * other methods 405; missing or empty {@code id}, bad {@code ack}/{@code from} or a key over the limit
- * 400. The request goes to the coordinator, which answers on whatever thread; Vert.x writes the
- * response on the connection's event loop.
+ * 400. The coordinator answers on whatever thread delivered the deciding reply; the answer is brought
+ * back to the connection's event loop before the response is written.
  */
 final class EntityHandler {
     private final ReplicaCoordinator coordinator;
     private final int maxKeyBytes;
     private final int maxBodyBytes;
+    private final BodyMemoryBudget bodyBudget;
 
-    EntityHandler(ReplicaCoordinator coordinator, int maxKeyBytes, int maxBodyBytes) {
+    EntityHandler(ReplicaCoordinator coordinator, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget) {
         this.coordinator = coordinator;
         this.maxKeyBytes = maxKeyBytes;
         this.maxBodyBytes = maxBodyBytes;
+        this.bodyBudget = bodyBudget;
     }
 
     void handle(HttpServerRequest request) {
@@ -31,33 +36,39 @@ final class EntityHandler {
             Responses.send(request, 405, "method " + method + " not allowed on /v0/entity");
             return;
         }
-        String id = request.getParam("id");
-        if (id == null || id.isEmpty()) {
+        String query = request.query();
+        byte[] key = QueryParameters.bytes(query, "id");
+        if (key == null || key.length == 0) {
             Responses.send(request, 400, "missing or empty id");
             return;
         }
-        byte[] key = id.getBytes(StandardCharsets.UTF_8);
         if (key.length > maxKeyBytes) {
             Responses.send(request, 400, "id of " + key.length + " bytes exceeds the limit of " + maxKeyBytes);
             return;
         }
-        Quorum quorum = Quorum.parse(request.getParam("ack"), request.getParam("from"), coordinator.clusterSize());
+        Quorum quorum = Quorum.parse(QueryParameters.text(query, "ack"), QueryParameters.text(query, "from"),
+                coordinator.clusterSize());
+        Context context = Vertx.currentContext();
         if (method == HttpMethod.GET) {
-            coordinator.get(key, quorum).whenComplete((entry, error) -> {
-                if (error != null) {
-                    Responses.failure(request, error);
-                } else if (entry == null || entry.isTombstone()) {
+            Future.fromCompletionStage(coordinator.get(key, quorum), context).onComplete(answer -> {
+                if (answer.failed()) {
+                    Responses.failure(request, answer.cause());
+                    return;
+                }
+                Entry entry = answer.result();
+                if (entry == null || entry.isTombstone()) {
                     Responses.send(request, 404, "not found");
                 } else {
                     request.response().setStatusCode(200).end(Buffer.buffer(entry.value()));
                 }
             });
         } else if (method == HttpMethod.PUT) {
-            RequestBodies.read(request, maxBodyBytes, body ->
-                    coordinator.put(key, body.getBytes(), quorum).whenComplete((done, error) -> Responses.completed(request, 201, error)));
+            BodyReader.read(request, maxBodyBytes, bodyBudget, value ->
+                    Future.fromCompletionStage(coordinator.put(key, value, quorum), context)
+                            .onComplete(done -> Responses.completed(request, 201, done.cause())));
         } else {
-            coordinator.delete(key, quorum).whenComplete((done, error) -> Responses.completed(request, 202, error));
+            Future.fromCompletionStage(coordinator.delete(key, quorum), context)
+                    .onComplete(done -> Responses.completed(request, 202, done.cause()));
         }
     }
-
 }

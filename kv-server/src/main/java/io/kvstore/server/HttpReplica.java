@@ -36,7 +36,7 @@ final class HttpReplica implements Replica {
 
     @Override
     public CompletionStage<Entry> get(byte[] key) {
-        Future<Entry> answer = request(client.get(port, host, InternalProtocol.PATH), key)
+        Future<Entry> answer = client.get(port, host, uri(key, -1)).timeout(timeoutMillis)
                 .send()
                 .map(response -> {
                     if (response.statusCode() == 404) {
@@ -56,10 +56,9 @@ final class HttpReplica implements Replica {
 
     @Override
     public CompletionStage<Void> upsert(Entry entry) {
-        HttpRequest<Buffer> request = entry.isTombstone()
-                ? client.delete(port, host, InternalProtocol.PATH)
-                : client.put(port, host, InternalProtocol.PATH);
-        request(request, entry.key()).addQueryParam("ts", Long.toString(entry.timestamp()));
+        String uri = uri(entry.key(), entry.timestamp());
+        HttpRequest<Buffer> request = (entry.isTombstone() ? client.delete(port, host, uri) : client.put(port, host, uri))
+                .timeout(timeoutMillis);
         Future<HttpResponse<Buffer>> sent = entry.isTombstone() ? request.send() : request.sendBuffer(Buffer.buffer(entry.value()));
         return sent.<Void>map(response -> {
             expect(response, entry.isTombstone() ? 202 : 201, entry.isTombstone() ? "DELETE" : "PUT");
@@ -67,8 +66,10 @@ final class HttpReplica implements Replica {
         }).toCompletionStage();
     }
 
-    private HttpRequest<Buffer> request(HttpRequest<Buffer> request, byte[] key) {
-        return request.addQueryParam("key", InternalProtocol.encodeKey(key)).timeout(timeoutMillis);
+    /** The internal route for {@code key}; base64url needs no further escaping. A negative timestamp is left out. */
+    private static String uri(byte[] key, long timestamp) {
+        String uri = InternalProtocol.PATH + '?' + InternalProtocol.KEY_PARAM + '=' + InternalProtocol.encodeKey(key);
+        return timestamp < 0 ? uri : uri + '&' + InternalProtocol.TIMESTAMP_PARAM + '=' + timestamp;
     }
 
     private void expect(HttpResponse<Buffer> response, int status, String method) {

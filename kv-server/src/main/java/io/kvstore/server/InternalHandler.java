@@ -3,6 +3,9 @@ package io.kvstore.server;
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.Replica;
 import io.kvstore.core.Entry;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
@@ -12,26 +15,33 @@ final class InternalHandler {
     private final Replica local;
     private final HybridClock clock;
     private final int maxBodyBytes;
+    private final BodyMemoryBudget bodyBudget;
 
-    InternalHandler(Replica local, HybridClock clock, int maxBodyBytes) {
+    InternalHandler(Replica local, HybridClock clock, int maxBodyBytes, BodyMemoryBudget bodyBudget) {
         this.local = local;
         this.clock = clock;
         this.maxBodyBytes = maxBodyBytes;
+        this.bodyBudget = bodyBudget;
     }
 
     void handle(HttpServerRequest request) {
-        String encodedKey = request.getParam("key");
+        String query = request.query();
+        String encodedKey = QueryParameters.text(query, InternalProtocol.KEY_PARAM);
         if (encodedKey == null || encodedKey.isEmpty()) {
-            Responses.send(request, 400, "missing key");
+            Responses.send(request, 400, "missing " + InternalProtocol.KEY_PARAM);
             return;
         }
         byte[] key = InternalProtocol.decodeKey(encodedKey);
         HttpMethod method = request.method();
+        Context context = Vertx.currentContext();
         if (method == HttpMethod.GET) {
-            local.get(key).whenComplete((entry, error) -> {
-                if (error != null) {
-                    Responses.failure(request, error);
-                } else if (entry == null) {
+            Future.fromCompletionStage(local.get(key), context).onComplete(answer -> {
+                if (answer.failed()) {
+                    Responses.failure(request, answer.cause());
+                    return;
+                }
+                Entry entry = answer.result();
+                if (entry == null) {
                     Responses.send(request, 404, "not found");
                 } else {
                     request.response().setStatusCode(200)
@@ -43,25 +53,19 @@ final class InternalHandler {
             return;
         }
         if (method != HttpMethod.PUT && method != HttpMethod.DELETE) {
+            request.response().putHeader("Allow", "GET, PUT, DELETE");
             Responses.send(request, 405, "method " + method + " not allowed on " + InternalProtocol.PATH);
             return;
         }
-        long timestamp = Long.parseLong(require(request, "ts"));
+        long timestamp = InternalProtocol.parseTimestamp(QueryParameters.text(query, InternalProtocol.TIMESTAMP_PARAM));
         clock.observe(timestamp);
         if (method == HttpMethod.DELETE) {
-            local.upsert(Entry.tombstone(key, timestamp)).whenComplete((done, error) -> Responses.completed(request, 202, error));
+            Future.fromCompletionStage(local.upsert(Entry.tombstone(key, timestamp)), context)
+                    .onComplete(done -> Responses.completed(request, 202, done.cause()));
         } else {
-            RequestBodies.read(request, maxBodyBytes, body -> local.upsert(Entry.value(key, body.getBytes(), timestamp))
-                    .whenComplete((done, error) -> Responses.completed(request, 201, error)));
+            BodyReader.read(request, maxBodyBytes, bodyBudget, value ->
+                    Future.fromCompletionStage(local.upsert(Entry.value(key, value, timestamp)), context)
+                            .onComplete(done -> Responses.completed(request, 201, done.cause())));
         }
     }
-
-    private static String require(HttpServerRequest request, String name) {
-        String value = request.getParam(name);
-        if (value == null || value.isEmpty()) {
-            throw new IllegalArgumentException("missing " + name);
-        }
-        return value;
-    }
-
 }

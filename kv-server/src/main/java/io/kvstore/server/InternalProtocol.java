@@ -15,6 +15,8 @@ import java.util.Base64;
  */
 final class InternalProtocol {
     static final String PATH = "/internal/v0/entity";
+    static final String KEY_PARAM = "key";
+    static final String TIMESTAMP_PARAM = "ts";
     static final String TIMESTAMP_HEADER = "X-Kv-Timestamp";
     static final String TOMBSTONE_HEADER = "X-Kv-Tombstone";
 
@@ -28,5 +30,22 @@ final class InternalProtocol {
     /** @throws IllegalArgumentException if {@code key} is not base64url */
     static byte[] decodeKey(String key) {
         return Base64.getUrlDecoder().decode(key);
+    }
+
+    /** @throws IllegalArgumentException if the timestamp is missing, not a number or negative */
+    static long parseTimestamp(String value) {
+        if (value == null || value.isEmpty()) {
+            throw new IllegalArgumentException("missing " + TIMESTAMP_PARAM);
+        }
+        long timestamp;
+        try {
+            timestamp = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("bad " + TIMESTAMP_PARAM + " '" + value + "'");
+        }
+        if (timestamp < 0) {
+            throw new IllegalArgumentException("negative " + TIMESTAMP_PARAM + " " + timestamp);
+        }
+        return timestamp;
     }
 }

@@ -101,11 +101,12 @@ public final class KvServer {
         ReplicaCoordinator coordinator = new ReplicaCoordinator(partitioner, replicas, clock, config.replicaTimeout());
         KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool);
         AtomicInteger inFlight = new AtomicInteger();
+        BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
-                new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes()),
+                new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
                 new RangeHandler(dao, config.maxKeyBytes()),
-                new InternalHandler(local, clock, config.maxBodyBytes()),
-                new StatusHandler(config, inFlight));
+                new InternalHandler(local, clock, config.maxBodyBytes(), bodyBudget),
+                new StatusHandler(config, inFlight, bodyBudget));
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)
                 .setIdleTimeout((int) config.idleTimeout().toSeconds())

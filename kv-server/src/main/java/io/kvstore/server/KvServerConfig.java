@@ -30,6 +30,11 @@ public final class KvServerConfig {
     public static final int DEFAULT_MAX_BODY_BYTES = 8 << 20;
     /** Default requests in flight on this node beyond which it answers 503. */
     public static final int DEFAULT_MAX_IN_FLIGHT = 4096;
+    /**
+     * Storage threads when writes wait for an fsync (sync policy other than none): enough writers to
+     * share each group commit while the event loops keep serving.
+     */
+    public static final int DEFAULT_SYNCING_STORAGE_THREADS = 64;
 
     private final int port;
     private final String self;
@@ -43,6 +48,7 @@ public final class KvServerConfig {
     private final int maxKeyBytes;
     private final int maxBodyBytes;
     private final int maxInFlight;
+    private final long maxBufferedBodyBytes;
     private final Duration replicaTimeout;
     private final Duration idleTimeout;
     private final int eventLoops;
@@ -61,10 +67,13 @@ public final class KvServerConfig {
         this.maxKeyBytes = b.maxKeyBytes;
         this.maxBodyBytes = b.maxBodyBytes;
         this.maxInFlight = b.maxInFlight;
+        this.maxBufferedBodyBytes = b.maxBufferedBodyBytes > 0 ? b.maxBufferedBodyBytes
+                : Math.max(b.maxBodyBytes, Runtime.getRuntime().maxMemory() / 8);
+        this.storageThreads = b.storageThreads >= 0 ? b.storageThreads
+                : b.syncPolicy == SyncPolicy.NONE ? 0 : DEFAULT_SYNCING_STORAGE_THREADS;
         this.replicaTimeout = b.replicaTimeout;
         this.idleTimeout = b.idleTimeout;
         this.eventLoops = b.eventLoops;
-        this.storageThreads = b.storageThreads;
     }
 
     public static Builder builder() {
@@ -122,6 +131,14 @@ public final class KvServerConfig {
         return maxInFlight;
     }
 
+    /**
+     * Bytes of request bodies the node holds at once over all requests; a body that does not fit gets
+     * 503 + Retry-After before it is read. Default: an eighth of the heap, at least one largest body.
+     */
+    public long maxBufferedBodyBytes() {
+        return maxBufferedBodyBytes;
+    }
+
     /** How long a request waits for its {@code ack} replica answers before 504. */
     public Duration replicaTimeout() {
         return replicaTimeout;
@@ -136,7 +153,12 @@ public final class KvServerConfig {
         return eventLoops;
     }
 
-    /** Threads that run storage calls; 0 runs them on the event loop. */
+    /**
+     * Threads that run point reads and writes of the store; 0 runs them on the event loop. Default: 0
+     * with sync policy none (a write is an append to the page cache; measured faster in line), else
+     * {@link #DEFAULT_SYNCING_STORAGE_THREADS}, since a write then waits for an fsync that must never
+     * stall an event loop. Range reads always run on Vert.x worker threads.
+     */
     public int storageThreads() {
         return storageThreads;
     }
@@ -155,10 +177,11 @@ public final class KvServerConfig {
         private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
         private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
         private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+        private long maxBufferedBodyBytes = 0;
         private Duration replicaTimeout = Duration.ofSeconds(2);
         private Duration idleTimeout = Duration.ofSeconds(60);
         private int eventLoops = Runtime.getRuntime().availableProcessors();
-        private int storageThreads = 0;
+        private int storageThreads = -1;
 
         public Builder port(int port) {
             this.port = port;
@@ -220,6 +243,12 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link KvServerConfig#maxBufferedBodyBytes()}; 0 keeps the default. */
+        public Builder maxBufferedBodyBytes(long bytes) {
+            this.maxBufferedBodyBytes = bytes;
+            return this;
+        }
+
         public Builder replicaTimeout(Duration timeout) {
             this.replicaTimeout = Objects.requireNonNull(timeout, "replicaTimeout");
             return this;
@@ -235,6 +264,7 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link KvServerConfig#storageThreads()}; -1 keeps the default that suits the sync policy. */
         public Builder storageThreads(int threads) {
             this.storageThreads = threads;
             return this;
@@ -246,7 +276,12 @@ public final class KvServerConfig {
             require(maxBodyBytes >= 0, "max body bytes must be >= 0, got " + maxBodyBytes);
             require(maxInFlight >= 1, "max in-flight requests must be >= 1, got " + maxInFlight);
             require(eventLoops >= 1, "event loops must be >= 1, got " + eventLoops);
-            require(storageThreads >= 0, "storage threads must be >= 0, got " + storageThreads);
+            require(storageThreads >= -1, "storage threads must be >= 0 (or -1 for the default), got " + storageThreads);
+            require(maxBufferedBodyBytes >= 0, "max buffered body bytes must be >= 0, got " + maxBufferedBodyBytes);
+            require(maxBufferedBodyBytes == 0 || maxBufferedBodyBytes >= maxBodyBytes,
+                    "max buffered body bytes (" + maxBufferedBodyBytes + ") must hold at least one body of max body bytes ("
+                            + maxBodyBytes + ")");
+            require(flushThresholdBytes >= 1, "flush threshold must be >= 1 byte, got " + flushThresholdBytes);
             require(!replicaTimeout.isNegative() && !replicaTimeout.isZero(), "replica timeout must be positive");
             require(!idleTimeout.isNegative() && !idleTimeout.isZero(), "idle timeout must be positive");
             require(Partitioners.names().contains(partitioner),

@@ -37,10 +37,13 @@ public final class Main {
             "  --max-key-bytes N         longest id after percent-decoding (default " + KvServerConfig.DEFAULT_MAX_KEY_BYTES + ")",
             "  --max-body-bytes N        largest request body; larger gets 413 (default " + KvServerConfig.DEFAULT_MAX_BODY_BYTES + ")",
             "  --max-in-flight N         requests in progress before 503 + Retry-After (default " + KvServerConfig.DEFAULT_MAX_IN_FLIGHT + ")",
+            "  --max-buffered-bytes N    request body bytes held at once over all requests; beyond: 503",
+            "                            (default: an eighth of the heap, at least --max-body-bytes)",
             "  --replica-timeout-ms N    how long a request waits for ack replicas before 504 (default 2000)",
             "  --idle-timeout-s N        idle connections are closed after this (default 60)",
             "  --event-loops N           HTTP event loops (default: number of cores)",
-            "  --storage-threads N       threads for storage calls; 0 runs them on the event loops (default 0)",
+            "  --storage-threads N       threads for point reads and writes; 0 runs them on the event loops",
+            "                            (default: 0 with --sync none, else " + KvServerConfig.DEFAULT_SYNCING_STORAGE_THREADS + ")",
             "  --help                    this text");
 
     private Main() {
@@ -110,6 +113,7 @@ public final class Main {
                 case "--max-key-bytes": b.maxKeyBytes(intValue(flag, value)); break;
                 case "--max-body-bytes": b.maxBodyBytes(intValue(flag, value)); break;
                 case "--max-in-flight": b.maxInFlight(intValue(flag, value)); break;
+                case "--max-buffered-bytes": b.maxBufferedBodyBytes(longValue(flag, value)); break;
                 case "--replica-timeout-ms": b.replicaTimeout(Duration.ofMillis(longValue(flag, value))); break;
                 case "--idle-timeout-s": b.idleTimeout(Duration.ofSeconds(longValue(flag, value))); break;
                 case "--event-loops": b.eventLoops(intValue(flag, value)); break;

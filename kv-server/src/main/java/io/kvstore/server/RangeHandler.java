@@ -8,7 +8,6 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +17,11 @@ import org.slf4j.LoggerFactory;
  * while the socket's write queue has room; when it is full the stream waits for the drain event, so
  * memory stays flat whatever the range. The iterator is closed at the end, on error and when the client
  * goes away.
+ *
+ * <p>The iterator is advanced on the event loop: it reads memory-mapped tables, so a step costs a
+ * page-cache hit. A worker-thread variant that read batches ahead was tried and ran a 64 MiB server
+ * out of heap on 1 MiB values (LargeRangeStreamingTest); stepping only while the socket has room is
+ * what keeps memory flat.
  */
 final class RangeHandler {
     private static final Logger LOG = LoggerFactory.getLogger(RangeHandler.class);
@@ -36,18 +40,17 @@ final class RangeHandler {
             Responses.send(request, 405, "method " + request.method() + " not allowed on /v0/entities");
             return;
         }
-        String start = request.getParam("start");
-        String end = request.getParam("end");
-        if (start == null || start.isEmpty()) {
+        String query = request.query();
+        byte[] from = QueryParameters.bytes(query, "start");
+        byte[] to = QueryParameters.bytes(query, "end");
+        if (from == null || from.length == 0) {
             Responses.send(request, 400, "missing or empty start");
             return;
         }
-        if (end != null && end.isEmpty()) {
+        if (to != null && to.length == 0) {
             Responses.send(request, 400, "empty end (leave it out for an open end)");
             return;
         }
-        byte[] from = start.getBytes(StandardCharsets.UTF_8);
-        byte[] to = end == null ? null : end.getBytes(StandardCharsets.UTF_8);
         if (from.length > maxKeyBytes || (to != null && to.length > maxKeyBytes)) {
             Responses.send(request, 400, "range bound exceeds the key limit of " + maxKeyBytes + " bytes");
             return;

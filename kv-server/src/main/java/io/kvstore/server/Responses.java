@@ -23,14 +23,18 @@ final class Responses {
         response.setStatusCode(status).putHeader("Content-Type", "text/plain; charset=utf-8").end(reason + "\n");
     }
 
-    /** 413 without reading the body: the connection is closed after the answer so the rest is never read. */
-    static void tooLarge(HttpServerRequest request, long limit) {
+    /**
+     * An answer after which the connection is closed, for requests whose body is left unread (413, 503):
+     * closing is what keeps the rest of that body from ever being read.
+     */
+    static void sendAndClose(HttpServerRequest request, int status, String reason) {
         HttpServerResponse response = request.response();
         if (response.ended() || response.closed()) {
             return;
         }
-        response.setStatusCode(413).putHeader("Connection", "close")
-                .end("request body exceeds the limit of " + limit + " bytes\n")
+        response.setStatusCode(status).putHeader("Connection", "close")
+                .putHeader("Content-Type", "text/plain; charset=utf-8")
+                .end(reason + "\n")
                 .onComplete(done -> request.connection().close());
     }
 

@@ -13,11 +13,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class StatusHandler {
     private final KvServerConfig config;
     private final AtomicInteger inFlight;
+    private final BodyMemoryBudget bodyBudget;
     private final long startedMillis = System.currentTimeMillis();
 
-    StatusHandler(KvServerConfig config, AtomicInteger inFlight) {
+    StatusHandler(KvServerConfig config, AtomicInteger inFlight, BodyMemoryBudget bodyBudget) {
         this.config = config;
         this.inFlight = inFlight;
+        this.bodyBudget = bodyBudget;
     }
 
     void handle(HttpServerRequest request) {
@@ -29,7 +31,8 @@ final class StatusHandler {
                 .put("dataDirectory", config.dataDirectory().toAbsolutePath().toString())
                 .put("dataBytes", directoryBytes(config.dataDirectory()))
                 .put("uptimeMillis", System.currentTimeMillis() - startedMillis)
-                .put("requestsInFlight", inFlight.get() - 1); // not counting this one
+                .put("requestsInFlight", inFlight.get() - 1) // not counting this one
+                .put("bufferedBodyBytes", bodyBudget.inUse());
         request.response().putHeader("Content-Type", "application/json").end(status.encodePrettily());
     }
 

@@ -8,7 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.URLEncoder;
+import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -73,6 +73,10 @@ class SingleNodeTest {
         assertEquals(400, node.send(0, "GET", "/v0/entities", null).statusCode(), "missing start");
         assertEquals(400, node.send(0, "GET", "/v0/entities?start=", null).statusCode(), "empty start");
         assertEquals(400, node.send(0, "GET", "/internal/v0/entity?key=***", null).statusCode(), "bad internal key");
+        assertEquals(400, node.send(0, "PUT", "/internal/v0/entity?key=AA&ts=x", new byte[] {1}).statusCode(), "bad timestamp");
+        assertTrue(node.raw(0, "GET /v0/entity?id=k%2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                .startsWith("HTTP/1.1 400"), "truncated escape");
+        assertEquals(400, node.get(0, "id=k&from=").statusCode(), "empty from");
     }
 
     @Test
@@ -84,13 +88,41 @@ class SingleNodeTest {
 
     @Test
     void percentEncodedAndNonAsciiIdsAreTheirUtf8Bytes() throws Exception {
-        String id = "ключ/with space&amp;?=#%";
-        String query = "id=" + URLEncoder.encode(id, StandardCharsets.UTF_8);
+        String id = "ключ/with space&amp;?=#%+";
+        String query = "id=" + TestCluster.percentEncode(id);
         assertEquals(201, node.put(0, query, "unicode"));
         assertEquals("unicode", new String(node.get(0, query).body(), StandardCharsets.UTF_8));
-        assertEquals(404, node.get(0, "id=" + URLEncoder.encode("ключ", StandardCharsets.UTF_8)).statusCode());
+        assertEquals(404, node.get(0, "id=" + TestCluster.percentEncode("ключ")).statusCode());
         String range = node.localRange(0);
         assertTrue(range.startsWith(id + "\n"), range);
+    }
+
+    @Test
+    void plusIsAPlusSignNotASpace() throws Exception {
+        assertEquals(201, node.put(0, "id=a+b", "plus"));
+        assertEquals(404, node.get(0, "id=a%20b").statusCode());
+        assertEquals("plus", new String(node.get(0, "id=a%2Bb").body(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void idsThatAreNotUtf8StayDistinctKeys() throws Exception {
+        assertEquals(201, node.put(0, "id=%FE", "fe"));
+        assertEquals(201, node.put(0, "id=%FF", "ff"));
+        assertEquals("fe", new String(node.get(0, "id=%fe").body(), StandardCharsets.UTF_8));
+        assertEquals("ff", new String(node.get(0, "id=%ff").body(), StandardCharsets.UTF_8));
+        HttpResponse<byte[]> range = node.send(0, "GET", "/v0/entities?start=%FE", null);
+        assertArrayEquals(new byte[] {(byte) 0xFE, '\n', 'f', 'e', (byte) 0xFF, '\n', 'f', 'f'}, range.body());
+    }
+
+    @Test
+    void rawNonAsciiInTheRequestLineIsRefusedNotGuessed() throws Exception {
+        URI uri = URI.create(node.url(0));
+        try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
+            socket.getOutputStream().write(("GET /v0/entity?id=" + "ключ" + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            String answer = new String(readAll(socket.getInputStream()), StandardCharsets.ISO_8859_1);
+            assertTrue(answer.startsWith("HTTP/1.1 400"), answer);
+        }
     }
 
     @Test

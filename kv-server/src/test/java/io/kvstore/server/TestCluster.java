@@ -91,6 +91,25 @@ final class TestCluster {
         return send(node, "DELETE", "/v0/entity?" + query, null).statusCode();
     }
 
+    /** RFC 3986 percent-encoding of {@code bytes}: everything but unreserved characters is escaped. */
+    static String percentEncode(byte[] bytes) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : bytes) {
+            int c = b & 0xFF;
+            if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+                out.append((char) c);
+            } else {
+                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
+            }
+        }
+        return out.toString();
+    }
+
+    static String percentEncode(String text) {
+        return percentEncode(text.getBytes(StandardCharsets.UTF_8));
+    }
+
     /** Sends raw bytes on a fresh connection and returns everything the node answers until it closes. */
     String raw(int node, String request) throws IOException {
         URI uri = URI.create(urls.get(node));

@@ -1,0 +1,127 @@
+package io.kvstore.server;
+
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.Arrays;
+import java.util.function.Function;
+
+/**
+ * Reads a request body into one exactly sized array, within two limits: the per-request limit (over it:
+ * 413, refused on the declared Content-Length before a byte is read, or counted while a chunked body
+ * arrives) and the node's {@link BodyMemoryBudget} (no room: 503 + Retry-After). Refusals close the
+ * connection so the rest of the body is never read. The bytes stay reserved until the consumer's future
+ * completes, i.e. until every replica that will get a copy has it.
+ */
+final class BodyReader {
+    private final HttpServerRequest request;
+    private final int limit;
+    private final BodyMemoryBudget budget;
+    private final Function<byte[], Future<?>> consumer;
+    private byte[] body;
+    private int size;
+    private long reserved;
+    private boolean refused;
+
+    private BodyReader(HttpServerRequest request, int limit, BodyMemoryBudget budget, Function<byte[], Future<?>> consumer) {
+        this.request = request;
+        this.limit = limit;
+        this.budget = budget;
+        this.consumer = consumer;
+    }
+
+    /** Must be called from the request handler, before the body starts arriving. */
+    static void read(HttpServerRequest request, int limit, BodyMemoryBudget budget, Function<byte[], Future<?>> consumer) {
+        new BodyReader(request, limit, budget, consumer).start();
+    }
+
+    private void start() {
+        String declared = request.getHeader("Content-Length");
+        int capacity = 0;
+        if (declared != null) {
+            long length;
+            try {
+                length = Long.parseLong(declared.trim());
+            } catch (NumberFormatException e) {
+                refuse(400, "bad Content-Length '" + declared + "'");
+                return;
+            }
+            if (length > limit || length < 0) {
+                refuse(413, "request body of " + length + " bytes exceeds the limit of " + limit + " bytes");
+                return;
+            }
+            capacity = (int) length;
+        }
+        if (!reserve(capacity)) {
+            return;
+        }
+        body = new byte[capacity];
+        request.handler(this::onChunk);
+        request.exceptionHandler(error -> releaseAll());
+        request.endHandler(end -> onEnd());
+    }
+
+    private void onChunk(Buffer chunk) {
+        if (refused) {
+            return;
+        }
+        int needed = size + chunk.length();
+        if (needed > limit) {
+            refuse(413, "request body exceeds the limit of " + limit + " bytes");
+            return;
+        }
+        if (needed > body.length) {
+            // Chunked encoding: grow by doubling, reserving the growth first.
+            int grown = (int) Math.min(limit, Math.max(needed, 2L * body.length));
+            if (!reserve(grown - body.length)) {
+                return;
+            }
+            body = Arrays.copyOf(body, grown);
+        }
+        chunk.getBytes(0, chunk.length(), body, size);
+        size = needed;
+    }
+
+    private void onEnd() {
+        if (refused) {
+            return;
+        }
+        byte[] value = size == body.length ? body : Arrays.copyOf(body, size);
+        body = null;
+        Future<?> done;
+        try {
+            done = consumer.apply(value);
+        } catch (RuntimeException e) {
+            releaseAll();
+            throw e;
+        }
+        done.onComplete(ignored -> releaseAll());
+    }
+
+    private boolean reserve(long bytes) {
+        if (bytes == 0) {
+            return true;
+        }
+        if (!budget.tryReserve(bytes)) {
+            refuse(503, "node is holding too many request bodies, retry later");
+            return false;
+        }
+        reserved += bytes;
+        return true;
+    }
+
+    private void releaseAll() {
+        budget.release(reserved);
+        reserved = 0;
+        body = null;
+    }
+
+    private void refuse(int status, String reason) {
+        refused = true;
+        releaseAll();
+        if (status == 503) {
+            request.response().putHeader("Retry-After", "1");
+        }
+        Responses.sendAndClose(request, status, reason);
+    }
+}

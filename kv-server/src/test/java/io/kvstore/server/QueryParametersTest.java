@@ -1,0 +1,53 @@
+package io.kvstore.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class QueryParametersTest {
+
+    @Test
+    void findsTheNamedParameterAndOnlyIt() {
+        assertEquals("k", QueryParameters.text("id=k&ack=1", "id"));
+        assertEquals("1", QueryParameters.text("id=k&ack=1", "ack"));
+        assertNull(QueryParameters.text("id=k&ack=1", "from"));
+        assertNull(QueryParameters.text("idx=k", "id"), "a longer name is another parameter");
+        assertNull(QueryParameters.text("xid=k", "id"));
+        assertEquals("2", QueryParameters.text("xid=1&id=2", "id"));
+        assertEquals("first", QueryParameters.text("id=first&id=second", "id"), "the first occurrence counts");
+        assertNull(QueryParameters.text(null, "id"));
+        assertNull(QueryParameters.text("", "id"));
+    }
+
+    @Test
+    void emptyAndBareParametersAreEmpty() {
+        assertEquals("", QueryParameters.text("id=", "id"));
+        assertEquals("", QueryParameters.text("id", "id"));
+        assertEquals("", QueryParameters.text("a=1&id&b=2", "id"));
+        assertEquals("", QueryParameters.text("a=1&id=", "id"));
+    }
+
+    @Test
+    void percentDecodesToBytesWithoutGuessingACharset() {
+        assertArrayEquals("ключ".getBytes(StandardCharsets.UTF_8),
+                QueryParameters.bytes("id=%D0%BA%D0%BB%D1%8E%D1%87", "id"));
+        assertArrayEquals(new byte[] {(byte) 0xFE}, QueryParameters.bytes("id=%FE", "id"));
+        assertArrayEquals(new byte[] {(byte) 0xFF}, QueryParameters.bytes("id=%ff", "id"));
+        assertArrayEquals(new byte[] {0, '\n', '&', '='}, QueryParameters.bytes("id=%00%0A%26%3D", "id"));
+        assertEquals("a+b", QueryParameters.text("id=a+b", "id"), "+ is a plus sign");
+        assertEquals("a=b", QueryParameters.text("id=a=b", "id"), "only the first = separates");
+    }
+
+    @Test
+    void malformedEscapesAreRejectedWithTheParameterName() {
+        for (String bad : new String[] {"id=%", "id=%4", "id=%zz", "id=%%41", "id=a%g1"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> QueryParameters.bytes(bad, "id"), bad);
+            assertEquals(true, e.getMessage().startsWith("bad percent-encoding in parameter 'id'"), e.getMessage());
+        }
+        assertThrows(IllegalArgumentException.class, () -> QueryParameters.bytes("id=ключ", "id"));
+    }
+}
