@@ -17,8 +17,9 @@ VALUE_SIZE=${VALUE_SIZE:-100}
 BASE_PORT=${BASE_PORT:-18080}
 WORK=${WORK:-$(mktemp -d /tmp/kvstore-suite.XXXXXX)}
 OUT=${OUT:-docs/BENCHMARKS.md}
-SERVER_JAR=kv-server/target/kv-server.jar
-BENCH_JAR=kv-bench/target/benchmarks.jar
+SERVER_JAR=${SERVER_JAR:-kv-server/target/kv-server.jar}
+BENCH_JAR=${BENCH_JAR:-kv-bench/target/benchmarks.jar}
+mkdir -p "$WORK"
 
 if [[ ! -f $SERVER_JAR || ! -f $BENCH_JAR ]]; then
   ./mvnw -B -ntp -q -DskipTests package

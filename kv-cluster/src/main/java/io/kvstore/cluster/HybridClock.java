@@ -4,38 +4,56 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * A hybrid logical clock (Kulkarni et al., 2014) that stamps every write of this node.
+ * A hybrid logical clock (Kulkarni et al., 2014) giving every write of this node its timestamp.
  *
- * <p>A timestamp is 64 bits: the high 48 bits are wall-clock milliseconds since the epoch (enough
- * until the year 10889), the low 16 bits a logical counter. {@link #now()} returns a value greater
- * than every value it returned or {@linkplain #observe observed} before, and equal to the wall clock
- * (shifted) whenever the wall clock is ahead; so timestamps stay unique and increasing when the wall
- * clock steps back, and track wall-clock milliseconds otherwise. More than 65,536 writes in one
- * millisecond simply borrow from the millisecond field, staying unique.
+ * <p>Layout of a timestamp, as a signed {@code long} that orders like the time it stands for:
+ * <pre>
+ *   bit 63 ........... 16 | 15 ........ 0
+ *   wall-clock millis (48) | logical (16)
+ * </pre>
+ * 48 bits of milliseconds since the epoch last until the year 10889; the logical counter tells apart
+ * up to 65536 timestamps issued within one millisecond. If more are needed, or if a remote timestamp
+ * is ahead, the counter carries into the millisecond field: the clock runs slightly ahead of the wall
+ * clock until the wall clock catches up, and never goes backwards.
+ *
+ * <p>Guarantees: {@link #now()} is unique and strictly increasing across all threads of this node, even
+ * when the wall clock steps back; it is never below {@code wallMillis << 16}; after
+ * {@link #observe(long)} every {@link #now()} is greater than the observed timestamp. Lock-free.
+ *
+ * <p>Observing is trusting: a peer whose wall clock runs far ahead drags this clock ahead with it (and
+ * its writes win over later ones from nodes that have not heard from it). Keep the nodes' clocks
+ * synchronized (NTP); the HLC only absorbs the small steps and skews that remain.
  */
 public final class HybridClock {
-    private static final int LOGICAL_BITS = 16;
+    /** Bits of the logical counter below the milliseconds. */
+    public static final int LOGICAL_BITS = 16;
 
     private final LongSupplier wallMillis;
-    private final AtomicLong last = new AtomicLong();
+    private final AtomicLong last = new AtomicLong(Long.MIN_VALUE);
 
-    /** A clock on {@link System#currentTimeMillis()}. */
+    /** A clock over {@link System#currentTimeMillis()}. */
     public HybridClock() {
         this(System::currentTimeMillis);
     }
 
-    /** A clock on the given wall clock (tests use a fake one). */
+    /** A clock over the given wall clock in milliseconds since the epoch (tests pass a fake one). */
     public HybridClock(LongSupplier wallMillis) {
         this.wallMillis = wallMillis;
     }
 
-    /** A new timestamp, unique and strictly greater than every earlier result of this clock. */
+    /** A new timestamp: greater than every timestamp this clock issued or observed before. */
     public long now() {
-        long wall = wallMillis.getAsLong() << LOGICAL_BITS;
-        return last.accumulateAndGet(wall, (previous, w) -> Math.max(previous + 1, w));
+        long physical = wallMillis.getAsLong() << LOGICAL_BITS;
+        while (true) {
+            long previous = last.get();
+            long next = Math.max(physical, previous + 1);
+            if (last.compareAndSet(previous, next)) {
+                return next;
+            }
+        }
     }
 
-    /** Moves this clock past a timestamp seen from another node, so later writes here order after it. */
+    /** Makes later {@link #now()} results exceed {@code remoteTimestamp}, e.g. one read from a replica. */
     public void observe(long remoteTimestamp) {
         last.accumulateAndGet(remoteTimestamp, Math::max);
     }
@@ -43,5 +61,10 @@ public final class HybridClock {
     /** The wall-clock milliseconds part of a timestamp. */
     public static long millisOf(long timestamp) {
         return timestamp >>> LOGICAL_BITS;
+    }
+
+    /** The logical counter part of a timestamp. */
+    public static int logicalOf(long timestamp) {
+        return (int) (timestamp & ((1L << LOGICAL_BITS) - 1));
     }
 }

@@ -1,33 +1,49 @@
 package io.kvstore.cluster;
 
+import java.util.List;
+
 /**
- * Fewer than {@code ack} replicas answered successfully (they failed, or the request timed out).
- * The server answers 504. The message names the operation and the counts.
+ * Fewer than {@code ack} replicas answered: enough of them failed that success became impossible, or
+ * the request timed out first. The server answers it with 504.
  */
 public final class NotEnoughReplicasException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final int needed;
-    private final int succeeded;
-    private final int failed;
+    private final int got;
+    private final transient List<Throwable> failures;
 
-    public NotEnoughReplicasException(String operation, int needed, int succeeded, int failed, Throwable cause) {
-        super(operation + ": " + succeeded + " of " + needed + " required replicas answered ("
-                + failed + " failed" + (cause == null ? "" : ", last error: " + cause) + ")", cause);
+    /**
+     * @param needed   the {@code ack} of the request
+     * @param got      how many replicas had answered successfully when it gave up
+     * @param failures the replica errors seen so far, in arrival order (copied)
+     * @param cause    the deciding cause: a {@link java.util.concurrent.TimeoutException} on timeout,
+     *                 else the first replica failure
+     */
+    public NotEnoughReplicasException(String message, int needed, int got, List<Throwable> failures, Throwable cause) {
+        super(message, cause);
         this.needed = needed;
-        this.succeeded = succeeded;
-        this.failed = failed;
+        this.got = got;
+        this.failures = List.copyOf(failures);
+        for (Throwable failure : this.failures) {
+            if (failure != cause) {
+                addSuppressed(failure);
+            }
+        }
     }
 
+    /** The {@code ack} of the failed request. */
     public int needed() {
         return needed;
     }
 
-    public int succeeded() {
-        return succeeded;
+    /** How many replicas had answered successfully. */
+    public int got() {
+        return got;
     }
 
-    public int failed() {
-        return failed;
+    /** The replica errors seen before the request gave up. */
+    public List<Throwable> failures() {
+        return failures;
     }
 }

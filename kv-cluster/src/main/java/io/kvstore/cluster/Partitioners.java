@@ -1,52 +1,59 @@
 package io.kvstore.cluster;
 
-import io.kvstore.cluster.partition.JumpPartitioner;
-import io.kvstore.cluster.partition.MaglevPartitioner;
-import io.kvstore.cluster.partition.ModNPartitioner;
-import io.kvstore.cluster.partition.RendezvousPartitioner;
-import io.kvstore.cluster.partition.RingPartitioner;
 import java.util.List;
+import java.util.Locale;
 
 /**
- * Creates a partitioner by name:
+ * Creates partitioners by name. Three lines from a node list to the replicas of a key:
  *
  * <pre>{@code
- * Partitioner p = Partitioners.create("ring", List.of("http://a:8080", "http://b:8080", "http://c:8080"));
- * int[] replicas = p.replicas("user:42".getBytes(UTF_8), 2);
- * String first = p.nodes().get(replicas[0]);
+ * Partitioner partitioner = Partitioners.create("ring", List.of("http://a:8080", "http://b:8080", "http://c:8080"));
+ * int[] replicas = partitioner.replicas("user:42".getBytes(StandardCharsets.UTF_8), 2);
+ * String primaryNode = partitioner.nodes().get(replicas[0]);
  * }</pre>
  *
- * <p>Names: {@code ring} (consistent hashing, {@value RingPartitioner#DEFAULT_VIRTUAL_NODES} virtual
- * nodes per node unless given), {@code rendezvous}, {@code modn}, {@code jump}, {@code maglev}.
+ * <p>Names (case-insensitive): {@code ring} (consistent hashing with virtual nodes), {@code rendezvous}
+ * (highest random weight), {@code modn} (hash mod N, a baseline), {@code jump} (Lamping &amp; Veach jump
+ * consistent hash) and {@code maglev} (Maglev lookup table). Every one hashes keys with
+ * {@link KeyHash#hash64(byte[])} and is deterministic across processes: the same name and node list
+ * give the same placement everywhere.
  */
 public final class Partitioners {
+    /** Virtual nodes per node of the {@code ring} partitioner unless told otherwise. */
+    public static final int DEFAULT_VIRTUAL_NODES = 256;
+
     private static final List<String> NAMES = List.of("ring", "rendezvous", "modn", "jump", "maglev");
 
     private Partitioners() {
     }
 
-    /** The names {@link #create} accepts. */
+    /** The names {@link #create(String, List)} accepts, in a stable order. */
     public static List<String> names() {
         return NAMES;
     }
 
-    /** A partitioner of the given name over {@code nodes}, with the default ring size. */
+    /** Same as {@link #create(String, List, int)} with {@value #DEFAULT_VIRTUAL_NODES} virtual nodes. */
     public static Partitioner create(String name, List<String> nodes) {
-        return create(name, nodes, RingPartitioner.DEFAULT_VIRTUAL_NODES);
+        return create(name, nodes, DEFAULT_VIRTUAL_NODES);
     }
 
     /**
-     * A partitioner of the given name over {@code nodes}; {@code virtualNodesPerNode} applies to
-     * {@code ring} only.
+     * Creates the partitioner called {@code name} over {@code nodes} (distinct, non-empty names, in the
+     * same order on every node of the cluster).
      *
-     * @throws IllegalArgumentException for an unknown name, no nodes, blank or duplicate nodes, or
-     *                                  fewer than one virtual node
+     * @param virtualNodesPerNode tokens per node on the {@code ring}; validated for every algorithm,
+     *                            used only by {@code ring}
+     * @throws IllegalArgumentException for an unknown name, no nodes, a null/empty/duplicate node or
+     *                                  {@code virtualNodesPerNode < 1}
      */
     public static Partitioner create(String name, List<String> nodes, int virtualNodesPerNode) {
-        if (name == null) {
-            throw new IllegalArgumentException("partitioner name is missing; expected one of " + NAMES);
+        if (virtualNodesPerNode < 1) {
+            throw new IllegalArgumentException("virtual nodes per node must be >= 1, got " + virtualNodesPerNode);
         }
-        switch (name) {
+        if (name == null) {
+            throw new IllegalArgumentException("partitioner name is null; expected one of " + NAMES);
+        }
+        switch (name.toLowerCase(Locale.ROOT)) {
             case "ring":
                 return new RingPartitioner(nodes, virtualNodesPerNode);
             case "rendezvous":

@@ -10,160 +10,274 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.Entry;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class ReplicaCoordinatorTest {
-    private static final byte[] KEY = "k".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] KEY = "key".getBytes(StandardCharsets.UTF_8);
+    private static final long WALL = 1_795_000_000_000L;
 
-    private final List<ManualReplica> replicas = List.of(new ManualReplica(), new ManualReplica(), new ManualReplica());
     private final Partitioner partitioner = Partitioners.create("ring", List.of("a", "b", "c"));
     private final int[] order = partitioner.replicas(KEY, 3);
-    private ReplicaCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+    private final List<ManualReplica> replicas = List.of(new ManualReplica(), new ManualReplica(), new ManualReplica());
+    private final AtomicLong wall = new AtomicLong(WALL);
+    private final HybridClock clock = new HybridClock(wall::get);
+    private final ReplicaCoordinator coordinator = coordinator(Duration.ofSeconds(30));
 
     private ReplicaCoordinator coordinator(Duration timeout) {
-        return new ReplicaCoordinator(partitioner, new ArrayList<>(replicas), new HybridClock(), timeout);
+        return new ReplicaCoordinator(partitioner, new ArrayList<>(replicas), clock, timeout);
     }
 
-    @AfterEach
-    void close() {
-        coordinator.close();
-    }
-
-    /** The i-th replica of KEY in partitioner order. */
-    private ManualReplica replica(int i) {
-        return replicas.get(order[i]);
+    /** The replica holding the {@code rank}-th copy of {@link #KEY}. */
+    private ManualReplica replica(int rank) {
+        return replicas.get(order[rank]);
     }
 
     @Test
-    void completesAsSoonAsAckReplicasAnsweredWithoutWaitingForTheSlowOne() {
-        CompletableFuture<Void> put = coordinator.put(KEY, new byte[] {1}, Quorum.of(2, 3, 3)).toCompletableFuture();
-        replica(2).upserts.get(0).complete(null);
+    void putGoesToTheFirstFromReplicasWithOneClockTimestamp() {
+        CompletableFuture<Void> put = coordinator.put(KEY, bytes("v"), Quorum.of(1, 2, 3)).toCompletableFuture();
+        assertEquals(1, replica(0).upserts.size());
+        assertEquals(1, replica(1).upserts.size());
+        assertEquals(0, replica(2).requests(), "a write stores exactly from copies");
+        Entry sent = replica(0).upserts.get(0);
+        assertSame(sent, replica(1).upserts.get(0));
+        assertArrayEquals(bytes("v"), sent.value());
+        assertEquals(WALL, HybridClock.millisOf(sent.timestamp()));
         assertFalse(put.isDone());
-        replica(0).upserts.get(0).complete(null);
-        assertTrue(put.isDone() && !put.isCompletedExceptionally(), "two answers are enough; replica 1 never answers");
     }
 
     @Test
-    void writesExactlyFromCopiesToThePrefixOfTheReplicaList() {
-        coordinator.put(KEY, new byte[] {1}, Quorum.of(1, 2, 3));
-        assertEquals(1, replica(0).written.size());
-        assertEquals(1, replica(1).written.size());
-        assertEquals(0, replica(2).written.size());
-        assertSame(replica(0).written.get(0), replica(1).written.get(0), "one version, one timestamp");
+    void putCompletesAsSoonAsAckReplicasStoredItWhileAnotherNeverAnswers() throws Exception {
+        CompletableFuture<Void> put = coordinator.put(KEY, bytes("v"), Quorum.of(2, 3, 3)).toCompletableFuture();
+        replica(2).lastUpsert().complete(null);
+        assertFalse(put.isDone());
+        replica(0).lastUpsert().complete(null);
+        assertTrue(put.isDone());
+        assertNull(put.get());
     }
 
     @Test
-    void failsAsSoonAsTheQuorumHasBecomeImpossible() {
-        CompletableFuture<Entry> get = coordinator.get(KEY, Quorum.of(2, 3, 3)).toCompletableFuture();
-        replica(0).gets.get(0).completeExceptionally(new IllegalStateException("disk on fire"));
-        assertFalse(get.isDone(), "one failure of three still allows two answers");
-        replica(1).gets.get(0).completeExceptionally(new IllegalStateException("connection refused"));
-        NotEnoughReplicasException e = failure(get);
+    void deleteSendsATombstoneWithAFreshTimestamp() throws Exception {
+        long before = clock.now();
+        CompletableFuture<Void> delete = coordinator.delete(KEY, Quorum.of(1, 1, 3)).toCompletableFuture();
+        Entry tombstone = replica(0).upserts.get(0);
+        assertTrue(tombstone.isTombstone());
+        assertArrayEquals(KEY, tombstone.key());
+        assertTrue(tombstone.timestamp() > before);
+        replica(0).lastUpsert().complete(null);
+        assertNull(delete.get());
+    }
+
+    @Test
+    void failsAsSoonAsAckHasBecomeImpossible() {
+        CompletableFuture<Void> put = coordinator.put(KEY, bytes("v"), Quorum.of(2, 3, 3)).toCompletableFuture();
+        replica(0).lastUpsert().completeExceptionally(new IOException("disk full on a"));
+        assertFalse(put.isDone(), "two replicas can still answer");
+        replica(1).lastUpsert().completeExceptionally(new IOException("connection refused by b"));
+        assertTrue(put.isDone(), "did not wait for the third replica once 2 of 3 became impossible");
+        NotEnoughReplicasException e = failure(put);
         assertEquals(2, e.needed());
-        assertEquals(0, e.succeeded());
-        assertEquals(2, e.failed());
-        assertTrue(e.getMessage().startsWith("GET: 0 of 2 required replicas answered (2 failed"), e.getMessage());
+        assertEquals(0, e.got());
+        assertEquals(2, e.failures().size());
+        assertInstanceOf(IOException.class, e.getCause());
+        assertTrue(e.getMessage().contains("needed 2 of 3 replicas, got 0; 2 failed"), e.getMessage());
+        assertTrue(e.getMessage().contains("disk full on a"), e.getMessage());
     }
 
     @Test
-    void timesOutWhenReplicasNeverAnswer() {
-        coordinator.close();
-        coordinator = coordinator(Duration.ofMillis(50));
-        CompletableFuture<Void> delete = coordinator.delete(KEY, Quorum.of(2, 3, 3)).toCompletableFuture();
-        replica(0).upserts.get(0).complete(null);
-        NotEnoughReplicasException e = failure(delete);
-        assertEquals(1, e.succeeded());
-        assertEquals(0, e.failed());
-    }
-
-    @Test
-    void readReturnsTheNewestVersionWhateverOrderAnswersArriveIn() {
-        Entry old = Entry.value(KEY, new byte[] {1}, 100);
-        Entry newer = Entry.value(KEY, new byte[] {2}, 200);
-        CompletableFuture<Entry> get = coordinator.get(KEY, Quorum.of(3, 3, 3)).toCompletableFuture();
-        replica(1).gets.get(0).complete(newer);
-        replica(2).gets.get(0).complete(null);
-        replica(0).gets.get(0).complete(old);
-        assertSame(newer, get.join());
-    }
-
-    @Test
-    void aNewerTombstoneWinsOverAnOlderValue() {
-        Entry value = Entry.value(KEY, new byte[] {1}, 100);
-        Entry tombstone = Entry.tombstone(KEY, 150);
-        CompletableFuture<Entry> get = coordinator.get(KEY, Quorum.of(2, 3, 3)).toCompletableFuture();
-        replica(0).gets.get(0).complete(value);
-        replica(2).gets.get(0).complete(tombstone);
-        assertTrue(get.join().isTombstone());
-    }
-
-    @Test
-    void aKeyNoReplicaHoldsReadsAsNull() {
-        CompletableFuture<Entry> get = coordinator.get(KEY, Quorum.of(2, 3, 3)).toCompletableFuture();
-        replica(0).gets.get(0).complete(null);
-        replica(1).gets.get(0).complete(null);
-        assertNull(get.join());
-    }
-
-    @Test
-    void lateAnswersAfterCompletionAreIgnored() {
+    void answersAfterTheDecisionAreIgnored() throws Exception {
         CompletableFuture<Entry> get = coordinator.get(KEY, Quorum.of(1, 3, 3)).toCompletableFuture();
-        Entry first = Entry.value(KEY, new byte[] {1}, 100);
-        replica(0).gets.get(0).complete(first);
-        replica(1).gets.get(0).complete(Entry.value(KEY, new byte[] {2}, 900));
-        replica(2).gets.get(0).completeExceptionally(new IllegalStateException("late failure"));
-        assertSame(first, get.join(), "ack=1: the first answer decides");
+        Entry first = Entry.value(KEY, bytes("first"), 10);
+        replica(1).lastGet().complete(first);
+        replica(0).lastGet().complete(Entry.value(KEY, bytes("newer but late"), 20));
+        replica(2).lastGet().completeExceptionally(new IOException("late failure"));
+        assertSame(first, get.get());
     }
 
     @Test
-    void aReplicaThatThrowsCountsAsOneFailure() {
-        List<Replica> throwing = new ArrayList<>(replicas);
-        throwing.set(order[0], new Replica() {
+    void timesOutWhenReplicasNeverAnswer() throws Exception {
+        ReplicaCoordinator quick = coordinator(Duration.ofMillis(50));
+        CompletableFuture<Entry> get = quick.get(KEY, Quorum.of(2, 3, 3)).toCompletableFuture();
+        replica(0).lastGet().complete(null);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> get.get(10, TimeUnit.SECONDS));
+        NotEnoughReplicasException notEnough = assertInstanceOf(NotEnoughReplicasException.class, e.getCause());
+        assertEquals(1, notEnough.got());
+        assertInstanceOf(TimeoutException.class, notEnough.getCause());
+        assertTrue(notEnough.getMessage().contains("timed out after 50 ms"), notEnough.getMessage());
+    }
+
+    @Test
+    void aSlowReplicaDoesNotDelayARequestThatHasItsAnswers() throws Exception {
+        ReplicaCoordinator quick = coordinator(Duration.ofMillis(50));
+        CompletableFuture<Void> put = quick.put(KEY, bytes("v"), Quorum.of(2, 3, 3)).toCompletableFuture();
+        replica(0).lastUpsert().complete(null);
+        replica(1).lastUpsert().complete(null);
+        assertTrue(put.isDone());
+        assertNull(put.get());
+    }
+
+    @Test
+    void readReturnsTheNewestOfTheAnswersWhateverTheirOrder() throws Exception {
+        CompletableFuture<Entry> get = coordinator.get(KEY, Quorum.of(3, 3, 3)).toCompletableFuture();
+        Entry newest = Entry.value(KEY, bytes("new"), 300);
+        replica(2).lastGet().complete(newest);
+        replica(0).lastGet().complete(Entry.value(KEY, bytes("old"), 100));
+        assertFalse(get.isDone());
+        replica(1).lastGet().complete(null);
+        assertSame(newest, get.get());
+    }
+
+    @Test
+    void readDecidesOnTheFirstAckAnswersOnly() throws Exception {
+        CompletableFuture<Entry> get = coordinator.get(KEY, Quorum.of(2, 3, 3)).toCompletableFuture();
+        Entry older = Entry.value(KEY, bytes("older"), 100);
+        replica(1).lastGet().complete(older);
+        replica(2).lastGet().complete(null);
+        assertSame(older, get.get());
+        replica(0).lastGet().complete(Entry.value(KEY, bytes("newest"), 500));
+        assertSame(older, get.get());
+    }
+
+    @Test
+    void aNewerTombstoneHidesAnOlderValue() throws Exception {
+        CompletableFuture<Entry> get = coordinator.get(KEY, Quorum.of(2, 3, 3)).toCompletableFuture();
+        replica(0).lastGet().complete(Entry.value(KEY, bytes("v"), 100));
+        replica(1).lastGet().complete(Entry.tombstone(KEY, 200));
+        Entry result = get.get();
+        assertTrue(result.isTombstone());
+        assertEquals(200, result.timestamp());
+    }
+
+    @Test
+    void aNewerValueWinsOverAnOlderTombstone() throws Exception {
+        CompletableFuture<Entry> get = coordinator.get(KEY, Quorum.of(2, 2, 3)).toCompletableFuture();
+        replica(1).lastGet().complete(Entry.tombstone(KEY, 100));
+        replica(0).lastGet().complete(Entry.value(KEY, bytes("back"), 200));
+        assertArrayEquals(bytes("back"), get.get().value());
+    }
+
+    @Test
+    void readOfAKeyNoReplicaHoldsIsNull() throws Exception {
+        CompletableFuture<Entry> get = coordinator.get(KEY, Quorum.of(2, 3, 3)).toCompletableFuture();
+        replica(0).lastGet().complete(null);
+        replica(2).lastGet().complete(null);
+        assertNull(get.get());
+    }
+
+    @Test
+    void equalTimestampsResolveTheSameWayWhateverTheOrder() {
+        Entry value = Entry.value(KEY, bytes("a"), 7);
+        Entry bigger = Entry.value(KEY, bytes("b"), 7);
+        Entry tombstone = Entry.tombstone(KEY, 7);
+        assertSame(tombstone, ReplicaCoordinator.newer(value, tombstone));
+        assertSame(tombstone, ReplicaCoordinator.newer(tombstone, value));
+        assertSame(bigger, ReplicaCoordinator.newer(value, bigger));
+        assertSame(bigger, ReplicaCoordinator.newer(bigger, value));
+        assertNull(ReplicaCoordinator.newer(null, null));
+    }
+
+    @Test
+    void readTimestampsAdvanceTheClockSoALaterWriteSupersedesThem() throws Exception {
+        long remote = (WALL + 60_000) << HybridClock.LOGICAL_BITS;
+        CompletableFuture<Entry> get = coordinator.get(KEY, Quorum.of(1, 1, 3)).toCompletableFuture();
+        replica(0).lastGet().complete(Entry.value(KEY, bytes("from a node ahead"), remote));
+        get.get();
+        coordinator.put(KEY, bytes("overwrite"), Quorum.of(1, 1, 3));
+        assertTrue(replica(0).upserts.get(0).timestamp() > remote);
+    }
+
+    @Test
+    void aReplicaThatThrowsInsteadOfFailingItsStageCountsAsAFailure() {
+        Replica throwing = new Replica() {
             @Override
-            public java.util.concurrent.CompletionStage<Entry> get(byte[] key) {
-                throw new IllegalStateException("bug in replica");
+            public CompletionStage<Entry> get(byte[] key) {
+                throw new IllegalStateException("closed");
             }
 
             @Override
-            public java.util.concurrent.CompletionStage<Void> upsert(Entry entry) {
-                throw new IllegalStateException("bug in replica");
+            public CompletionStage<Void> upsert(Entry entry) {
+                throw new IllegalStateException("closed");
             }
-        });
-        try (ReplicaCoordinator c = new ReplicaCoordinator(partitioner, throwing, new HybridClock(), Duration.ofSeconds(5))) {
-            CompletableFuture<Void> put = c.put(KEY, new byte[0], Quorum.of(2, 3, 3)).toCompletableFuture();
-            replica(1).upserts.get(0).complete(null);
-            replica(2).upserts.get(0).complete(null);
-            assertTrue(put.isDone() && !put.isCompletedExceptionally());
-        }
+        };
+        Partitioner single = Partitioners.create("modn", List.of("only"));
+        ReplicaCoordinator coordinator = new ReplicaCoordinator(single, List.of(throwing), clock, Duration.ofSeconds(5));
+        NotEnoughReplicasException e = failure(coordinator.put(KEY, bytes("v"), Quorum.defaults(1)).toCompletableFuture());
+        assertInstanceOf(IllegalStateException.class, e.getCause());
+        assertTrue(e.getMessage().contains("only"), "names the failed node: " + e.getMessage());
     }
 
     @Test
-    void writesCarryIncreasingTimestampsFromTheClock() {
-        coordinator.put(KEY, new byte[] {1}, Quorum.of(1, 1, 3));
-        coordinator.delete(KEY, Quorum.of(1, 1, 3));
-        List<Entry> written = replica(0).written;
-        assertTrue(written.get(1).timestamp() > written.get(0).timestamp());
-        assertArrayEquals(new byte[] {1}, written.get(0).value());
-        assertTrue(written.get(1).isTombstone());
+    void failuresArriveUnwrappedFromCompletionExceptions() {
+        CompletableFuture<Void> put = coordinator.put(KEY, bytes("v"), Quorum.of(1, 1, 3)).toCompletableFuture();
+        replica(0).lastUpsert().completeExceptionally(new java.util.concurrent.CompletionException(new IOException("io")));
+        assertInstanceOf(IOException.class, failure(put).getCause());
     }
 
     @Test
-    void rejectsAQuorumLargerThanTheCluster() {
+    void aQuorumLargerThanTheClusterIsRejected() {
         assertThrows(InvalidQuorumException.class, () -> coordinator.get(KEY, Quorum.of(1, 4, 4)));
-        assertThrows(IllegalArgumentException.class, () -> new ReplicaCoordinator(partitioner,
-                List.of(new ManualReplica()), new HybridClock(), Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void anAnswerInLineDoesNotRunTheCallersContinuationBeforeEveryReplicaWasAsked() throws Exception {
+        List<Replica> inLineFirst = new ArrayList<>(replicas);
+        Replica inLine = new Replica() {
+            @Override
+            public CompletionStage<Entry> get(byte[] key) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public CompletionStage<Void> upsert(Entry entry) {
+                return CompletableFuture.completedFuture(null);
+            }
+        };
+        inLineFirst.set(order[0], inLine);
+        ReplicaCoordinator coordinator = new ReplicaCoordinator(partitioner, inLineFirst, clock, Duration.ofSeconds(30));
+        List<Integer> askedWhenDone = new ArrayList<>();
+        CompletableFuture<Void> put = coordinator.put(KEY, bytes("v"), Quorum.of(1, 3, 3)).toCompletableFuture()
+                .thenRun(() -> askedWhenDone.add(replica(1).requests() + replica(2).requests()));
+        assertTrue(put.isDone(), "decided in line, without a timer");
+        assertEquals(List.of(2), askedWhenDone, "both other replicas were sent the write before the caller heard back");
+    }
+
+    @Test
+    void aClosedCoordinatorRejectsNewRequestsButFinishesThoseInFlight() throws Exception {
+        CompletableFuture<Void> inFlight = coordinator.put(KEY, bytes("v"), Quorum.of(1, 1, 3)).toCompletableFuture();
+        coordinator.close();
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> coordinator.get(KEY, Quorum.of(1, 1, 3)).toCompletableFuture().get());
+        assertInstanceOf(IllegalStateException.class, e.getCause());
+        replica(0).lastUpsert().complete(null);
+        assertNull(inFlight.get());
+        assertEquals(3, coordinator.clusterSize());
+    }
+
+    @Test
+    void constructionChecksItsArguments() {
+        assertThrows(IllegalArgumentException.class,
+                () -> new ReplicaCoordinator(partitioner, List.of(new ManualReplica()), clock, Duration.ofSeconds(1)));
+        assertThrows(IllegalArgumentException.class,
+                () -> new ReplicaCoordinator(partitioner, new ArrayList<>(replicas), clock, Duration.ZERO));
     }
 
     private static NotEnoughReplicasException failure(CompletableFuture<?> future) {
-        ExecutionException e = assertThrows(ExecutionException.class, () -> future.get(10, TimeUnit.SECONDS));
+        assertTrue(future.isCompletedExceptionally());
+        ExecutionException e = assertThrows(ExecutionException.class, future::get);
         return assertInstanceOf(NotEnoughReplicasException.class, e.getCause());
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

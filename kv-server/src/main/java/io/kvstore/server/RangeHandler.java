@@ -25,6 +25,11 @@ import org.slf4j.LoggerFactory;
  * when it is full the stream waits for the drain event, so memory stays flat (one batch) whatever the
  * size of the range. The iterator is closed at the end, on error and when the client goes away, always
  * on the thread that owns it at that moment.
+ *
+ * <p>Memory: one batch (at most {@value #BATCH_BYTES} bytes plus one entry) on top of what the engine's
+ * merge holds. LargeRangeStreamingTest (64 KiB values) and RangeMemoryTest (256 KiB values) stream more
+ * than 1 GiB from a 64 MiB heap with this variant; 1 MiB values run such a heap out of memory in the
+ * engine's flush and compaction whichever thread iterates.
  */
 final class RangeHandler {
     private static final Logger LOG = LoggerFactory.getLogger(RangeHandler.class);

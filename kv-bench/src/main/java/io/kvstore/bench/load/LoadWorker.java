@@ -23,17 +23,21 @@ import org.HdrHistogram.Recorder;
  * One event loop's share of the load: its own HTTP client (keep-alive pool per target), its own
  * random state and latency recorder. Every method but the constructor and {@link #stop()} runs on the
  * worker's event loop, so the counters below have a single writer.
+ *
+ * <p>Both modes run one "lane" per connection with at most one request outstanding, so requests never
+ * wait in the client's pool. Closed loop: a lane sends its next request when the previous one answers.
+ * Open loop (as wrk2 does): each lane follows its own schedule at rate / lanes; a request is sent at its
+ * scheduled time, or at once if the lane is behind, and its latency is counted from the scheduled
+ * time, so a server stall shows up in full instead of slowing the generator down.
  */
 final class LoadWorker {
-    /** Open loop: requests due but not yet answered beyond this are dropped and counted, not queued. */
-    private static final int MAX_BACKLOG = 100_000;
 
     private final LoadOptions options;
     private final Context context;
     private final HttpClientAgent client;
     private final List<URI> targets;
     private final int connections;
-    private final double requestsPerNano;
+    private final long laneIntervalNanos;
     private final KeyChooser keys;
     private final AtomicLong preloadCursor;
     private final SplittableRandom random;
@@ -48,8 +52,6 @@ final class LoadWorker {
 
     private volatile boolean stopping;
     private int outstanding;
-    private long issued;
-    private long startNanos;
     private int targetCursor;
 
     LoadWorker(Vertx vertx, LoadOptions options, int connections, double rate, AtomicLong preloadCursor, long seed) {
@@ -57,7 +59,7 @@ final class LoadWorker {
         this.context = vertx.getOrCreateContext();
         this.targets = options.targets;
         this.connections = connections;
-        this.requestsPerNano = rate / 1e9;
+        this.laneIntervalNanos = rate > 0 ? (long) (1e9 * connections / rate) : 0;
         this.keys = KeyChooser.of(options.distribution, Math.max(options.keys, 2));
         this.preloadCursor = preloadCursor;
         this.random = new SplittableRandom(seed);
@@ -73,18 +75,12 @@ final class LoadWorker {
 
     void start() {
         context.runOnContext(v -> {
-            startNanos = System.nanoTime();
-            if (options.openLoop()) {
-                context.owner().setPeriodic(1, id -> {
-                    if (stopping) {
-                        context.owner().cancelTimer(id);
-                        checkDrained();
-                    } else {
-                        sendDue();
-                    }
-                });
-            } else {
-                for (int i = 0; i < connections; i++) {
+            long start = System.nanoTime();
+            for (int lane = 0; lane < connections; lane++) {
+                if (options.openLoop()) {
+                    // Lanes start spread over one interval, so the rate is smooth from the first request.
+                    scheduleLane(start + laneIntervalNanos * lane / connections);
+                } else {
                     sendNext();
                 }
             }
@@ -106,18 +102,26 @@ final class LoadWorker {
         return client.close();
     }
 
-    private void sendDue() {
-        long now = System.nanoTime();
-        long due = (long) ((now - startNanos) * requestsPerNano);
-        while (issued < due) {
-            long intended = startNanos + (long) (issued / requestsPerNano);
-            issued++;
-            if (outstanding >= MAX_BACKLOG) {
-                errors.computeIfAbsent("generator backlog full (request dropped)", k -> new LongAdder()).increment();
-                continue;
-            }
-            send(nextOp(), keys.next(random), intended);
+    /** Open loop: sends this lane's request due at {@code intended}, at once if it is late, else on time. */
+    private void scheduleLane(long intended) {
+        if (stopping) {
+            checkDrained();
+            return;
         }
+        long waitMillis = (intended - System.nanoTime()) / 1_000_000;
+        if (waitMillis >= 1) {
+            context.owner().setTimer(waitMillis, id -> fire(intended));
+        } else {
+            fire(intended);
+        }
+    }
+
+    private void fire(long intended) {
+        if (stopping) {
+            checkDrained();
+            return;
+        }
+        send(nextOp(), keys.next(random), intended);
     }
 
     /** Closed loop and preload: one request per free connection, the next as soon as it answers. */
@@ -167,10 +171,10 @@ final class LoadWorker {
                     } else {
                         errors.computeIfAbsent(describe(ar.cause()), k -> new LongAdder()).increment();
                     }
-                    if (!options.openLoop()) {
+                    if (options.openLoop()) {
+                        scheduleLane(intendedNanos + laneIntervalNanos);
+                    } else {
                         sendNext();
-                    } else if (stopping) {
-                        checkDrained();
                     }
                 });
     }

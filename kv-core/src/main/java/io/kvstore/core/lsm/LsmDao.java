@@ -1,16 +1,17 @@
 package io.kvstore.core.lsm;
 
-import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
-import io.kvstore.core.log.WalReader;
-import io.kvstore.core.log.WalWriter;
+import io.kvstore.core.log.LogReader;
+import io.kvstore.core.log.WriteAheadLog;
 import io.kvstore.core.table.SsTable;
 import io.kvstore.core.table.SsTableWriter;
 import io.kvstore.core.util.MergeIterator;
-import io.kvstore.core.util.XxHash64;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -18,543 +19,608 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
-import java.util.TreeMap;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
- * The kvstore LSM engine: a write-ahead log and a concurrent memtable in front of immutable, block-based
- * SSTables with Bloom filters, compacted in the background by size tier. See {@link Dao} for the
- * contract and docs/FORMAT.md for the files.
+ * kvstore's own log-structured merge-tree engine.
  *
- * <pre>{@code
- * try (LsmDao dao = LsmDao.open(DaoOptions.defaults(Path.of("data")))) {
- *     dao.upsert(Entry.value(key, value, timestamp));
- *     Entry e = dao.get(key);
- * }
- * }</pre>
+ * <p>A write goes to the write-ahead log, then into the active memtable. A memtable past
+ * {@link DaoOptions#flushThresholdBytes()} is frozen and flushed to an SSTable by a background thread
+ * while writes continue in a fresh one; writers wait only when
+ * {@link DaoOptions#maxFrozenMemtables()} frozen memtables are already queued. A background thread
+ * merges runs of similar-sized tables (see {@link CompactionPicker}). The live set of tables and
+ * the oldest log still needed are recorded in a manifest that is replaced atomically, so a crash
+ * at any instant leaves a store that reopens with every acknowledged write.
  *
- * <p>Concurrency: writes append to the log and the memtable under one lock (so the log order is the
- * memtable order), then wait for durability outside it. Reads take no lock: they pin the current
- * {@link Version}. Flushing and compaction run on their own background threads and publish a new
- * version after the manifest that lists its tables is durable.
+ * <p>Reads take the current {@link Version} without locking. A point read consults memtables, then
+ * tables newest first, skipping tables by key range, Bloom filter and timestamp range. A range read
+ * merges a snapshot: memtable versions up to a sequence number, and tables kept alive by reference
+ * counts until the iterator is closed.
  */
 public final class LsmDao implements Dao {
+    /** Largest accepted key; keys are also stored in the block index. */
+    public static final int MAX_KEY_BYTES = 16 << 20;
+    /** Largest accepted value, so that any data block stays under 1 GiB. */
+    public static final int MAX_VALUE_BYTES = 512 << 20;
+
     private static final Logger LOG = LoggerFactory.getLogger(LsmDao.class);
-    /** Tables are cut at this size during compaction, so each one can be memory-mapped whole. */
-    static final long MAX_TABLE_BYTES = 1L << 30;
-    static final int MAX_KEY_BYTES = 1 << 20;
-    static final int MAX_VALUE_BYTES = 256 << 20;
+    private static final long STALL_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private final DaoOptions options;
     private final Path dir;
-    private final StoreLock lock;
-    private final TieredCompactionPolicy policy;
-    private final AtomicReference<Version> current = new AtomicReference<>();
-    private final Object writeLock = new Object();
-    /** Guards the manifest and version changes (flush, compaction, freeze). */
+    private final DirectoryLock lock;
+    private final WriteAheadLog wal;
+    private final AtomicLong nextFileNumber;
+    /** Serialises writers: log order is memtable order, so "later write wins" means the same in both. */
+    private final ReentrantLock writeLock = new ReentrantLock();
+    /** Guards publication of versions and the manifest written with them. */
     private final Object versionLock = new Object();
-    private final ExecutorService flusher = daemonExecutor("kv-flush");
-    private final ExecutorService compactor = daemonExecutor("kv-compaction");
-    private long nextFileId;
-    private Future<?> lastFlush;
+    private final ExecutorService flusher;
+    private final ExecutorService compactor;
+    private final AtomicBoolean closeStarted = new AtomicBoolean();
+    private final AtomicLong flushedBytes = new AtomicLong();
+    private final AtomicLong compactedBytes = new AtomicLong();
+    private volatile Version current;
+    private volatile long visibleSequence;
+    private long lastSequence;
     private volatile IOException backgroundFailure;
     private volatile boolean closed;
 
-    private LsmDao(DaoOptions options, StoreLock lock) {
+    private LsmDao(DaoOptions options, DirectoryLock lock, WriteAheadLog wal, Version initial, long nextFileNumber) {
         this.options = options;
         this.dir = options.dataDirectory();
         this.lock = lock;
-        this.policy = new TieredCompactionPolicy(options.flushThresholdBytes(), options.compactionTrigger());
+        this.wal = wal;
+        this.current = initial;
+        this.nextFileNumber = new AtomicLong(nextFileNumber);
+        this.flusher = Executors.newSingleThreadExecutor(daemon("kvstore-flush"));
+        this.compactor = Executors.newSingleThreadExecutor(daemon("kvstore-compaction"));
     }
 
     /**
-     * Opens (or creates) the store in {@code options.dataDirectory()}: locks the directory, loads the
-     * manifest, replays the write-ahead logs into a table, and starts a fresh log.
-     *
-     * @throws IOException if the directory is locked by another open store, or a file is corrupt
+     * Opens (creating if needed) the store in {@code options.dataDirectory()}, replaying logs newer
+     * than the manifest. Fails with an {@link IOException} if another open store holds the directory,
+     * or if a file is corrupt (a torn log tail is not corruption: it is cut off).
      */
     public static LsmDao open(DaoOptions options) throws IOException {
         Path dir = options.dataDirectory();
         Files.createDirectories(dir);
-        StoreLock lock = StoreLock.acquire(dir);
-        LsmDao dao = new LsmDao(options, lock);
+        DirectoryLock lock = DirectoryLock.acquire(dir);
         try {
-            dao.recover();
-            return dao;
-        } catch (IOException | RuntimeException e) {
-            dao.flusher.shutdownNow();
-            dao.compactor.shutdownNow();
+            return recover(options, lock);
+        } catch (IOException | RuntimeException | Error e) {
             lock.close();
             throw e;
         }
     }
 
-    private void recover() throws IOException {
+    private static LsmDao recover(DaoOptions options, DirectoryLock lock) throws IOException {
+        Path dir = options.dataDirectory();
         Manifest manifest = Manifest.read(dir);
-        nextFileId = manifest.nextFileId;
-        List<SsTable> tables = new ArrayList<>();
-        for (long id : manifest.tableIds) {
-            tables.add(SsTable.open(tableFile(id), id));
+        if (manifest == null) {
+            manifest = Manifest.empty();
         }
-        TreeMap<Long, Path> logs = new TreeMap<>();
+        Files.deleteIfExists(dir.resolve(FileNames.MANIFEST_TMP));
+        Set<Long> live = new HashSet<>();
+        for (long number : manifest.tables) {
+            live.add(number);
+        }
+        List<Long> logs = new ArrayList<>();
+        long maxNumber = 0;
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path f : files) {
-                String name = f.getFileName().toString();
-                long id = fileId(name);
-                nextFileId = Math.max(nextFileId, id + 1);
-                if (name.endsWith(".wal")) {
-                    if (id >= manifest.oldestLiveWal) {
-                        logs.put(id, f);
-                    } else {
-                        Files.delete(f); // flushed before the crash; its deletion did not happen
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                long table = FileNames.number(name, FileNames.TABLE_SUFFIX);
+                long log = FileNames.number(name, FileNames.LOG_SUFFIX);
+                if (table >= 0) {
+                    maxNumber = Math.max(maxNumber, table);
+                    if (!live.contains(table)) {
+                        LOG.info("Deleting {}: not in the manifest (left by an interrupted flush or compaction)", file);
+                        Files.delete(file);
                     }
-                } else if ((name.endsWith(".sst") && !manifest.tableIds.contains(id)) || name.endsWith(".tmp")) {
-                    LOG.info("{}: removing {} left by an interrupted flush or compaction", dir, name);
-                    Files.delete(f);
+                } else if (log >= 0) {
+                    maxNumber = Math.max(maxNumber, log);
+                    if (log < manifest.logNumber) {
+                        Files.delete(file);
+                    } else {
+                        logs.add(log);
+                    }
                 }
             }
         }
-        // Replay every surviving log into one memtable and turn it into a table straight away, so the
-        // store starts with an empty log whatever the size of what was replayed.
-        MemTable replayed = new MemTable(null, -1);
-        for (Path log : logs.values()) {
-            long n = WalReader.replay(log, replayed::put);
-            LOG.info("{}: replayed {} records from {}", dir, n, log.getFileName());
+        logs.sort(null);
+        AtomicLong next = new AtomicLong(Math.max(manifest.nextFileNumber, maxNumber + 1));
+
+        List<SsTable> tables = new ArrayList<>();
+        for (long number : manifest.tables) {
+            tables.add(SsTable.open(FileNames.table(dir, number), number));
         }
-        if (!replayed.isEmpty()) {
-            long id = nextFileId++;
-            tables.add(0, writeTable(id, List.of(replayed.iterator(null, null)), replayed.count(), false).get(0));
+        Memtable recovered = new Memtable(-1);
+        long[] sequence = {0};
+        for (long number : logs) {
+            Path file = FileNames.log(dir, number);
+            LogReader.Result result = LogReader.replay(file, entry -> recovered.put(entry, ++sequence[0]));
+            if (result.tornBytes > 0) {
+                LOG.warn("Cut a torn tail of {} bytes at offset {} of {}", result.tornBytes, result.validLength, file);
+            }
         }
-        long walId = nextFileId++;
-        MemTable active = new MemTable(WalWriter.create(walFile(walId), options), walId);
-        new Manifest(nextFileId, walId, ids(tables)).write(dir);
-        for (Path log : logs.values()) {
-            Files.delete(log);
+        if (!recovered.isEmpty()) {
+            long number = next.getAndIncrement();
+            tables.add(0, writeTable(dir, number, recovered.iterator(null, null, Long.MAX_VALUE), recovered.keyCount(),
+                    options, Long.MIN_VALUE, () -> false));
         }
-        current.set(new Version(List.of(active), tables));
-        LOG.info("{}: opened with {} tables", dir, tables.size());
-        scheduleCompactionIfNeeded();
+        long logNumber = next.getAndIncrement();
+        SsTable[] tableArray = tables.toArray(new SsTable[0]);
+        Version initial = new Version(new Memtable(logNumber), new Memtable[0], tableArray);
+        new Manifest(next.get(), logNumber, initial.tableNumbers()).write(dir);
+        for (long number : logs) {
+            Files.deleteIfExists(FileNames.log(dir, number));
+        }
+        WriteAheadLog wal = new WriteAheadLog(FileNames.log(dir, logNumber), options.syncPolicy(),
+                options.groupCommitIntervalMillis());
+        LsmDao dao = new LsmDao(options, lock, wal, initial, next.get());
+        LOG.debug("Opened {} with {} tables after replaying {} logs", dir, tableArray.length, logs.size());
+        dao.scheduleCompaction();
+        return dao;
     }
 
     @Override
     public Entry get(byte[] key) throws IOException {
-        Version v = acquireVersion();
-        try {
-            Entry best = null;
-            for (MemTable m : v.memtables) {
-                if (best != null && m.maxTimestamp() <= best.timestamp()) {
-                    continue; // holds nothing newer than what we have
-                }
-                Entry e = m.get(key);
-                if (e != null && (best == null || e.timestamp() > best.timestamp())) {
-                    best = e;
-                }
+        Objects.requireNonNull(key, "key");
+        ensureOpen();
+        Version v = current;
+        Entry best = v.active.get(key);
+        for (Memtable memtable : v.frozen) {
+            if (best == null || memtable.maxTimestamp() > best.timestamp()) {
+                best = newer(best, memtable.get(key));
             }
-            long hash = 0;
-            for (SsTable t : v.tables) {
-                if (best != null && t.maxTimestamp() <= best.timestamp()) {
-                    continue;
-                }
-                if (hash == 0) {
-                    hash = XxHash64.hash(key);
-                }
-                Entry e = t.get(key, hash);
-                if (e != null && (best == null || e.timestamp() > best.timestamp())) {
-                    best = e;
-                }
-            }
-            return best;
-        } finally {
-            v.release();
         }
+        SsTable[] tables = v.tables;
+        long hash = 0;
+        boolean hashed = false;
+        for (SsTable table : tables) {
+            // A table can only matter if it may hold a version newer than the best found so far.
+            if (best == null || table.maxTimestamp() > best.timestamp()) {
+                if (!hashed) {
+                    hash = SsTable.hash(key);
+                    hashed = true;
+                }
+                best = newer(best, table.get(key, hash));
+            }
+        }
+        return best;
+    }
+
+    /** The winner between a version from a newer source and one from an older source. */
+    private static Entry newer(Entry fromNewerSource, Entry fromOlderSource) {
+        if (fromOlderSource == null) {
+            return fromNewerSource;
+        }
+        if (fromNewerSource == null || fromOlderSource.timestamp() > fromNewerSource.timestamp()) {
+            return fromOlderSource;
+        }
+        return fromNewerSource;
     }
 
     @Override
     public void upsert(Entry entry) throws IOException {
-        checkEntry(entry);
-        WalWriter wal;
+        Objects.requireNonNull(entry, "entry");
+        if (entry.key().length > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("key of " + entry.key().length + " bytes exceeds " + MAX_KEY_BYTES);
+        }
+        if (!entry.isTombstone() && entry.value().length > MAX_VALUE_BYTES) {
+            throw new IllegalArgumentException("value of " + entry.value().length + " bytes exceeds " + MAX_VALUE_BYTES);
+        }
         long position;
-        synchronized (writeLock) {
-            checkWritable();
-            MemTable active = current.get().memtables.get(0);
-            wal = active.wal;
-            position = wal.append(entry);
-            active.put(entry);
-            if (active.sizeBytes() >= options.flushThresholdBytes()) {
-                freeze(false);
+        writeLock.lock();
+        try {
+            ensureWritable();
+            if (current.active.sizeBytes() >= options.flushThresholdBytes()) {
+                rotateMemtable();
             }
+            try {
+                position = wal.append(entry);
+            } catch (IOException e) {
+                // A partly written record must not be followed by more: refuse writes until reopened.
+                backgroundFailure = e;
+                throw e;
+            }
+            long sequence = ++lastSequence;
+            current.active.put(entry, sequence);
+            visibleSequence = sequence;
+        } finally {
+            writeLock.unlock();
         }
         wal.awaitDurable(position);
     }
 
     @Override
     public CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException {
-        checkOpen();
-        Version v = acquireVersion();
-        List<Iterator<Entry>> sources = new ArrayList<>();
-        try {
-            if (from == null || to == null || Bytes.compare(from, to) < 0) {
-                for (MemTable m : v.memtables) {
-                    sources.add(m.iterator(from, to));
-                }
-                for (SsTable t : v.tables) {
-                    if ((to == null || Bytes.compare(t.minKey(), to) < 0)
-                            && (from == null || Bytes.compare(t.maxKey(), from) >= 0)) {
-                        sources.add(t.iterator(from, to));
-                    }
-                }
+        ensureOpen();
+        Version v;
+        long sequence;
+        synchronized (versionLock) {
+            v = current;
+            sequence = visibleSequence;
+            for (SsTable table : v.tables) {
+                table.retain();
             }
-        } catch (UncheckedIOException e) {
-            v.release();
-            throw e.getCause();
         }
-        return new MergeIterator(sources, v::release);
+        try {
+            List<CloseableIterator<Entry>> sources = new ArrayList<>(1 + v.frozen.length + v.tables.length);
+            sources.add(v.active.iterator(from, to, sequence));
+            for (Memtable memtable : v.frozen) {
+                sources.add(memtable.iterator(from, to, sequence));
+            }
+            for (SsTable table : v.tables) {
+                sources.add(table.iterator(from, to));
+            }
+            return new RangeIterator(new MergeIterator(sources), v.tables);
+        } catch (RuntimeException e) {
+            RangeIterator.releaseAll(v.tables);
+            throw e;
+        }
     }
 
     @Override
     public void flush() throws IOException {
-        Future<?> pending;
-        synchronized (writeLock) {
-            checkOpen();
-            freeze(true);
-            pending = lastFlush;
+        writeLock.lock();
+        try {
+            ensureWritable();
+            if (!current.active.isEmpty()) {
+                rotateMemtable();
+            }
+        } finally {
+            writeLock.unlock();
         }
-        await(pending);
-        checkBackground();
+        await(flusher.submit(() -> null), "flush");
+        IOException failure = backgroundFailure;
+        if (failure != null) {
+            throw new IOException("flush of " + dir + " failed", failure);
+        }
     }
 
     @Override
     public void compact() throws IOException {
         flush();
         await(compactor.submit(() -> {
-            compactRun(true);
+            Version v = current;
+            if (v.tables.length > 0) {
+                compactRun(v, 0, v.tables.length);
+            }
             return null;
-        }));
-        checkBackground();
+        }), "compaction");
     }
 
     @Override
     public void close() throws IOException {
-        synchronized (writeLock) {
-            if (closed) {
-                return;
-            }
-        }
-        try {
-            flush();
-        } finally {
-            synchronized (writeLock) {
-                closed = true;
-            }
-            flusher.shutdown();
-            compactor.shutdown();
-            awaitTermination(flusher);
-            awaitTermination(compactor);
-            Version v = current.get();
-            for (MemTable m : v.memtables) {
-                m.wal.close();
-            }
-            v.release();
-            lock.close();
-        }
-    }
-
-    /**
-     * Freezes the active memtable behind a fresh one and schedules its flush, if it is non-empty
-     * ({@code force}) or full. When {@code maxFrozenMemtables} already wait, waits for the flusher
-     * first and then decides again: another writer may have frozen it meanwhile. Caller holds writeLock.
-     */
-    private void freeze(boolean force) throws IOException {
-        while (true) {
-            checkBackground();
-            Version v = current.get();
-            MemTable active = v.memtables.get(0);
-            if (force ? active.isEmpty() : active.sizeBytes() < options.flushThresholdBytes()) {
-                return;
-            }
-            if (v.memtables.size() <= options.maxFrozenMemtables()) {
-                break;
-            }
-            try {
-                writeLock.wait(1_000); // flushing is behind: writers wait for it (bounded by maxFrozenMemtables)
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while waiting for a flush");
-            }
-        }
-        MemTable fresh;
-        synchronized (versionLock) {
-            long walId = nextFileId++;
-            fresh = new MemTable(WalWriter.create(walFile(walId), options), walId);
-            Version old = current.get();
-            List<MemTable> memtables = new ArrayList<>(old.memtables.size() + 1);
-            memtables.add(fresh);
-            memtables.addAll(old.memtables);
-            install(new Version(memtables, old.tables));
-        }
-        lastFlush = flusher.submit(this::flushOldest);
-    }
-
-    /** Background: writes the oldest frozen memtable to a table and retires its log. */
-    private void flushOldest() {
-        try {
-            Version v = current.get();
-            MemTable frozen = v.memtables.get(v.memtables.size() - 1);
-            long id;
-            synchronized (versionLock) {
-                id = nextFileId++;
-            }
-            List<SsTable> written = writeTable(id, List.of(frozen.iterator(null, null)), frozen.count(), false);
-            synchronized (versionLock) {
-                Version old = current.get();
-                List<MemTable> memtables = new ArrayList<>(old.memtables);
-                memtables.remove(frozen);
-                List<SsTable> tables = new ArrayList<>(old.tables.size() + 1);
-                tables.addAll(written); // empty if the memtable was
-                tables.addAll(old.tables);
-                long oldestLiveWal = memtables.get(memtables.size() - 1).walId;
-                new Manifest(nextFileId, oldestLiveWal, ids(tables)).write(dir);
-                install(new Version(memtables, tables));
-            }
-            frozen.wal.close();
-            Files.deleteIfExists(frozen.wal.file());
-            scheduleCompactionIfNeeded();
-        } catch (IOException | RuntimeException e) {
-            failBackground("flush", e);
-        } finally {
-            synchronized (writeLock) {
-                writeLock.notifyAll();
-            }
-        }
-    }
-
-    private void scheduleCompactionIfNeeded() {
-        if (!closed && policy.pick(current.get().tables) != null) {
-            compactor.execute(() -> {
-                try {
-                    compactRun(false);
-                } catch (IOException | RuntimeException e) {
-                    failBackground("compaction", e);
-                }
-            });
-        }
-    }
-
-    /**
-     * Merges one run of neighbouring tables (all of them if {@code everything}); runs on the compaction
-     * thread only, so the run is still in place when the result is installed.
-     */
-    private void compactRun(boolean everything) throws IOException {
-        Version pinned = acquireVersion(); // keeps the inputs mapped while they are read
-        List<SsTable> inputs;
-        try {
-            int[] run = everything ? new int[] {0, pinned.tables.size()} : policy.pick(pinned.tables);
-            if (run == null || run[1] - run[0] < (everything ? 1 : 2)) {
-                return;
-            }
-            inputs = new ArrayList<>(pinned.tables.subList(run[0], run[1]));
-            // Tombstones may go only when nothing older exists that they could be hiding.
-            boolean includesOldest = run[1] == pinned.tables.size();
-            List<Iterator<Entry>> sources = new ArrayList<>();
-            long expected = 0;
-            for (SsTable t : inputs) {
-                sources.add(t.iterator(null, null));
-                expected += t.entryCount();
-            }
-            List<SsTable> outputs = writeTable(-1, sources, expected, includesOldest);
-            synchronized (versionLock) {
-                Version old = current.get();
-                List<SsTable> tables = new ArrayList<>();
-                boolean replaced = false;
-                for (SsTable t : old.tables) {
-                    if (!inputs.contains(t)) {
-                        tables.add(t);
-                    } else if (!replaced) {
-                        tables.addAll(outputs); // the merged run takes the place of its inputs
-                        replaced = true;
-                    }
-                }
-                long oldestLiveWal = old.memtables.get(old.memtables.size() - 1).walId;
-                new Manifest(nextFileId, oldestLiveWal, ids(tables)).write(dir);
-                install(new Version(old.memtables, tables));
-            }
-            for (SsTable t : inputs) {
-                t.markObsolete();
-            }
-            LOG.debug("{}: compacted {} tables into {}", dir, inputs.size(), outputs.size());
-        } finally {
-            pinned.release();
-        }
-        scheduleCompactionIfNeeded();
-    }
-
-    /**
-     * Writes the merged entries of {@code sources} to new tables (several if past MAX_TABLE_BYTES);
-     * drops tombstones when {@code dropTombstones} (nothing older exists that they could hide).
-     * {@code fixedId} >= 0 names the single output; otherwise ids are allocated as needed.
-     */
-    private List<SsTable> writeTable(long fixedId, List<Iterator<Entry>> sources, long expectedKeys,
-            boolean dropTombstones) throws IOException {
-        List<SsTable> outputs = new ArrayList<>();
-        SsTableWriter writer = null;
-        long id = -1;
-        try {
-            Iterator<Entry> entries = sources.size() == 1 ? sources.get(0) : new MergeIterator(sources, () -> { });
-            while (entries.hasNext()) {
-                Entry e = entries.next();
-                if (dropTombstones && e.isTombstone()) {
-                    continue;
-                }
-                if (writer == null) {
-                    id = fixedId >= 0 ? fixedId : allocateFileId();
-                    writer = new SsTableWriter(tableFile(id), options.blockSizeBytes(), options.bloomBitsPerKey(), expectedKeys);
-                }
-                writer.add(e);
-                if (fixedId < 0 && writer.size() >= MAX_TABLE_BYTES) {
-                    outputs.add(finishTable(writer, id));
-                    writer = null;
-                }
-            }
-            if (writer != null) {
-                outputs.add(finishTable(writer, id));
-                writer = null;
-            }
-            Manifest.syncDirectory(dir);
-            return outputs;
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        } finally {
-            if (writer != null) {
-                writer.close(); // deletes the partial file
-            }
-        }
-    }
-
-    private SsTable finishTable(SsTableWriter writer, long id) throws IOException {
-        writer.finish();
-        return SsTable.open(tableFile(id), id);
-    }
-
-    private long allocateFileId() {
-        synchronized (versionLock) {
-            return nextFileId++;
-        }
-    }
-
-    private void install(Version next) {
-        Version old = current.getAndSet(next);
-        if (old != null) {
-            old.release();
-        }
-    }
-
-    private Version acquireVersion() {
-        while (true) {
-            Version v = current.get();
-            if (v.tryAcquire()) {
-                return v;
-            }
-        }
-    }
-
-    private void failBackground(String what, Exception e) {
-        LOG.error("{}: background {} failed; the store refuses writes until reopened", dir, what, e);
-        backgroundFailure = e instanceof IOException ? (IOException) e : new IOException(what + " failed", e);
-    }
-
-    private void checkBackground() throws IOException {
-        IOException failure = backgroundFailure;
-        if (failure != null) {
-            throw new IOException("store " + dir + " failed in the background: " + failure.getMessage(), failure);
-        }
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("store " + dir + " is closed");
-        }
-    }
-
-    private void checkWritable() throws IOException {
-        checkOpen();
-        checkBackground();
-    }
-
-    private static void checkEntry(Entry entry) {
-        if (entry.key().length > MAX_KEY_BYTES) {
-            throw new IllegalArgumentException("key of " + entry.key().length + " bytes exceeds " + MAX_KEY_BYTES);
-        }
-        if (entry.value() != null && entry.value().length > MAX_VALUE_BYTES) {
-            throw new IllegalArgumentException("value of " + entry.value().length + " bytes exceeds " + MAX_VALUE_BYTES
-                    + " for key " + Bytes.toDebugString(entry.key()));
-        }
-    }
-
-    private static void await(Future<?> future) throws IOException {
-        if (future == null) {
+        if (!closeStarted.compareAndSet(false, true)) {
             return;
         }
+        IOException failure = null;
+        try {
+            if (backgroundFailure == null) {
+                flush();
+            }
+        } catch (IOException e) {
+            failure = e;
+        }
+        writeLock.lock();
+        try {
+            closed = true;
+        } finally {
+            writeLock.unlock();
+        }
+        compactor.shutdown();
+        flusher.shutdown();
+        try {
+            compactor.awaitTermination(1, TimeUnit.MINUTES);
+            flusher.awaitTermination(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            wal.close();
+        } catch (IOException e) {
+            failure = chain(failure, e);
+        }
+        synchronized (versionLock) {
+            for (SsTable table : current.tables) {
+                try {
+                    table.release();
+                } catch (IOException e) {
+                    failure = chain(failure, e);
+                }
+            }
+            versionLock.notifyAll();
+        }
+        try {
+            lock.close();
+        } catch (IOException e) {
+            failure = chain(failure, e);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Compacts the {@code count} oldest tables now, as a background compaction would (for tests). */
+    void compactOldest(int count) throws IOException {
+        await(compactor.submit(() -> {
+            Version v = current;
+            compactRun(v, Math.max(0, v.tables.length - count), v.tables.length);
+            return null;
+        }), "compaction");
+    }
+
+    /** Bytes written by flushes since opening (the user data that reached tables). */
+    long flushedBytes() {
+        return flushedBytes.get();
+    }
+
+    /** Bytes written by compactions since opening. */
+    long compactedBytes() {
+        return compactedBytes.get();
+    }
+
+    /** Live tables, newest first (for tests and measurements). */
+    SsTable[] liveTables() {
+        return current.tables.clone();
+    }
+
+    // ---- write path helpers (REQUIRES writeLock) ----
+
+    private void rotateMemtable() throws IOException {
+        awaitFrozenRoom();
+        long number = nextFileNumber.getAndIncrement();
+        Memtable fresh = new Memtable(number);
+        try {
+            wal.rotate(FileNames.log(dir, number));
+        } catch (IOException e) {
+            backgroundFailure = e;
+            throw e;
+        }
+        synchronized (versionLock) {
+            current = current.withNewActive(fresh);
+        }
+        try {
+            flusher.execute(this::flushOldestFrozen);
+        } catch (RejectedExecutionException e) {
+            throw new IOException("store " + dir + " is closing", e);
+        }
+    }
+
+    private void awaitFrozenRoom() throws IOException {
+        synchronized (versionLock) {
+            long deadline = System.nanoTime() + STALL_TIMEOUT_NANOS;
+            while (current.frozen.length >= options.maxFrozenMemtables()) {
+                ensureWritable();
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
+                            + " s: flushing cannot keep up");
+                }
+                try {
+                    versionLock.wait(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("interrupted while waiting for a flush of " + dir);
+                }
+            }
+        }
+    }
+
+    // ---- background work ----
+
+    private void flushOldestFrozen() {
+        try {
+            if (backgroundFailure != null) {
+                return;
+            }
+            Memtable memtable;
+            synchronized (versionLock) {
+                Memtable[] frozen = current.frozen;
+                if (frozen.length == 0) {
+                    return;
+                }
+                memtable = frozen[frozen.length - 1];
+            }
+            SsTable table = null;
+            if (!memtable.isEmpty()) {
+                table = writeTable(dir, nextFileNumber.getAndIncrement(), memtable.iterator(null, null, Long.MAX_VALUE),
+                        memtable.keyCount(), options, Long.MIN_VALUE, () -> false);
+                flushedBytes.addAndGet(table.fileSize());
+            }
+            synchronized (versionLock) {
+                Version next = current.withFlushed(memtable, table);
+                new Manifest(nextFileNumber.get(), next.oldestLogNumber(), next.tableNumbers()).write(dir);
+                current = next;
+                versionLock.notifyAll();
+            }
+            Files.deleteIfExists(FileNames.log(dir, memtable.logNumber()));
+            scheduleCompaction();
+        } catch (IOException | RuntimeException e) {
+            LOG.error("Flush failed in {}; writes are refused until the store is reopened", dir, e);
+            backgroundFailure = e instanceof IOException ? (IOException) e : new IOException(e);
+            synchronized (versionLock) {
+                versionLock.notifyAll();
+            }
+        }
+    }
+
+    private void scheduleCompaction() {
+        if (closed) {
+            return;
+        }
+        try {
+            compactor.execute(this::compactWhileNeeded);
+        } catch (RejectedExecutionException e) {
+            // Closing: no more background work.
+        }
+    }
+
+    private void compactWhileNeeded() {
+        try {
+            while (!closed) {
+                Version v = current;
+                long[] sizes = new long[v.tables.length];
+                for (int i = 0; i < sizes.length; i++) {
+                    sizes[i] = v.tables[i].fileSize();
+                }
+                int[] run = CompactionPicker.pick(sizes, options.compactionTrigger());
+                if (run == null) {
+                    return;
+                }
+                compactRun(v, run[0], run[1]);
+            }
+        } catch (CancellationException e) {
+            LOG.debug("Compaction in {} cancelled by close", dir);
+        } catch (IOException | RuntimeException e) {
+            // Reads and writes go on; tables pile up until the cause is fixed and the store reopened.
+            LOG.error("Background compaction failed in {}", dir, e);
+        }
+    }
+
+    /** Merges {@code v.tables[start, end)} into one table that takes their place. */
+    private void compactRun(Version v, int start, int end) throws IOException {
+        SsTable[] inputs = Arrays.copyOfRange(v.tables, start, end);
+        long dropTombstonesBelow = Long.MIN_VALUE;
+        if (end == v.tables.length) {
+            // Nothing older can hide behind a tombstone; keep it only while a newer source may hold an
+            // older-timestamped version it must still shadow.
+            long minNewer = Math.min(v.active.minTimestamp(), Long.MAX_VALUE);
+            for (Memtable memtable : v.frozen) {
+                minNewer = Math.min(minNewer, memtable.minTimestamp());
+            }
+            for (int i = 0; i < start; i++) {
+                minNewer = Math.min(minNewer, v.tables[i].minTimestamp());
+            }
+            dropTombstonesBelow = minNewer;
+        }
+        long expectedKeys = 0;
+        List<CloseableIterator<Entry>> sources = new ArrayList<>(inputs.length);
+        for (SsTable table : inputs) {
+            expectedKeys += table.entryCount();
+            sources.add(table.iterator(null, null));
+        }
+        SsTable output;
+        try (MergeIterator merged = new MergeIterator(sources)) {
+            output = writeTable(dir, nextFileNumber.getAndIncrement(), merged, expectedKeys, options,
+                    dropTombstonesBelow, () -> closed);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        synchronized (versionLock) {
+            Version next = current.withCompacted(inputs, output);
+            new Manifest(nextFileNumber.get(), next.oldestLogNumber(), next.tableNumbers()).write(dir);
+            current = next;
+        }
+        if (output != null) {
+            compactedBytes.addAndGet(output.fileSize());
+        }
+        LOG.debug("Compacted {} tables of {} into {}", inputs.length, dir, output);
+        for (SsTable table : inputs) {
+            table.markObsolete();
+        }
+        RangeIterator.releaseAll(inputs);
+    }
+
+    /**
+     * Writes {@code entries} as table {@code number}, leaving out tombstones older than
+     * {@code dropTombstonesBelow}; returns the opened table, or null if nothing was left to write.
+     * Throws {@link CancellationException} (having deleted the partial file) once {@code cancelled}.
+     */
+    private static SsTable writeTable(Path dir, long number, Iterator<Entry> entries, long expectedKeys,
+                                      DaoOptions options, long dropTombstonesBelow, BooleanSupplier cancelled)
+            throws IOException {
+        Path path = FileNames.table(dir, number);
+        try (SsTableWriter writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(),
+                expectedKeys)) {
+            long seen = 0;
+            while (entries.hasNext()) {
+                if ((++seen & 1023) == 0 && cancelled.getAsBoolean()) {
+                    throw new CancellationException("table " + path + " abandoned: store closing");
+                }
+                Entry entry = entries.next();
+                if (entry.isTombstone() && entry.timestamp() < dropTombstonesBelow) {
+                    continue;
+                }
+                writer.add(entry);
+            }
+            if (writer.entryCount() == 0) {
+                return null;
+            }
+            writer.finish();
+        }
+        return SsTable.open(path, number);
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("store " + dir + " is closed");
+        }
+    }
+
+    private void ensureWritable() throws IOException {
+        ensureOpen();
+        IOException failure = backgroundFailure;
+        if (failure != null) {
+            throw new IOException("store " + dir + " refuses writes after a failure; reopen it", failure);
+        }
+    }
+
+    private static void await(Future<?> future, String what) throws IOException {
         try {
             future.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting for a background task");
+            throw new InterruptedIOException("interrupted while waiting for " + what);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
-            throw cause instanceof IOException ? (IOException) cause : new IOException(cause);
+            if (cause instanceof IOException) {
+                throw (IOException) cause;
+            }
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            throw new IOException(what + " failed", cause);
         }
     }
 
-    private static void awaitTermination(ExecutorService executor) {
-        try {
-            executor.awaitTermination(1, TimeUnit.MINUTES);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    private static IOException chain(IOException first, IOException next) {
+        if (first == null) {
+            return next;
         }
+        first.addSuppressed(next);
+        return first;
     }
 
-    private static ExecutorService daemonExecutor(String name) {
-        return Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
-    private Path tableFile(long id) {
-        return dir.resolve(String.format("%06d.sst", id));
-    }
-
-    private Path walFile(long id) {
-        return dir.resolve(String.format("%06d.wal", id));
-    }
-
-    private static long fileId(String name) {
-        int dot = name.indexOf('.');
-        if (dot <= 0) {
-            return -1;
-        }
-        try {
-            return Long.parseLong(name.substring(0, dot));
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    private static List<Long> ids(List<SsTable> tables) {
-        List<Long> ids = new ArrayList<>(tables.size());
-        for (SsTable t : tables) {
-            ids.add(t.id());
-        }
-        return ids;
+    @Override
+    public String toString() {
+        return "LsmDao{" + dir + '}';
     }
 }

@@ -1,6 +1,9 @@
 package io.kvstore.core.lsm;
 
+import io.kvstore.core.util.Coding;
 import io.kvstore.core.CorruptionException;
+import io.kvstore.core.util.Crc32c;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -8,92 +11,90 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
- * The set of live tables, replaced atomically: written to {@code MANIFEST.tmp}, forced to the device,
- * renamed over {@code MANIFEST}, and the directory forced, so a crash leaves either the old or the new
- * file, never a mix. Layout (big-endian): {@code [int64 magic][int32 version][int64 next file id]
- * [int64 oldest live WAL id][int32 table count][int64 table ids, newest first...][int32 CRC32C]}.
+ * The live file set of a store: its tables from newest to oldest, the oldest log still needed, and
+ * the next unused file number. Rewritten whole on every change: temporary file, fsync, atomic
+ * rename, directory fsync; so after a crash the directory holds either the old or the new set.
  */
 final class Manifest {
-    static final String FILE = "MANIFEST";
-    private static final long MAGIC = 0x4B564D414E494631L; // "KVMANIF1"
-    private static final int VERSION = 1;
+    /** "KVMF" read as a little-endian int. */
+    static final int MAGIC = 0x464D564B;
+    static final int VERSION = 1;
 
-    final long nextFileId;
-    final long oldestLiveWal;
-    final List<Long> tableIds;
+    final long nextFileNumber;
+    /** Logs numbered at least this hold writes not yet in any table. */
+    final long logNumber;
+    /** Table file numbers, newest first. */
+    final long[] tables;
 
-    Manifest(long nextFileId, long oldestLiveWal, List<Long> tableIds) {
-        this.nextFileId = nextFileId;
-        this.oldestLiveWal = oldestLiveWal;
-        this.tableIds = List.copyOf(tableIds);
+    Manifest(long nextFileNumber, long logNumber, long[] tables) {
+        this.nextFileNumber = nextFileNumber;
+        this.logNumber = logNumber;
+        this.tables = tables;
     }
 
     static Manifest empty() {
-        return new Manifest(1, 0, List.of());
+        return new Manifest(1, 0, new long[0]);
     }
 
-    /** Reads the manifest of {@code dir}, or an empty one for a new store. */
+    /** Reads the manifest of {@code dir}, or returns {@code null} if the store is new. */
     static Manifest read(Path dir) throws IOException {
-        Path file = dir.resolve(FILE);
+        Path file = dir.resolve(FileNames.MANIFEST);
         if (!Files.exists(file)) {
-            return empty();
+            return null;
         }
-        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file));
-        if (b.remaining() < 36 || b.getLong(0) != MAGIC) {
-            throw new CorruptionException(file, 0, "not a kvstore manifest");
+        byte[] bytes = Files.readAllBytes(file);
+        if (bytes.length < 32 || Coding.getInt(bytes, 0) != MAGIC) {
+            throw new CorruptionException(file, 0, "not a manifest (bad magic or too short)");
         }
-        CRC32C crc = new CRC32C();
-        crc.update(b.array(), 0, b.limit() - 4);
-        if ((int) crc.getValue() != b.getInt(b.limit() - 4)) {
-            throw new CorruptionException(file, b.limit() - 4, "manifest checksum mismatch");
+        int crcAt = bytes.length - 4;
+        if (Coding.getInt(bytes, crcAt) != Crc32c.of(bytes, 0, crcAt)) {
+            throw new CorruptionException(file, crcAt, "manifest checksum mismatch");
         }
-        b.position(8);
-        int version = b.getInt();
-        if (version != VERSION) {
-            throw new CorruptionException(file, 8, "unsupported manifest version " + version);
+        if (Coding.getInt(bytes, 4) != VERSION) {
+            throw new CorruptionException(file, 4, "unsupported manifest version " + Coding.getInt(bytes, 4));
         }
-        long next = b.getLong();
-        long oldestWal = b.getLong();
-        int count = b.getInt();
-        if (count < 0 || count != (b.remaining() - 4) / 8) {
-            throw new CorruptionException(file, 28, "bad table count " + count);
+        long next = Coding.getLong(bytes, 8);
+        long log = Coding.getLong(bytes, 16);
+        int count = Coding.getInt(bytes, 24);
+        if (count < 0 || 28L + 8L * count + 4 != bytes.length) {
+            throw new CorruptionException(file, 24, "table count " + count + " does not match the file size");
         }
-        List<Long> ids = new ArrayList<>(count);
+        long[] tables = new long[count];
         for (int i = 0; i < count; i++) {
-            ids.add(b.getLong());
+            tables[i] = Coding.getLong(bytes, 28 + 8 * i);
         }
-        return new Manifest(next, oldestWal, ids);
+        return new Manifest(next, log, tables);
     }
 
-    /** Replaces the manifest of {@code dir} with this one, atomically and durably. */
+    /** Atomically replaces the manifest of {@code dir} with this one. */
     void write(Path dir) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(36 + 8 * tableIds.size());
-        b.putLong(MAGIC).putInt(VERSION).putLong(nextFileId).putLong(oldestLiveWal).putInt(tableIds.size());
-        for (long id : tableIds) {
-            b.putLong(id);
+        byte[] bytes = new byte[28 + 8 * tables.length + 4];
+        Coding.putInt(bytes, 0, MAGIC);
+        Coding.putInt(bytes, 4, VERSION);
+        Coding.putLong(bytes, 8, nextFileNumber);
+        Coding.putLong(bytes, 16, logNumber);
+        Coding.putInt(bytes, 24, tables.length);
+        for (int i = 0; i < tables.length; i++) {
+            Coding.putLong(bytes, 28 + 8 * i, tables[i]);
         }
-        CRC32C crc = new CRC32C();
-        crc.update(b.array(), 0, b.position());
-        b.putInt((int) crc.getValue());
-        Path tmp = dir.resolve(FILE + ".tmp");
+        Coding.putInt(bytes, bytes.length - 4, Crc32c.of(bytes, 0, bytes.length - 4));
+        Path tmp = dir.resolve(FileNames.MANIFEST_TMP);
         try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            b.flip();
-            while (b.hasRemaining()) {
-                channel.write(b);
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            while (buf.hasRemaining()) {
+                channel.write(buf);
             }
             channel.force(true);
         }
-        Files.move(tmp, dir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(tmp, dir.resolve(FileNames.MANIFEST), StandardCopyOption.ATOMIC_MOVE,
+                StandardCopyOption.REPLACE_EXISTING);
         syncDirectory(dir);
     }
 
-    /** Forces a directory's entries (a rename, a new file) to the device. */
+    /** Forces a directory's entries (creations, renames, deletions) to the device. */
     static void syncDirectory(Path dir) throws IOException {
         try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
             channel.force(true);

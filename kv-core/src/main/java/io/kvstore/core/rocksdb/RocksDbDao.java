@@ -30,7 +30,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * read-modify-write per key under a striped lock: the writer reads the stored 9-byte header (skipped
  * when the memtable and table Bloom filters say the key is absent) and writes only if its timestamp
  * is not older. RocksJava cannot run a Java merge operator, and the built-in {@code max} operator
- * cannot break timestamp ties by write order, so the read is the price of the rule.
+ * cannot break timestamp ties by write order, so the read is the price of the rule. Measured with
+ * {@code DaoBenchmark.put} (one thread, random new keys, 2-core machine shared with other work): about
+ * 115-135k puts/s with the check against about 195k/s for blind puts that would break the rule.
  *
  * <p>Tuning and option mapping are described in {@link RocksResources}. A second open of a directory
  * held by another store fails with an {@link IOException} naming the directory.

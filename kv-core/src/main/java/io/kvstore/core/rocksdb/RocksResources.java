@@ -60,6 +60,7 @@ final class RocksResources implements AutoCloseable {
                 .setMaxWriteBufferNumber(daoOptions.maxFrozenMemtables() + 1)
                 .setLevel0FileNumCompactionTrigger(daoOptions.compactionTrigger())
                 .setMaxBackgroundJobs(2)
+                .setKeepLogFileNum(4) // RocksDB's own info LOG files, one more per reopen otherwise
                 .setMemtableWholeKeyFiltering(bloomFilter != null)
                 .setMemtablePrefixBloomSizeRatio(bloomFilter != null ? 0.1 : 0.0);
         writeOptions = new WriteOptions()

@@ -1,83 +1,133 @@
 package io.kvstore.core.table;
 
+import io.kvstore.core.Entry;
+import io.kvstore.core.util.Coding;
+
 import java.nio.ByteBuffer;
-import java.util.zip.CRC32C;
 
 /**
- * Reads a block written by {@link BlockBuilder} in place, from a (memory-mapped) buffer, without
- * copying it: record lookup through the offset array and binary search on keys compared eight bytes at
- * a time.
+ * Reads a block written by {@link BlockBuilder} in place, from a little-endian buffer (a slice of a
+ * mapped table) without copying it. A block is addressed by its buffer, base position and size;
+ * entries by their position. All methods are static so the hot path allocates nothing.
  */
 final class Block {
     private Block() {
     }
 
-    static int count(ByteBuffer buf, int block, int length) {
-        return buf.getInt(block + length - 8);
+    static int count(ByteBuffer buf, int base, int size) {
+        return buf.getInt(base + size - TableFormat.BLOCK_TRAILER);
     }
 
-    /** Absolute buffer position of record {@code i}. */
-    static int record(ByteBuffer buf, int block, int length, int count, int i) {
-        return block + buf.getInt(block + length - 8 - 4 * count + 4 * i);
+    /** Position of entry {@code i} in the buffer. */
+    static int entryPosition(ByteBuffer buf, int base, int size, int count, int i) {
+        int offsetsStart = base + size - TableFormat.BLOCK_TRAILER - 4 * count;
+        return base + buf.getInt(offsetsStart + 4 * i);
     }
 
-    /** Index of the first record whose key is {@code >= key}, or {@code count} if none. */
-    static int seek(ByteBuffer buf, int block, int length, byte[] key) {
-        int count = count(buf, block, length);
-        int low = 0;
-        int high = count - 1;
-        while (low <= high) {
-            int mid = (low + high) >>> 1;
-            if (compareKey(buf, record(buf, block, length, count, mid), key) < 0) {
-                low = mid + 1;
+    static int keyLength(ByteBuffer buf, int entry) {
+        return buf.getInt(entry);
+    }
+
+    static int valueLength(ByteBuffer buf, int entry) {
+        return buf.getInt(entry + 4);
+    }
+
+    static long timestamp(ByteBuffer buf, int entry) {
+        return buf.getLong(entry + 8);
+    }
+
+    static int keyPosition(int entry) {
+        return entry + TableFormat.ENTRY_HEADER;
+    }
+
+    /** Index of the first entry whose key is {@code >= key}, or {@code count} if none. */
+    static int lowerBound(ByteBuffer buf, int base, int size, int count, byte[] key) {
+        int offsetsStart = base + size - TableFormat.BLOCK_TRAILER - 4 * count;
+        int lo = 0;
+        int hi = count;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            int entry = base + buf.getInt(offsetsStart + 4 * mid);
+            if (compareKey(buf, entry + TableFormat.ENTRY_HEADER, buf.getInt(entry), key) < 0) {
+                lo = mid + 1;
             } else {
-                high = mid - 1;
+                hi = mid;
             }
         }
-        return low;
+        return lo;
     }
 
-    /** Compares the key of the record at {@code record} with {@code key}, as unsigned bytes. */
-    static int compareKey(ByteBuffer buf, int record, byte[] key) {
-        int length = buf.getInt(record);
-        int start = record + 4;
-        int common = Math.min(length, key.length);
+    /** Compares the key stored at {@code [pos, pos + len)} with {@code key}, as unsigned bytes. */
+    static int compareKey(ByteBuffer buf, int pos, int len, byte[] key) {
+        int n = Math.min(len, key.length);
         int i = 0;
-        for (; i + 8 <= common; i += 8) {
-            long a = buf.getLong(start + i);
-            long b = bigEndianLong(key, i);
-            if (a != b) {
-                return Long.compareUnsigned(a, b);
+        for (; i + 8 <= n; i += 8) {
+            long stored = Long.reverseBytes(buf.getLong(pos + i));
+            long wanted = Coding.getLongBigEndian(key, i);
+            if (stored != wanted) {
+                return Long.compareUnsigned(stored, wanted);
             }
         }
-        for (; i < common; i++) {
-            int a = buf.get(start + i) & 0xFF;
-            int b = key[i] & 0xFF;
-            if (a != b) {
-                return a - b;
+        for (; i < n; i++) {
+            int c = (buf.get(pos + i) & 0xFF) - (key[i] & 0xFF);
+            if (c != 0) {
+                return c;
             }
         }
-        return length - key.length;
+        return len - key.length;
     }
 
-    static byte[] key(ByteBuffer buf, int record) {
-        byte[] key = new byte[buf.getInt(record)];
-        buf.get(record + 4, key);
-        return key;
-    }
-
-    /** Whether the block's stored CRC32C matches its bytes. */
-    static boolean verify(ByteBuffer buf, int block, int length) {
-        if (length < 8) {
-            return false;
+    /**
+     * The first 8 bytes of a key as a big-endian number, zero-padded, with the sign bit flipped, so
+     * that signed comparison of prefixes agrees with unsigned order of keys (ties need the full key).
+     */
+    static long keyPrefix(byte[] key) {
+        if (key.length >= 8) {
+            return Coding.getLongBigEndian(key, 0) ^ Long.MIN_VALUE;
         }
-        CRC32C crc = new CRC32C();
-        crc.update(buf.slice(block, length - 4));
-        return (int) crc.getValue() == buf.getInt(block + length - 4);
+        long p = 0;
+        for (int i = 0; i < 8; i++) {
+            p = (p << 8) | (i < key.length ? key[i] & 0xFF : 0);
+        }
+        return p ^ Long.MIN_VALUE;
     }
 
-    private static long bigEndianLong(byte[] b, int i) {
-        return ((long) b[i] << 56) | ((b[i + 1] & 0xFFL) << 48) | ((b[i + 2] & 0xFFL) << 40) | ((b[i + 3] & 0xFFL) << 32)
-                | ((b[i + 4] & 0xFFL) << 24) | ((b[i + 5] & 0xFFL) << 16) | ((b[i + 6] & 0xFFL) << 8) | (b[i + 7] & 0xFFL);
+    /** {@link #keyPrefix(byte[])} of the key stored at {@code [pos, pos + len)}. */
+    static long keyPrefix(ByteBuffer buf, int pos, int len) {
+        if (len >= 8) {
+            return Long.reverseBytes(buf.getLong(pos)) ^ Long.MIN_VALUE;
+        }
+        long p = 0;
+        for (int i = 0; i < 8; i++) {
+            p = (p << 8) | (i < len ? buf.get(pos + i) & 0xFF : 0);
+        }
+        return p ^ Long.MIN_VALUE;
+    }
+
+    /** Copies the entry at {@code entry} out of the buffer. */
+    static Entry decode(ByteBuffer buf, int entry) {
+        int keyLength = buf.getInt(entry);
+        int valueLength = buf.getInt(entry + 4);
+        long timestamp = buf.getLong(entry + 8);
+        byte[] key = new byte[keyLength];
+        buf.get(entry + TableFormat.ENTRY_HEADER, key);
+        if (valueLength == TableFormat.TOMBSTONE_LENGTH) {
+            return Entry.tombstone(key, timestamp);
+        }
+        byte[] value = new byte[valueLength];
+        buf.get(entry + TableFormat.ENTRY_HEADER + keyLength, value);
+        return Entry.value(key, value, timestamp);
+    }
+
+    /** Decodes the entry at {@code entry} reusing {@code key} (known equal to the stored key). */
+    static Entry decodeWithKey(ByteBuffer buf, int entry, byte[] key) {
+        int valueLength = buf.getInt(entry + 4);
+        long timestamp = buf.getLong(entry + 8);
+        if (valueLength == TableFormat.TOMBSTONE_LENGTH) {
+            return Entry.tombstone(key, timestamp);
+        }
+        byte[] value = new byte[valueLength];
+        buf.get(entry + TableFormat.ENTRY_HEADER + key.length, value);
+        return Entry.value(key, value, timestamp);
     }
 }

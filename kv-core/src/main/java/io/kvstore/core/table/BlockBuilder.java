@@ -1,72 +1,68 @@
 package io.kvstore.core.table;
 
+import io.kvstore.core.util.Coding;
+import io.kvstore.core.util.Crc32c;
+
 import java.util.Arrays;
-import java.util.zip.CRC32C;
 
 /**
- * Builds one block: records appended back to back, then the trailer
- * {@code [int32 record offsets...][int32 record count][int32 CRC32C of all preceding block bytes]}.
- * Both data blocks and the index block use it; every record starts with {@code [int32 key length][key]}
- * so {@link Block} can binary-search either kind.
+ * Accumulates sorted entries into one block: entries back to back, then the offset of each entry,
+ * the entry count and a CRC32C of everything before it. Binary search runs on the offsets array.
+ * REQUIRES: keys added in strictly increasing order (checked by the table writer).
  */
 final class BlockBuilder {
-    private byte[] bytes = new byte[8 << 10];
+    private byte[] buffer = new byte[8 << 10];
     private int size;
-    private int[] offsets = new int[256];
+    private int[] offsets = new int[64];
     private int count;
-    private final CRC32C crc = new CRC32C();
 
-    void startRecord(byte[] key) {
+    void add(byte[] key, byte[] value, long timestamp) {
+        int valueLength = value == null ? 0 : value.length;
+        ensure(TableFormat.ENTRY_HEADER + key.length + valueLength);
         if (count == offsets.length) {
             offsets = Arrays.copyOf(offsets, count * 2);
         }
         offsets[count++] = size;
-        putInt(key.length);
-        putBytes(key);
-    }
-
-    void putInt(int v) {
-        ensure(4);
-        bytes[size++] = (byte) (v >>> 24);
-        bytes[size++] = (byte) (v >>> 16);
-        bytes[size++] = (byte) (v >>> 8);
-        bytes[size++] = (byte) v;
-    }
-
-    void putLong(long v) {
-        putInt((int) (v >>> 32));
-        putInt((int) v);
-    }
-
-    void putBytes(byte[] b) {
-        ensure(b.length);
-        System.arraycopy(b, 0, bytes, size, b.length);
-        size += b.length;
-    }
-
-    boolean isEmpty() {
-        return count == 0;
-    }
-
-    /** Size of the block if finished now. */
-    int estimatedSize() {
-        return size + 4 * count + 8;
-    }
-
-    /** Appends the trailer; the block is {@code array()[0 .. length)} until {@link #reset()}. */
-    int finish() {
-        for (int i = 0; i < count; i++) {
-            putInt(offsets[i]);
+        Coding.putInt(buffer, size, key.length);
+        Coding.putInt(buffer, size + 4, value == null ? TableFormat.TOMBSTONE_LENGTH : value.length);
+        Coding.putLong(buffer, size + 8, timestamp);
+        size += TableFormat.ENTRY_HEADER;
+        System.arraycopy(key, 0, buffer, size, key.length);
+        size += key.length;
+        if (valueLength > 0) {
+            System.arraycopy(value, 0, buffer, size, valueLength);
+            size += valueLength;
         }
-        putInt(count);
-        crc.reset();
-        crc.update(bytes, 0, size);
-        putInt((int) crc.getValue());
-        return size;
     }
 
-    byte[] array() {
-        return bytes;
+    int count() {
+        return count;
+    }
+
+    /** Size the block would have if finished now. */
+    long estimatedSize() {
+        return (long) size + 4L * count + TableFormat.BLOCK_TRAILER;
+    }
+
+    /** Appends the trailer; the finished block is {@link #buffer()}[0, {@link #size()}). */
+    void finish() {
+        ensure(4 * count + TableFormat.BLOCK_TRAILER);
+        for (int i = 0; i < count; i++) {
+            Coding.putInt(buffer, size, offsets[i]);
+            size += 4;
+        }
+        Coding.putInt(buffer, size, count);
+        size += 4;
+        Coding.putInt(buffer, size, Crc32c.of(buffer, 0, size));
+        size += 4;
+    }
+
+    byte[] buffer() {
+        return buffer;
+    }
+
+    int size() {
+        return size;
     }
 
     void reset() {
@@ -74,9 +70,13 @@ final class BlockBuilder {
         count = 0;
     }
 
-    private void ensure(int more) {
-        if (size + more > bytes.length) {
-            bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + more));
+    private void ensure(int extra) {
+        long needed = (long) size + extra;
+        if (needed > TableFormat.MAX_BLOCK_SIZE) {
+            throw new IllegalArgumentException("block would exceed " + TableFormat.MAX_BLOCK_SIZE + " bytes");
+        }
+        if (needed > buffer.length) {
+            buffer = Arrays.copyOf(buffer, (int) Math.min(TableFormat.MAX_BLOCK_SIZE, Math.max(needed, 2L * buffer.length)));
         }
     }
 }

@@ -1,63 +1,54 @@
 package io.kvstore.core.table;
 
-import io.kvstore.core.util.XxHash64;
 import java.nio.ByteBuffer;
-import java.util.zip.CRC32C;
 
 /**
- * A blocked Bloom filter: each key sets {@code k} bits inside one 512-bit (cache-line) block chosen by
- * its hash, so a probe touches one cache line. Costs slightly more false positives than a classic
- * filter of the same size (about 1% at 10 bits per key rather than 0.8%) for one memory access.
- *
- * <p>Layout: {@code [int32 k][int32 block count][block count x 8 x int64 words][int32 CRC32C]}.
+ * A blocked Bloom filter read in place: the key's hash picks one 512-bit line (one cache line),
+ * and every probe sets or tests a bit inside that line, so a lookup touches one cache line.
+ * Lines are stored as 8 little-endian longs each.
  */
 final class BloomFilter {
-    static final int WORDS_PER_BLOCK = 8;
+    static final int LINE_BITS = 512;
+    static final int LINE_BYTES = LINE_BITS / 8;
 
-    private BloomFilter() {
+    private final ByteBuffer buf;
+    private final int base;
+    private final int lines;
+    private final int probes;
+
+    BloomFilter(ByteBuffer buf, int base, int lines, int probes) {
+        this.buf = buf;
+        this.base = base;
+        this.lines = lines;
+        this.probes = probes;
     }
 
-    /** Sets the bits of one key hash ({@link XxHash64#hash}) in a filter being built. */
-    static void set(long[] words, int blocks, int hashes, long hash) {
-        int base = block(hash, blocks) * WORDS_PER_BLOCK;
-        long g = XxHash64.mix(hash);
-        int bit = (int) g;
-        int step = (int) (g >>> 32) | 1;
-        for (int j = 0; j < hashes; j++, bit += step) {
-            words[base + ((bit & 511) >>> 6)] |= 1L << (bit & 63);
-        }
-    }
-
-    /** The filter as stored: header, words, then a CRC32C of both (a flipped bit must not hide a key). */
-    static byte[] serialize(long[] words, int blocks, int hashes) {
-        ByteBuffer out = ByteBuffer.allocate(8 + words.length * 8 + 4);
-        out.putInt(hashes).putInt(blocks);
-        for (long w : words) {
-            out.putLong(w);
-        }
-        CRC32C crc = new CRC32C();
-        crc.update(out.array(), 0, out.position());
-        out.putInt((int) crc.getValue());
-        return out.array();
-    }
-
-    /** Probes a filter stored at {@code offset} of {@code buffer}; false means certainly absent. */
-    static boolean mightContain(ByteBuffer buffer, int offset, long hash) {
-        int k = buffer.getInt(offset);
-        int blocks = buffer.getInt(offset + 4);
-        int base = offset + 8 + block(hash, blocks) * WORDS_PER_BLOCK * 8;
-        long g = XxHash64.mix(hash);
-        int bit = (int) g;
-        int step = (int) (g >>> 32) | 1;
-        for (int j = 0; j < k; j++, bit += step) {
-            if ((buffer.getLong(base + ((bit & 511) >>> 6) * 8) & (1L << (bit & 63))) == 0) {
+    boolean mightContain(long hash) {
+        int line = base + lineOf(hash, lines) * LINE_BYTES;
+        int bit = (int) hash;
+        int delta = probeDelta(hash);
+        for (int i = 0; i < probes; i++) {
+            int b = bit & (LINE_BITS - 1);
+            if ((buf.getLong(line + ((b >>> 6) << 3)) & (1L << b)) == 0) {
                 return false;
             }
+            bit += delta;
         }
         return true;
     }
 
-    private static int block(long hash, int blocks) {
-        return (int) (((hash >>> 32) * blocks) >>> 32); // a fair map of 32 hash bits onto [0, blocks)
+    /** Line of a hash: multiply-high of the upper 32 bits maps uniformly onto {@code [0, lines)}. */
+    static int lineOf(long hash, int lines) {
+        return (int) (((hash >>> 32) * lines) >>> 32);
+    }
+
+    /** Odd step between probes, from bits the line choice does not use. */
+    static int probeDelta(long hash) {
+        return (int) ((hash * 0x9E3779B97F4A7C15L) >>> 40) | 1;
+    }
+
+    /** Probes per key minimising false positives for {@code bitsPerKey}: round(bitsPerKey * ln 2). */
+    static int probesFor(int bitsPerKey) {
+        return Math.max(1, Math.min(16, (int) Math.round(bitsPerKey * 0.69)));
     }
 }

@@ -1,306 +1,423 @@
 package io.kvstore.core.table;
 
 import io.kvstore.core.Bytes;
-import io.kvstore.core.CorruptionException;
+import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
+import io.kvstore.core.util.Coding;
+import io.kvstore.core.CorruptionException;
+import io.kvstore.core.util.Crc32c;
+import io.kvstore.core.util.XxHash64;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Iterator;
-import java.util.NoSuchElementException;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.zip.CRC32C;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * An open SSTable, read through a read-only memory mapping: the page cache holds the data, the heap
- * only the key range. Footer, meta, index and filter are verified when the table opens; each data block
- * is verified the first time it is read (a bit per block remembers it), so a flipped byte surfaces as
- * a {@link CorruptionException} naming the file and offset, never as a wrong answer.
+ * An open, immutable SSTable read through memory mappings: the block index, the Bloom filter and
+ * the data blocks stay in the page cache, not on the heap, so heap use does not grow with the data.
+ * Files over 1 GiB are mapped in 1 GiB windows that overlap by the largest block, so every block
+ * lies inside one window.
  *
- * <p>Reference counted: the store's current version and every open snapshot hold a reference; the file
- * is deleted when it is obsolete (compacted away) and the last reference is released.
+ * <p>Each data block's CRC32C is checked the first time it is read after opening; index, filter and
+ * meta are checked at open. Reads are thread-safe. The table is reference counted: the live set
+ * holds one reference and every range snapshot one more; once marked obsolete, the file is deleted
+ * when the last reference is released. Mappings are never unmapped explicitly (a reader racing a
+ * compaction may still touch them); the garbage collector releases them.
  */
 public final class SsTable {
-    private static final Logger LOG = LoggerFactory.getLogger(SsTable.class);
-
-    private final Path file;
-    private final long id;
-    private final MappedByteBuffer buf;
-    private final long size;
-    private final byte[] minKey;
-    private final byte[] maxKey;
+    private final Path path;
+    private final long fileNumber;
+    private final long fileSize;
+    private final ByteBuffer[] segments;
+    private final int segmentShift;
     private final long entryCount;
+    private final long minTimestamp;
     private final long maxTimestamp;
-    private final int indexOffset;
-    private final int indexLength;
-    private final int bloomOffset;
-    private final boolean hasBloom;
-    /** One bit per data block, set once its checksum passed; racy updates only cost a re-check. */
+    private final byte[] firstKey;
+    private final byte[] lastKey;
+    private final BloomFilter bloom;
+    private final ByteBuffer indexBuf;
+    private final int indexBase;
+    private final int indexSize;
+    private final int blockCount;
+    /**
+     * The first 8 bytes of each block's last key, big-endian, zero-padded, sign bit flipped: a
+     * primitive array (8 bytes per block, ~0.2% of the data) that narrows the index search to the
+     * blocks sharing the key's prefix, so a lookup rarely touches the mapped index.
+     */
+    private final long[] lastKeyPrefixes;
+    /** One bit per data block: its checksum has been verified (racy updates only cost a re-check). */
     private final long[] verified;
-    private final AtomicInteger refs = new AtomicInteger();
+    private final AtomicInteger references = new AtomicInteger(1);
     private volatile boolean obsolete;
 
-    private SsTable(Path file, long id) throws IOException {
-        this.file = file;
-        this.id = id;
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            size = channel.size();
-            if (size > Integer.MAX_VALUE) {
-                throw new CorruptionException(file, 0, "table of " + size + " bytes exceeds the 2 GiB a table may have");
+    private SsTable(Path path, long fileNumber, long fileSize, ByteBuffer[] segments, int segmentShift, long entryCount,
+                    long minTimestamp, long maxTimestamp, byte[] firstKey, byte[] lastKey, BloomFilter bloom,
+                    ByteBuffer indexBuf, int indexBase, int indexSize) {
+        this.path = path;
+        this.fileNumber = fileNumber;
+        this.fileSize = fileSize;
+        this.segments = segments;
+        this.segmentShift = segmentShift;
+        this.entryCount = entryCount;
+        this.minTimestamp = minTimestamp;
+        this.maxTimestamp = maxTimestamp;
+        this.firstKey = firstKey;
+        this.lastKey = lastKey;
+        this.bloom = bloom;
+        this.indexBuf = indexBuf;
+        this.indexBase = indexBase;
+        this.indexSize = indexSize;
+        this.blockCount = Block.count(indexBuf, indexBase, indexSize);
+        this.verified = new long[(blockCount + 63) >>> 6];
+        this.lastKeyPrefixes = new long[blockCount];
+        for (int i = 0; i < blockCount; i++) {
+            int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, i);
+            lastKeyPrefixes[i] = Block.keyPrefix(indexBuf, Block.keyPosition(entry), Block.keyLength(indexBuf, entry));
+        }
+    }
+
+    /** Opens and validates the table at {@code path}; {@link CorruptionException} names what is wrong. */
+    public static SsTable open(Path path, long fileNumber) throws IOException {
+        return open(path, fileNumber, TableFormat.SEGMENT_SHIFT);
+    }
+
+    /** Opens with mapping windows of {@code 2^segmentShift} bytes (small windows let tests cross them). */
+    static SsTable open(Path path, long fileNumber, int segmentShift) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size < TableFormat.FOOTER_SIZE) {
+                throw new CorruptionException(path, 0, "file of " + size + " bytes is too short for an SSTable");
             }
-            if (size < TableFormat.FOOTER_BYTES) {
-                throw new CorruptionException(file, 0, "file of " + size + " bytes is shorter than a footer");
+            long footerOffset = size - TableFormat.FOOTER_SIZE;
+            byte[] footer = readFully(channel, path, footerOffset, TableFormat.FOOTER_SIZE);
+            if (Coding.getLong(footer, 48) != TableFormat.MAGIC) {
+                throw new CorruptionException(path, footerOffset + 48, "bad magic number: not an SSTable or truncated");
             }
-            buf = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
-        }
-        int footer = (int) size - TableFormat.FOOTER_BYTES;
-        if (buf.getLong(footer + 44) != TableFormat.MAGIC) {
-            throw new CorruptionException(file, footer + 44, "bad magic number: not a kvstore table");
-        }
-        CRC32C crc = new CRC32C();
-        crc.update(buf.slice(footer, 40));
-        if ((int) crc.getValue() != buf.getInt(footer + 40)) {
-            throw new CorruptionException(file, footer, "footer checksum mismatch");
-        }
-        int version = buf.getInt(footer + 36);
-        if (version != TableFormat.VERSION) {
-            throw new CorruptionException(file, footer + 36, "unsupported table format version " + version);
-        }
-        int metaOffset = checkedOffset(buf.getLong(footer), footer, "meta");
-        int metaLength = buf.getInt(footer + 8);
-        indexOffset = checkedOffset(buf.getLong(footer + 12), footer, "index");
-        indexLength = buf.getInt(footer + 20);
-        bloomOffset = checkedOffset(buf.getLong(footer + 24), footer, "bloom filter");
-        int bloomLength = buf.getInt(footer + 32);
-        verifyBlock(metaOffset, metaLength, "meta block");
-        verifyBlock(indexOffset, indexLength, "index block");
-        hasBloom = bloomLength > 0;
-        if (hasBloom) {
-            crc.reset();
-            crc.update(buf.slice(bloomOffset, bloomLength - 4));
-            if ((int) crc.getValue() != buf.getInt(bloomOffset + bloomLength - 4)) {
-                throw new CorruptionException(file, bloomOffset, "bloom filter checksum mismatch");
+            if (Coding.getInt(footer, 44) != Crc32c.of(footer, 0, 44)) {
+                throw new CorruptionException(path, footerOffset, "footer checksum mismatch");
             }
+            int version = Coding.getInt(footer, 40);
+            if (version != TableFormat.VERSION) {
+                throw new CorruptionException(path, footerOffset + 40, "unsupported format version " + version);
+            }
+            long metaOffset = Coding.getLong(footer, 0);
+            int metaSize = Coding.getInt(footer, 8);
+            long indexOffset = Coding.getLong(footer, 12);
+            int indexSize = Coding.getInt(footer, 20);
+            long bloomOffset = Coding.getLong(footer, 24);
+            int bloomSize = Coding.getInt(footer, 32);
+            int maxBlockSize = Coding.getInt(footer, 36);
+            checkHandle(path, footerOffset, metaOffset, metaSize, maxBlockSize);
+            checkHandle(path, footerOffset, indexOffset, indexSize, maxBlockSize);
+            checkHandle(path, footerOffset, bloomOffset, bloomSize, maxBlockSize);
+
+            byte[] meta = readFully(channel, path, metaOffset, metaSize);
+            if (metaSize < 48 || Coding.getInt(meta, metaSize - 4) != Crc32c.of(meta, 0, metaSize - 4)) {
+                throw new CorruptionException(path, metaOffset, "meta block checksum mismatch");
+            }
+            long entryCount = Coding.getLong(meta, 0);
+            long minTs = Coding.getLong(meta, 8);
+            long maxTs = Coding.getLong(meta, 16);
+            int bloomLines = Coding.getInt(meta, 24);
+            int bloomProbes = Coding.getInt(meta, 28);
+            int bloomCrc = Coding.getInt(meta, 32);
+            int firstLength = Coding.getInt(meta, 36);
+            byte[] first = Arrays.copyOfRange(meta, 40, 40 + firstLength);
+            int lastLength = Coding.getInt(meta, 40 + firstLength);
+            byte[] last = Arrays.copyOfRange(meta, 44 + firstLength, 44 + firstLength + lastLength);
+
+            ByteBuffer[] segments = map(channel, size, maxBlockSize, segmentShift);
+            ByteBuffer indexBuf = segment(segments, segmentShift, indexOffset);
+            int indexBase = local(segmentShift, indexOffset);
+            verifyBlock(path, indexBuf, indexBase, indexSize, indexOffset, -1);
+            BloomFilter bloom = null;
+            if (bloomSize > 0) {
+                ByteBuffer bloomBuf = segment(segments, segmentShift, bloomOffset);
+                int bloomBase = local(segmentShift, bloomOffset);
+                if (bloomLines * (long) BloomFilter.LINE_BYTES != bloomSize
+                        || Crc32c.of(bloomBuf, bloomBase, bloomSize) != bloomCrc) {
+                    throw new CorruptionException(path, bloomOffset, "Bloom filter checksum mismatch");
+                }
+                bloom = new BloomFilter(bloomBuf, bloomBase, bloomLines, bloomProbes);
+            }
+            return new SsTable(path, fileNumber, size, segments, segmentShift, entryCount, minTs, maxTs, first, last, bloom,
+                    indexBuf, indexBase, indexSize);
         }
-        int meta = Block.record(buf, metaOffset, metaLength, 1, 0);
-        minKey = Block.key(buf, meta);
-        int afterMin = meta + 4 + minKey.length;
-        maxKey = Block.key(buf, afterMin);
-        int afterMax = afterMin + 4 + maxKey.length;
-        entryCount = buf.getLong(afterMax);
-        maxTimestamp = buf.getLong(afterMax + 8);
-        verified = new long[(Block.count(buf, indexOffset, indexLength) + 63) / 64];
     }
 
-    /** Opens and verifies the table in {@code file}. */
-    public static SsTable open(Path file, long id) throws IOException {
-        return new SsTable(file, id);
+    /** The hash every table's Bloom filter is probed with; compute it once per lookup. */
+    public static long hash(byte[] key) {
+        return XxHash64.hash(key);
     }
 
-    public long id() {
-        return id;
+    /**
+     * The entry stored for {@code key}, or {@code null}; {@code hash} is {@link #hash(byte[])} of the key.
+     * Skips the table by key range and Bloom filter before touching the index.
+     */
+    public Entry get(byte[] key, long hash) throws IOException {
+        if (Bytes.compare(key, firstKey) < 0 || Bytes.compare(key, lastKey) > 0) {
+            return null;
+        }
+        if (bloom != null && !bloom.mightContain(hash)) {
+            return null;
+        }
+        int block = findBlock(key);
+        if (block == blockCount) {
+            return null;
+        }
+        long offset = blockOffset(block);
+        int size = blockSize(block);
+        ByteBuffer buf = segment(segments, segmentShift, offset);
+        int base = local(segmentShift, offset);
+        ensureVerified(block, buf, base, size, offset);
+        int count = Block.count(buf, base, size);
+        int i = Block.lowerBound(buf, base, size, count, key);
+        if (i == count) {
+            return null;
+        }
+        int entry = Block.entryPosition(buf, base, size, count, i);
+        int keyLength = Block.keyLength(buf, entry);
+        if (Block.compareKey(buf, Block.keyPosition(entry), keyLength, key) != 0) {
+            return null;
+        }
+        return Block.decodeWithKey(buf, entry, key.clone());
     }
 
-    public Path file() {
-        return file;
+    /** Entries with keys in {@code [from, to)} in key order; {@code null} bounds are open. */
+    public CloseableIterator<Entry> iterator(byte[] from, byte[] to) {
+        return new TableIterator(from, to);
     }
 
-    public long sizeBytes() {
-        return size;
+    public Path path() {
+        return path;
+    }
+
+    public long fileNumber() {
+        return fileNumber;
+    }
+
+    public long fileSize() {
+        return fileSize;
     }
 
     public long entryCount() {
         return entryCount;
     }
 
-    /** The highest timestamp of any entry: a reader holding a newer version can skip this table. */
+    public long minTimestamp() {
+        return minTimestamp;
+    }
+
     public long maxTimestamp() {
         return maxTimestamp;
     }
 
-    public byte[] minKey() {
-        return minKey;
+    public byte[] firstKey() {
+        return firstKey.clone();
     }
 
-    public byte[] maxKey() {
-        return maxKey;
+    public byte[] lastKey() {
+        return lastKey.clone();
     }
 
-    /**
-     * The version of {@code key} in this table or {@code null}; {@code hash} is its
-     * {@link io.kvstore.core.util.XxHash64#hash}.
-     */
-    public Entry get(byte[] key, long hash) throws IOException {
-        if (Bytes.compare(key, minKey) < 0 || Bytes.compare(key, maxKey) > 0) {
-            return null;
-        }
-        if (hasBloom && !BloomFilter.mightContain(buf, bloomOffset, hash)) {
-            return null;
-        }
-        int blockNumber = Block.seek(buf, indexOffset, indexLength, key);
-        if (blockNumber == Block.count(buf, indexOffset, indexLength)) {
-            return null;
-        }
-        int block = dataBlockOffset(blockNumber);
-        int length = dataBlockLength(blockNumber);
-        checkDataBlock(blockNumber, block, length);
-        int i = Block.seek(buf, block, length, key);
-        int count = Block.count(buf, block, length);
-        if (i == count) {
-            return null;
-        }
-        int record = Block.record(buf, block, length, count, i);
-        return Block.compareKey(buf, record, key) == 0 ? decode(record, key) : null;
-    }
-
-    /** Entries with keys in {@code [from, to)} ({@code null} = open end), lazily, in key order. */
-    public Iterator<Entry> iterator(byte[] from, byte[] to) {
-        return new TableIterator(from, to);
-    }
-
-    /** Takes a reference; false if the table was already released for good. */
-    public boolean acquire() {
-        for (int r = refs.get(); ; r = refs.get()) {
-            if (r < 0) {
-                return false;
+    /** Takes a reference; fails if the table was already released for good. */
+    public void retain() {
+        int r;
+        do {
+            r = references.get();
+            if (r <= 0) {
+                throw new IllegalStateException("table already released: " + path);
             }
-            if (refs.compareAndSet(r, r + 1)) {
-                return true;
-            }
+        } while (!references.compareAndSet(r, r + 1));
+    }
+
+    /** Drops a reference; the last one deletes the file if the table is obsolete. */
+    public void release() throws IOException {
+        int r = references.decrementAndGet();
+        if (r == 0 && obsolete) {
+            Files.deleteIfExists(path);
+        } else if (r < 0) {
+            throw new IllegalStateException("table released too often: " + path);
         }
     }
 
-    public void release() {
-        if (refs.decrementAndGet() == 0 && obsolete && refs.compareAndSet(0, -1)) {
-            deleteFile();
-        }
-    }
-
-    /** Marks the table compacted away: its file goes when the last reader releases it. */
+    /** Marks the file for deletion once unreferenced (it left the live set). */
     public void markObsolete() {
         obsolete = true;
-        if (refs.compareAndSet(0, -1)) {
-            deleteFile();
+    }
+
+    @Override
+    public String toString() {
+        return "SsTable{" + path.getFileName() + ", " + entryCount + " entries, " + fileSize + " bytes}";
+    }
+
+    /** The first block whose last key is {@code >= key}, or {@code blockCount}. */
+    private int findBlock(byte[] key) {
+        long prefix = Block.keyPrefix(key);
+        long[] prefixes = lastKeyPrefixes;
+        // [lo, hi): blocks whose prefix equals the key's; before them every last key is smaller, after them larger.
+        int lo = 0;
+        int hi = blockCount;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (prefixes[mid] < prefix) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        hi = lo;
+        while (hi < blockCount && prefixes[hi] == prefix) {
+            hi++;
+        }
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, mid);
+            if (Block.compareKey(indexBuf, Block.keyPosition(entry), Block.keyLength(indexBuf, entry), key) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    private long blockOffset(int block) {
+        int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, block);
+        return indexBuf.getLong(Block.keyPosition(entry) + Block.keyLength(indexBuf, entry));
+    }
+
+    private int blockSize(int block) {
+        int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, block);
+        return indexBuf.getInt(Block.keyPosition(entry) + Block.keyLength(indexBuf, entry) + 8);
+    }
+
+    private void ensureVerified(int block, ByteBuffer buf, int base, int size, long offset) throws CorruptionException {
+        long bit = 1L << block;
+        if ((verified[block >>> 6] & bit) == 0) {
+            verifyBlock(path, buf, base, size, offset, block);
+            verified[block >>> 6] |= bit;
         }
     }
 
-    private void deleteFile() {
-        try {
-            Files.deleteIfExists(file); // the mapping stays valid for anyone still holding the buffer
-        } catch (IOException e) {
-            LOG.warn("could not delete obsolete table {}", file, e);
+    /** Checks a block's checksum and entry count; {@code block} is its number, or -1 for the index. */
+    private static void verifyBlock(Path path, ByteBuffer buf, int base, int size, long offset, int block)
+            throws CorruptionException {
+        if (size < TableFormat.BLOCK_TRAILER || Crc32c.of(buf, base, size - 4) != buf.getInt(base + size - 4)) {
+            throw new CorruptionException(path, offset, blockName(block) + " checksum mismatch");
+        }
+        int count = buf.getInt(base + size - TableFormat.BLOCK_TRAILER);
+        if (count < 0 || 4L * count + TableFormat.BLOCK_TRAILER > size) {
+            throw new CorruptionException(path, offset, blockName(block) + " has an impossible entry count " + count);
         }
     }
 
-    private int dataBlockOffset(int blockNumber) {
-        int entry = Block.record(buf, indexOffset, indexLength, Block.count(buf, indexOffset, indexLength), blockNumber);
-        return (int) buf.getLong(entry + 4 + buf.getInt(entry));
+    private static String blockName(int block) {
+        return block < 0 ? "index block" : "data block " + block;
     }
 
-    private int dataBlockLength(int blockNumber) {
-        int entry = Block.record(buf, indexOffset, indexLength, Block.count(buf, indexOffset, indexLength), blockNumber);
-        return buf.getInt(entry + 12 + buf.getInt(entry));
-    }
-
-    private void checkDataBlock(int blockNumber, int block, int length) throws CorruptionException {
-        long bit = 1L << (blockNumber & 63);
-        if ((verified[blockNumber >>> 6] & bit) != 0) {
-            return;
-        }
-        if (block < 0 || length < 8 || (long) block + length > indexOffset) {
-            throw new CorruptionException(file, block, "data block " + blockNumber + " out of bounds");
-        }
-        verifyBlock(block, length, "data block " + blockNumber);
-        verified[blockNumber >>> 6] |= bit;
-    }
-
-    private void verifyBlock(int offset, int length, String what) throws CorruptionException {
-        if (offset < 0 || length < 8 || (long) offset + length > size - TableFormat.FOOTER_BYTES) {
-            throw new CorruptionException(file, offset, what + " out of bounds (length " + length + ")");
-        }
-        if (!Block.verify(buf, offset, length)) {
-            throw new CorruptionException(file, offset, what + " checksum mismatch");
+    private static void checkHandle(Path path, long footerOffset, long offset, int size, int maxBlockSize)
+            throws CorruptionException {
+        if (offset < 0 || size < 0 || size > maxBlockSize || offset + size > footerOffset
+                || maxBlockSize > TableFormat.MAX_BLOCK_SIZE) {
+            throw new CorruptionException(path, footerOffset, "footer points outside the file: offset " + offset
+                    + ", size " + size);
         }
     }
 
-    private int checkedOffset(long offset, int footer, String what) throws CorruptionException {
-        if (offset < 0 || offset > footer) {
-            throw new CorruptionException(file, footer, what + " offset " + offset + " out of bounds");
+    private static ByteBuffer[] map(FileChannel channel, long size, int maxBlockSize, int segmentShift)
+            throws IOException {
+        long segmentSize = 1L << segmentShift;
+        int count = (int) Math.max(1, (size + segmentSize - 1) >>> segmentShift);
+        ByteBuffer[] segments = new ByteBuffer[count];
+        for (int i = 0; i < count; i++) {
+            long start = i * segmentSize;
+            long length = Math.min(size - start, segmentSize + maxBlockSize);
+            MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_ONLY, start, length);
+            segments[i] = mapped.order(ByteOrder.LITTLE_ENDIAN);
         }
-        return (int) offset;
+        return segments;
     }
 
-    private Entry decode(int record, byte[] knownKey) {
-        int keyLength = buf.getInt(record);
-        byte[] key = knownKey != null ? knownKey : Block.key(buf, record);
-        int p = record + 4 + keyLength;
-        long timestamp = buf.getLong(p);
-        int valueLength = buf.getInt(p + 8);
-        if (valueLength < 0) {
-            return Entry.tombstone(key, timestamp);
-        }
-        byte[] value = new byte[valueLength];
-        buf.get(p + 12, value);
-        return Entry.value(key, value, timestamp);
+    private static ByteBuffer segment(ByteBuffer[] segments, int segmentShift, long offset) {
+        return segments[(int) (offset >>> segmentShift)];
     }
 
-    /** Walks data blocks in order from the block holding {@code from}; checks each block once. */
-    private final class TableIterator implements Iterator<Entry> {
+    private static int local(int segmentShift, long offset) {
+        return (int) (offset & ((1L << segmentShift) - 1));
+    }
+
+    private static byte[] readFully(FileChannel channel, Path path, long position, int length) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate(length);
+        while (buf.hasRemaining()) {
+            int n = channel.read(buf, position + buf.position());
+            if (n < 0) {
+                throw new CorruptionException(path, position, "unexpected end of file");
+            }
+        }
+        return buf.array();
+    }
+
+    /** Walks data blocks in order from the block that may hold {@code from}. */
+    private final class TableIterator implements CloseableIterator<Entry> {
         private final byte[] to;
-        private final int blocks = Block.count(buf, indexOffset, indexLength);
-        private int blockNumber;
         private int block;
-        private int length;
+        private ByteBuffer buf;
+        private int base;
+        private int size;
         private int count;
-        private int i;
+        private int index;
         private Entry next;
 
         TableIterator(byte[] from, byte[] to) {
             this.to = to;
-            blockNumber = from == null ? 0 : Block.seek(buf, indexOffset, indexLength, from);
-            if (blockNumber < blocks) {
-                openBlock();
-                i = from == null ? 0 : Block.seek(buf, block, length, from);
-            }
-            advance();
-        }
-
-        private void openBlock() {
-            block = dataBlockOffset(blockNumber);
-            length = dataBlockLength(blockNumber);
             try {
-                checkDataBlock(blockNumber, block, length);
-            } catch (CorruptionException e) {
+                block = from == null ? 0 : findBlock(from);
+                if (block < blockCount) {
+                    load(block);
+                    index = from == null ? 0 : Block.lowerBound(buf, base, size, count, from);
+                }
+                advance();
+            } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            count = Block.count(buf, block, length);
-            i = 0;
         }
 
-        private void advance() {
-            next = null;
-            while (blockNumber < blocks) {
-                if (i < count) {
-                    int record = Block.record(buf, block, length, count, i++);
-                    Entry e = decode(record, null);
-                    if (to == null || Bytes.compare(e.key(), to) < 0) {
-                        next = e;
-                    } else {
-                        blockNumber = blocks; // past the end of the range
+        private void load(int b) throws IOException {
+            long offset = blockOffset(b);
+            size = blockSize(b);
+            buf = segment(segments, segmentShift, offset);
+            base = local(segmentShift, offset);
+            ensureVerified(b, buf, base, size, offset);
+            count = Block.count(buf, base, size);
+            index = 0;
+        }
+
+        private void advance() throws IOException {
+            while (block < blockCount) {
+                if (index < count) {
+                    int entry = Block.entryPosition(buf, base, size, count, index++);
+                    if (to != null && Block.compareKey(buf, Block.keyPosition(entry), Block.keyLength(buf, entry), to) >= 0) {
+                        break;
                     }
+                    next = Block.decode(buf, entry);
                     return;
                 }
-                if (++blockNumber < blocks) {
-                    openBlock();
+                if (++block < blockCount) {
+                    load(block);
                 }
             }
+            next = null;
+            block = blockCount;
         }
 
         @Override
@@ -310,12 +427,22 @@ public final class SsTable {
 
         @Override
         public Entry next() {
-            if (next == null) {
-                throw new NoSuchElementException();
+            Entry result = next;
+            if (result == null) {
+                throw new java.util.NoSuchElementException();
             }
-            Entry e = next;
-            advance();
-            return e;
+            try {
+                advance();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return result;
+        }
+
+        @Override
+        public void close() {
+            next = null;
+            block = blockCount;
         }
     }
 }

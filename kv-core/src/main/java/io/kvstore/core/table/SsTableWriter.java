@@ -2,180 +2,192 @@ package io.kvstore.core.table;
 
 import io.kvstore.core.Bytes;
 import io.kvstore.core.Entry;
+import io.kvstore.core.util.Coding;
+import io.kvstore.core.util.Crc32c;
 import io.kvstore.core.util.XxHash64;
-import java.io.Closeable;
+
+import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.zip.CRC32C;
 
 /**
- * Writes one immutable SSTable: data blocks of about {@code blockSize} bytes, then a meta block (key
- * range, entry count, newest timestamp), the index block (last key, offset and length of each data
- * block), the Bloom filter and the footer. Entries must arrive in strictly increasing key order.
- * Heap use is the current block, the index and the filter bits, never the data. See docs/FORMAT.md.
+ * Writes one immutable SSTable: data blocks, a Bloom filter, a block index, a meta block and a
+ * footer (see docs/FORMAT.md). Entries must arrive in strictly increasing key order.
+ *
+ * <p>Heap use while writing: one data block, the filter bits and the index (about 2% of the table).
+ * REQUIRES: external synchronization (one thread writes a table).
  */
-public final class SsTableWriter implements Closeable {
-    private final Path file;
+public final class SsTableWriter implements AutoCloseable {
+    private final Path path;
     private final FileChannel channel;
+    private final OutputStream out;
     private final int blockSize;
-    private final BlockBuilder block = new BlockBuilder();
+    private final BlockBuilder data = new BlockBuilder();
     private final BlockBuilder index = new BlockBuilder();
-    private final long[] bloomWords;
-    private final int bloomBlocks;
-    private final int bloomHashes;
-    private final ByteBuffer out = ByteBuffer.allocate(1 << 20);
-    private long offset;
-    private long entries;
+    private final BloomFilterBuilder bloom;
+    private final byte[] handle = new byte[TableFormat.HANDLE_SIZE];
+    private long position;
+    private long entryCount;
+    private long minTimestamp = Long.MAX_VALUE;
+    private long maxTimestamp = Long.MIN_VALUE;
     private byte[] firstKey;
     private byte[] lastKey;
-    private long maxTimestamp = Long.MIN_VALUE;
+    private int maxBlockSize;
     private boolean finished;
 
     /**
-     * @param expectedKeys sizes the Bloom filter; more keys than expected only raise its false-positive rate
+     * Creates {@code path} (which must not exist) for a table of at most {@code expectedKeys} keys;
+     * the Bloom filter is sized for that many ({@code bloomBitsPerKey} 0 writes no filter).
      */
-    public SsTableWriter(Path file, int blockSize, int bloomBitsPerKey, long expectedKeys) throws IOException {
-        this.file = file;
+    public SsTableWriter(Path path, int blockSize, int bloomBitsPerKey, long expectedKeys) throws IOException {
+        this.path = path;
         this.blockSize = blockSize;
-        this.channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        if (bloomBitsPerKey > 0) {
-            long bits = Math.max(512, Math.min(expectedKeys * bloomBitsPerKey, 1L << 34));
-            this.bloomBlocks = (int) ((bits + 511) / 512);
-            this.bloomWords = new long[bloomBlocks * BloomFilter.WORDS_PER_BLOCK];
-            this.bloomHashes = Math.max(1, Math.min(16, (int) Math.round(bloomBitsPerKey * 0.69)));
-        } else {
-            this.bloomBlocks = 0;
-            this.bloomWords = null;
-            this.bloomHashes = 0;
-        }
+        this.bloom = bloomBitsPerKey > 0 ? new BloomFilterBuilder(expectedKeys, bloomBitsPerKey) : null;
+        this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        this.out = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16);
     }
 
     public void add(Entry entry) throws IOException {
         byte[] key = entry.key();
         if (lastKey != null && Bytes.compare(lastKey, key) >= 0) {
-            throw new IllegalArgumentException("keys must strictly increase: " + Bytes.toDebugString(key)
-                    + " after " + Bytes.toDebugString(lastKey) + " in " + file);
+            throw new IllegalArgumentException("keys out of order in " + path + ": " + Bytes.toDebugString(key)
+                    + " after " + Bytes.toDebugString(lastKey));
+        }
+        int valueLength = entry.isTombstone() ? 0 : entry.value().length;
+        if (data.count() > 0 && data.estimatedSize() + TableFormat.ENTRY_HEADER + key.length + valueLength + 4 > blockSize) {
+            flushDataBlock();
+        }
+        data.add(key, entry.value(), entry.timestamp());
+        if (bloom != null) {
+            bloom.add(XxHash64.hash(key));
         }
         if (firstKey == null) {
             firstKey = key;
         }
-        block.startRecord(key);
-        block.putLong(entry.timestamp());
-        byte[] value = entry.value();
-        if (value == null) {
-            block.putInt(-1);
-        } else {
-            block.putInt(value.length);
-            block.putBytes(value);
-        }
-        if (bloomWords != null) {
-            BloomFilter.set(bloomWords, bloomBlocks, bloomHashes, XxHash64.hash(key));
-        }
         lastKey = key;
-        entries++;
+        entryCount++;
+        minTimestamp = Math.min(minTimestamp, entry.timestamp());
         maxTimestamp = Math.max(maxTimestamp, entry.timestamp());
-        if (block.estimatedSize() >= blockSize) {
-            flushBlock();
-        }
-    }
-
-    /** Bytes written so far, including the current block. */
-    public long size() {
-        return offset + out.position() + block.estimatedSize();
     }
 
     public long entryCount() {
-        return entries;
+        return entryCount;
     }
 
-    /** Writes meta, index, filter and footer, forces the file to the device and closes it. */
-    public void finish() throws IOException {
-        if (entries == 0) {
-            throw new IllegalStateException("an SSTable needs at least one entry: " + file);
+    /** Size of the file so far: what a compaction has written. */
+    public long bytesWritten() {
+        return position;
+    }
+
+    /** Completes the table, forces it to the device and closes it; returns its size in bytes. */
+    public long finish() throws IOException {
+        if (entryCount == 0) {
+            throw new IllegalStateException("an SSTable needs at least one entry: " + path);
         }
-        flushBlock();
-        long metaOffset = position();
-        BlockBuilder meta = new BlockBuilder();
-        meta.startRecord(firstKey);
-        meta.putInt(lastKey.length);
-        meta.putBytes(lastKey);
-        meta.putLong(entries);
-        meta.putLong(maxTimestamp);
-        int metaLength = meta.finish();
-        write(meta.array(), metaLength);
-
-        long indexOffset = position();
-        int indexLength = index.finish();
-        write(index.array(), indexLength);
-
-        long bloomOffset = position();
-        int bloomLength = 0;
-        if (bloomWords != null) {
-            byte[] bloom = BloomFilter.serialize(bloomWords, bloomBlocks, bloomHashes);
-            bloomLength = bloom.length;
-            write(bloom, bloomLength);
+        if (data.count() > 0) {
+            flushDataBlock();
         }
+        int bloomLines = 0;
+        int bloomProbes = 0;
+        int bloomCrc = 0;
+        long bloomOffset = 0;
+        int bloomSize = 0;
+        if (bloom != null) {
+            // Align the filter so each 64-byte line is one cache line of the mapping.
+            int padding = (int) ((BloomFilter.LINE_BYTES - position % BloomFilter.LINE_BYTES) % BloomFilter.LINE_BYTES);
+            write(new byte[padding], padding);
+            byte[] bits = bloom.toBytes();
+            bloomOffset = position;
+            bloomSize = bits.length;
+            bloomLines = bloom.lines();
+            bloomProbes = bloom.probes();
+            bloomCrc = Crc32c.of(bits, 0, bits.length);
+            write(bits, bits.length);
+        }
+        index.finish();
+        long indexOffset = position;
+        int indexSize = index.size();
+        write(index.buffer(), indexSize);
 
-        ByteBuffer footer = ByteBuffer.allocate(TableFormat.FOOTER_BYTES);
-        footer.putLong(metaOffset).putInt(metaLength).putLong(indexOffset).putInt(indexLength)
-                .putLong(bloomOffset).putInt(bloomLength).putInt(TableFormat.VERSION);
-        CRC32C crc = new CRC32C();
-        crc.update(footer.array(), 0, footer.position());
-        footer.putInt((int) crc.getValue()).putLong(TableFormat.MAGIC);
-        write(footer.array(), TableFormat.FOOTER_BYTES);
-        drain();
+        byte[] meta = new byte[8 * 3 + 4 * 3 + 4 + firstKey.length + 4 + lastKey.length + 4];
+        int p = 0;
+        Coding.putLong(meta, p, entryCount);
+        Coding.putLong(meta, p + 8, minTimestamp);
+        Coding.putLong(meta, p + 16, maxTimestamp);
+        Coding.putInt(meta, p + 24, bloomLines);
+        Coding.putInt(meta, p + 28, bloomProbes);
+        Coding.putInt(meta, p + 32, bloomCrc);
+        p += 36;
+        Coding.putInt(meta, p, firstKey.length);
+        System.arraycopy(firstKey, 0, meta, p + 4, firstKey.length);
+        p += 4 + firstKey.length;
+        Coding.putInt(meta, p, lastKey.length);
+        System.arraycopy(lastKey, 0, meta, p + 4, lastKey.length);
+        p += 4 + lastKey.length;
+        Coding.putInt(meta, p, Crc32c.of(meta, 0, p));
+        long metaOffset = position;
+        write(meta, meta.length);
+
+        maxBlockSize = Math.max(maxBlockSize, Math.max(meta.length, Math.max(indexSize, bloomSize)));
+        byte[] footer = new byte[TableFormat.FOOTER_SIZE];
+        putHandle(footer, 0, metaOffset, meta.length);
+        putHandle(footer, 12, indexOffset, indexSize);
+        putHandle(footer, 24, bloomOffset, bloomSize);
+        Coding.putInt(footer, 36, maxBlockSize);
+        Coding.putInt(footer, 40, TableFormat.VERSION);
+        Coding.putInt(footer, 44, Crc32c.of(footer, 0, 44));
+        Coding.putLong(footer, 48, TableFormat.MAGIC);
+        write(footer, footer.length);
+
+        out.flush();
         channel.force(true);
-        channel.close();
         finished = true;
+        out.close();
+        return position;
     }
 
-    /** Closes without finishing and deletes the partial file (used when a flush or compaction fails). */
+    /** Closes and deletes an unfinished table (a failed or abandoned flush or compaction). */
+    public void abort() throws IOException {
+        if (!finished) {
+            finished = true;
+            try {
+                out.close();
+            } catch (IOException ignored) {
+                // The file is being deleted; a failed close changes nothing.
+            }
+            Files.deleteIfExists(path);
+        }
+    }
+
     @Override
     public void close() throws IOException {
-        if (!finished) {
-            channel.close();
-            Files.deleteIfExists(file);
-            finished = true;
-        }
+        abort();
     }
 
-    private void flushBlock() throws IOException {
-        if (block.isEmpty()) {
-            return;
-        }
-        long blockOffset = position();
-        int length = block.finish();
-        write(block.array(), length);
-        index.startRecord(lastKey);
-        index.putLong(blockOffset);
-        index.putInt(length);
-        block.reset();
-    }
-
-    private long position() {
-        return offset + out.position();
+    private void flushDataBlock() throws IOException {
+        data.finish();
+        long offset = position;
+        int size = data.size();
+        write(data.buffer(), size);
+        maxBlockSize = Math.max(maxBlockSize, size);
+        Coding.putLong(handle, 0, offset);
+        Coding.putInt(handle, 8, size);
+        index.add(lastKey, handle, 0);
+        data.reset();
     }
 
     private void write(byte[] bytes, int length) throws IOException {
-        for (int done = 0; done < length; ) {
-            if (!out.hasRemaining()) {
-                drain();
-            }
-            int n = Math.min(out.remaining(), length - done);
-            out.put(bytes, done, n);
-            done += n;
-        }
+        out.write(bytes, 0, length);
+        position += length;
     }
 
-    private void drain() throws IOException {
-        out.flip();
-        while (out.hasRemaining()) {
-            offset += channel.write(out);
-        }
-        out.clear();
+    private static void putHandle(byte[] dst, int at, long offset, int size) {
+        Coding.putLong(dst, at, offset);
+        Coding.putInt(dst, at + 8, size);
     }
 }

@@ -1,98 +1,146 @@
 package io.kvstore.core.util;
 
-import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
-import java.util.ArrayList;
-import java.util.Iterator;
+
+import java.util.Arrays;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.PriorityQueue;
 
 /**
- * A lazy k-way merge of sorted entry iterators (memtables and tables alike) into one sorted stream
- * with one entry per key: the version with the highest timestamp, and between equal timestamps the
- * one from the source listed first (the newer source). Memory is one entry per source.
+ * A lazy k-way merge of sorted entry sources (memtables and tables alike) into one sorted stream
+ * with one entry per key.
+ *
+ * <p>Sources are given newest first. Among entries with equal keys, the one with the highest
+ * timestamp wins; between equal timestamps the newest source wins, which is "the later write wins"
+ * because a newer source holds later writes. Each source must yield strictly increasing keys.
+ * Memory is one head entry per source, whatever the length of the streams.
  */
 public final class MergeIterator implements CloseableIterator<Entry> {
-    private final PriorityQueue<Source> heap;
-    private final List<Source> sameKey = new ArrayList<>();
-    private final Runnable onClose;
+    private final CloseableIterator<Entry>[] sources;
+    private final Entry[] heads;
+    /** Binary min-heap of source indices ordered by (head key, source index). */
+    private final int[] heap;
+    private int heapSize;
     private boolean closed;
 
-    /**
-     * @param sources sorted iterators, newest source first
-     * @param onClose run once when this iterator is closed (releases what the sources read)
-     */
-    public MergeIterator(List<? extends Iterator<Entry>> sources, Runnable onClose) {
-        this.onClose = onClose;
-        this.heap = new PriorityQueue<>(Math.max(1, sources.size()), (a, b) -> {
-            int c = Bytes.compare(a.head.key(), b.head.key());
-            return c != 0 ? c : Integer.compare(a.rank, b.rank);
-        });
-        for (int i = 0; i < sources.size(); i++) {
-            Source s = new Source(sources.get(i), i);
-            if (s.advance()) {
-                heap.add(s);
+    @SuppressWarnings("unchecked")
+    public MergeIterator(List<? extends CloseableIterator<Entry>> newestFirst) {
+        int n = newestFirst.size();
+        this.sources = newestFirst.toArray(new CloseableIterator[0]);
+        this.heads = new Entry[n];
+        this.heap = new int[n];
+        try {
+            for (int i = 0; i < n; i++) {
+                if (sources[i].hasNext()) {
+                    heads[i] = sources[i].next();
+                    push(i);
+                }
             }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
         }
     }
 
     @Override
     public boolean hasNext() {
-        return !heap.isEmpty();
+        return heapSize > 0;
     }
 
     @Override
     public Entry next() {
-        Source first = heap.poll();
-        if (first == null) {
+        if (heapSize == 0) {
             throw new NoSuchElementException();
         }
-        Entry best = first.head;
-        sameKey.add(first);
-        while (!heap.isEmpty() && Bytes.compare(heap.peek().head.key(), best.key()) == 0) {
-            Source s = heap.poll();
-            if (s.head.timestamp() > best.timestamp()) { // equal timestamps: the earlier (newer) source keeps it
-                best = s.head;
+        int first = pop();
+        Entry winner = heads[first];
+        byte[] key = winner.key();
+        advance(first);
+        while (heapSize > 0 && Arrays.equals(heads[heap[0]].key(), key)) {
+            int other = pop();
+            // Popped in source order among equal keys, so an older source wins only on a newer timestamp.
+            if (heads[other].timestamp() > winner.timestamp()) {
+                winner = heads[other];
             }
-            sameKey.add(s);
+            advance(other);
         }
-        for (Source s : sameKey) {
-            if (s.advance()) {
-                heap.add(s);
+        return winner;
+    }
+
+    private void advance(int source) {
+        if (sources[source].hasNext()) {
+            heads[source] = sources[source].next();
+            push(source);
+        } else {
+            heads[source] = null;
+        }
+    }
+
+    private boolean less(int a, int b) {
+        int c = Arrays.compareUnsigned(heads[a].key(), heads[b].key());
+        return c < 0 || (c == 0 && a < b);
+    }
+
+    private void push(int source) {
+        int i = heapSize++;
+        heap[i] = source;
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            if (!less(heap[i], heap[parent])) {
+                break;
             }
+            swap(i, parent);
+            i = parent;
         }
-        sameKey.clear();
-        return best;
+    }
+
+    private int pop() {
+        int top = heap[0];
+        heap[0] = heap[--heapSize];
+        int i = 0;
+        while (true) {
+            int left = 2 * i + 1;
+            if (left >= heapSize) {
+                break;
+            }
+            int smallest = left + 1 < heapSize && less(heap[left + 1], heap[left]) ? left + 1 : left;
+            if (!less(heap[smallest], heap[i])) {
+                break;
+            }
+            swap(i, smallest);
+            i = smallest;
+        }
+        return top;
+    }
+
+    private void swap(int i, int j) {
+        int t = heap[i];
+        heap[i] = heap[j];
+        heap[j] = t;
     }
 
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
-            heap.clear();
-            onClose.run();
+        if (closed) {
+            return;
         }
-    }
-
-    private static final class Source {
-        final Iterator<Entry> iterator;
-        final int rank;
-        Entry head;
-
-        Source(Iterator<Entry> iterator, int rank) {
-            this.iterator = iterator;
-            this.rank = rank;
-        }
-
-        boolean advance() {
-            if (iterator.hasNext()) {
-                head = iterator.next();
-                return true;
+        closed = true;
+        heapSize = 0;
+        RuntimeException failure = null;
+        for (CloseableIterator<Entry> source : sources) {
+            try {
+                source.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
             }
-            head = null;
-            return false;
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 }

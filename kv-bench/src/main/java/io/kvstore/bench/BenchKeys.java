@@ -1,0 +1,55 @@
+package io.kvstore.bench;
+
+/**
+ * The keys and values of {@link DaoBenchmark}: 16-byte keys that look random but are a pure function
+ * of an index, so a preloaded store can be checked and reused, and absent keys are known to be absent.
+ *
+ * <p>The first 8 bytes are a bijective 64-bit mix of the index, so distinct indices give distinct
+ * keys: indices {@code [0, n)} are stored, indices {@code [n, 2n)} are guaranteed absent.
+ */
+final class BenchKeys {
+    static final int KEY_BYTES = 16;
+    static final int VALUE_BYTES = 100;
+
+    private BenchKeys() {
+    }
+
+    /** Writes the key of {@code index} into {@code key} (length {@link #KEY_BYTES}). */
+    static void write(long index, byte[] key) {
+        putLong(key, 0, mix(index));
+        putLong(key, 8, mix(index ^ 0x5DEECE66DL));
+    }
+
+    static byte[] key(long index) {
+        byte[] key = new byte[KEY_BYTES];
+        write(index, key);
+        return key;
+    }
+
+    /** The value stored under the key of {@code index} in the preloaded store. */
+    static byte[] value(long index) {
+        byte[] value = new byte[VALUE_BYTES];
+        long state = mix(~index);
+        for (int i = 0; i < VALUE_BYTES; i += 8) {
+            state = mix(state + 0x9E3779B97F4A7C15L);
+            for (int j = 0; j < 8 && i + j < VALUE_BYTES; j++) {
+                value[i + j] = (byte) (state >>> (8 * j));
+            }
+        }
+        return value;
+    }
+
+    /** MurmurHash3's fmix64: a bijection on 64-bit values with good avalanche. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 33)) * 0xFF51AFD7ED558CCDL;
+        z = (z ^ (z >>> 33)) * 0xC4CEB9FE1A85EC53L;
+        return z ^ (z >>> 33);
+    }
+
+    private static void putLong(byte[] out, int offset, long v) {
+        for (int i = 7; i >= 0; i--) {
+            out[offset + i] = (byte) v;
+            v >>>= 8;
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package io.kvstore.bench.ycsb;
+
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Engine;
+import io.kvstore.core.KvStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.Vector;
+import site.ycsb.ByteIterator;
+import site.ycsb.DB;
+import site.ycsb.DBException;
+import site.ycsb.Status;
+
+/**
+ * YCSB binding for the embedded store, so the standard workloads run against our LSM and against
+ * RocksDB through the same code. Properties: {@code kvstore.engine} (lsm | rocksdb, default lsm),
+ * {@code kvstore.dir} (required). YCSB makes one instance per client thread; they share one store.
+ *
+ * <pre>
+ * java -cp kv-bench/target/benchmarks.jar site.ycsb.Client -load -db io.kvstore.bench.ycsb.KvStoreYcsbDb \
+ *      -P kv-bench/ycsb/workloada -p kvstore.engine=lsm -p kvstore.dir=/tmp/ycsb-lsm -threads 2 -s
+ * </pre>
+ */
+public final class KvStoreYcsbDb extends DB {
+    private static final Object LOCK = new Object();
+    private static KvStore shared;
+    private static int users;
+
+    private KvStore store;
+
+    @Override
+    public void init() throws DBException {
+        Properties p = getProperties();
+        String dir = p.getProperty("kvstore.dir");
+        if (dir == null) {
+            throw new DBException("set -p kvstore.dir=<directory of the store>");
+        }
+        synchronized (LOCK) {
+            if (shared == null) {
+                try {
+                    Engine engine = Engine.fromName(p.getProperty("kvstore.engine", "lsm"));
+                    shared = KvStore.open(engine, DaoOptions.defaults(Path.of(dir)));
+                } catch (IOException | IllegalArgumentException e) {
+                    throw new DBException("cannot open the store in " + dir + ": " + e.getMessage(), e);
+                }
+            }
+            users++;
+            store = shared;
+        }
+    }
+
+    @Override
+    public void cleanup() throws DBException {
+        synchronized (LOCK) {
+            if (--users == 0) {
+                try {
+                    shared.close();
+                } catch (IOException e) {
+                    throw new DBException("closing the store failed", e);
+                } finally {
+                    shared = null;
+                }
+            }
+        }
+    }
+
+    @Override
+    public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+        try {
+            byte[] stored = store.get(key(table, key));
+            if (stored == null) {
+                return Status.NOT_FOUND;
+            }
+            Records.decode(stored, fields, result);
+            return Status.OK;
+        } catch (IOException e) {
+            return Status.ERROR;
+        }
+    }
+
+    @Override
+    public Status scan(String table, String startKey, int count, Set<String> fields,
+            Vector<HashMap<String, ByteIterator>> result) {
+        try (CloseableIterator<Map.Entry<byte[], byte[]>> range = store.range(key(table, startKey), end(table))) {
+            for (int i = 0; i < count && range.hasNext(); i++) {
+                HashMap<String, ByteIterator> record = new HashMap<>();
+                Records.decode(range.next().getValue(), fields, record);
+                result.add(record);
+            }
+            return Status.OK;
+        } catch (IOException e) {
+            return Status.ERROR;
+        }
+    }
+
+    @Override
+    public Status update(String table, String key, Map<String, ByteIterator> values) {
+        try {
+            byte[] k = key(table, key);
+            store.put(k, Records.merge(store.get(k), values));
+            return Status.OK;
+        } catch (IOException e) {
+            return Status.ERROR;
+        }
+    }
+
+    @Override
+    public Status insert(String table, String key, Map<String, ByteIterator> values) {
+        try {
+            store.put(key(table, key), Records.encode(values));
+            return Status.OK;
+        } catch (IOException e) {
+            return Status.ERROR;
+        }
+    }
+
+    @Override
+    public Status delete(String table, String key) {
+        try {
+            store.delete(key(table, key));
+            return Status.OK;
+        } catch (IOException e) {
+            return Status.ERROR;
+        }
+    }
+
+    private static byte[] key(String table, String key) {
+        return (table + ':' + key).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The first key after every key of {@code table} (':' + 1 is ';'). */
+    private static byte[] end(String table) {
+        return (table + ';').getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,64 @@
+package io.kvstore.core.lsm;
+
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Entry;
+import io.kvstore.core.table.SsTable;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/** A merged range over a snapshot; closing it releases the snapshot's tables (deferred deletions proceed). */
+final class RangeIterator implements CloseableIterator<Entry> {
+    private final CloseableIterator<Entry> merged;
+    private final SsTable[] retained;
+    private boolean closed;
+
+    RangeIterator(CloseableIterator<Entry> merged, SsTable[] retained) {
+        this.merged = merged;
+        this.retained = retained;
+    }
+
+    @Override
+    public boolean hasNext() {
+        return !closed && merged.hasNext();
+    }
+
+    @Override
+    public Entry next() {
+        if (closed) {
+            throw new IllegalStateException("range iterator is closed");
+        }
+        return merged.next();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            merged.close();
+        } finally {
+            releaseAll(retained);
+        }
+    }
+
+    static void releaseAll(SsTable[] tables) {
+        IOException failure = null;
+        for (SsTable table : tables) {
+            try {
+                table.release();
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw new UncheckedIOException("could not delete an obsolete table", failure);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+package io.kvstore.core.lsm;
+
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Entry;
+import io.kvstore.core.SyncPolicy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LsmDaoTest {
+    @TempDir
+    Path dir;
+
+    static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    DaoOptions small() {
+        return DaoOptions.builder(dir).flushThresholdBytes(4096).blockSizeBytes(256).compactionTrigger(3).build();
+    }
+
+    static List<Entry> all(CloseableIterator<Entry> it) {
+        List<Entry> out = new ArrayList<>();
+        try (it) {
+            while (it.hasNext()) {
+                out.add(it.next());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void valuesSurviveFlushCompactionAndReopen() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            for (int i = 0; i < 2000; i++) {
+                dao.upsert(Entry.value(b(String.format("k%05d", i)), b("v" + i), i));
+            }
+            dao.upsert(Entry.tombstone(b("k00007"), 5000));
+            dao.flush();
+            assertEquals("v42", new String(dao.get(b("k00042")).value(), StandardCharsets.UTF_8));
+            assertTrue(dao.get(b("k00007")).isTombstone());
+            dao.compact();
+            assertEquals(1, dao.liveTables().length);
+        }
+        try (LsmDao dao = LsmDao.open(small())) {
+            assertEquals("v1999", new String(dao.get(b("k01999")).value(), StandardCharsets.UTF_8));
+            assertNull(dao.get(b("k00007")), "a tombstone dropped by a full compaction leaves no version");
+            assertNull(dao.get(b("absent")));
+            assertEquals(1999, all(dao.range(null, null)).size());
+        }
+    }
+
+    @Test
+    void unflushedWritesAreReplayedFromTheLog() throws IOException {
+        LsmDao dao = LsmDao.open(DaoOptions.defaults(dir));
+        dao.upsert(Entry.value(b("a"), b("1"), 1));
+        dao.upsert(Entry.value(b("b"), new byte[0], 2));
+        dao.upsert(Entry.tombstone(b("c"), 3));
+        // A copy taken while the store is open is what a crash leaves: no table, only the log.
+        Path copy = dir.resolveSibling(dir.getFileName() + "-copy");
+        copyDirectory(dir, copy);
+        dao.close();
+        try (LsmDao reopened = LsmDao.open(DaoOptions.defaults(copy))) {
+            assertArrayEquals(b("1"), reopened.get(b("a")).value());
+            assertEquals(0, reopened.get(b("b")).value().length);
+            assertTrue(reopened.get(b("c")).isTombstone());
+            assertEquals(3, reopened.get(b("c")).timestamp());
+        }
+    }
+
+    @Test
+    void higherTimestampWinsAcrossMemtablesAndTables() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            dao.upsert(Entry.value(b("k"), b("new"), 100));
+            dao.flush();
+            dao.upsert(Entry.value(b("k"), b("old"), 50));
+            assertArrayEquals(b("new"), dao.get(b("k")).value(), "older timestamp in memtable must not win");
+            assertArrayEquals(b("new"), all(dao.range(null, null)).get(0).value());
+            dao.flush();
+            assertArrayEquals(b("new"), dao.get(b("k")).value());
+            dao.compact();
+            assertArrayEquals(b("new"), dao.get(b("k")).value());
+
+            dao.upsert(Entry.value(b("t"), b("first"), 7));
+            dao.flush();
+            dao.upsert(Entry.value(b("t"), b("second"), 7));
+            assertArrayEquals(b("second"), dao.get(b("t")).value(), "equal timestamps: the later write wins");
+            dao.flush();
+            assertArrayEquals(b("second"), dao.get(b("t")).value());
+            dao.compact();
+            assertArrayEquals(b("second"), dao.get(b("t")).value());
+        }
+    }
+
+    @Test
+    void tombstoneIsKeptWhileANewerTableHoldsAnOlderVersion() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            dao.upsert(Entry.tombstone(b("k"), 100));
+            dao.flush();
+            dao.upsert(Entry.value(b("k"), b("late replica write"), 50));
+            dao.flush();
+            assertTrue(dao.get(b("k")).isTombstone());
+            // Compacting only the oldest table must not drop the tombstone hiding the newer table's value.
+            dao.compactOldest(1);
+            assertTrue(dao.get(b("k")).isTombstone());
+            assertTrue(all(dao.range(null, null)).get(0).isTombstone());
+            // A full compaction drops both: the key has no version left, which also reads as absent.
+            dao.compact();
+            assertNull(dao.get(b("k")));
+        }
+    }
+
+    @Test
+    void rangeHonoursBoundsAndReturnsTombstones() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            for (int i = 0; i < 10; i++) {
+                dao.upsert(Entry.value(new byte[] {(byte) (i * 25)}, b("v" + i), 1));
+                if (i == 4) {
+                    dao.flush();
+                }
+            }
+            dao.upsert(Entry.tombstone(new byte[] {(byte) 50}, 2));
+            List<Entry> mid = all(dao.range(new byte[] {(byte) 25}, new byte[] {(byte) 200}));
+            assertEquals(7, mid.size());
+            assertEquals(25, mid.get(0).key()[0] & 0xFF);
+            assertTrue(mid.get(1).isTombstone());
+            assertEquals(175, mid.get(6).key()[0] & 0xFF);
+            assertEquals(0, all(dao.range(new byte[] {(byte) 100}, new byte[] {(byte) 100})).size());
+            assertEquals(10, all(dao.range(null, null)).size());
+            assertEquals(3, all(dao.range(new byte[] {(byte) 175}, null)).size());
+        }
+    }
+
+    @Test
+    void secondOpenOfTheSameDirectoryFailsClearly() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            IOException e = assertThrows(IOException.class, () -> LsmDao.open(small()));
+            assertTrue(e.getMessage().contains("already open"), e.getMessage());
+        }
+        try (LsmDao again = LsmDao.open(small())) {
+            assertNull(again.get(b("x")));
+        }
+    }
+
+    @Test
+    void flippedByteInATableIsReportedWithTheFileName() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            for (int i = 0; i < 50; i++) {
+                dao.upsert(Entry.value(b(String.format("k%05d", i)), b("value-" + i), i));
+            }
+            dao.flush();
+        }
+        Path table;
+        try (var files = java.nio.file.Files.list(dir)) {
+            table = files.filter(p -> p.toString().endsWith(".sst")).findFirst().orElseThrow();
+        }
+        byte[] bytes = java.nio.file.Files.readAllBytes(table);
+        bytes[20] ^= 0x10; // inside the first data block
+        java.nio.file.Files.write(table, bytes);
+        try (LsmDao dao = LsmDao.open(small())) {
+            io.kvstore.core.CorruptionException e =
+                    assertThrows(io.kvstore.core.CorruptionException.class, () -> dao.get(b("k00000")));
+            assertEquals(table, e.file());
+            assertTrue(e.getMessage().contains(table.toString()), e.getMessage());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SyncPolicy.class)
+    void everySyncPolicyKeepsConcurrentWritesAcrossReopen(SyncPolicy policy) throws Exception {
+        DaoOptions options = small().toBuilder().syncPolicy(policy).groupCommitIntervalMillis(1).build();
+        int threads = 3;
+        int perThread = 300;
+        try (LsmDao dao = LsmDao.open(options)) {
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        dao.upsert(Entry.value(b("t" + thread + "-" + i), b("v" + i), i));
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+        }
+        try (LsmDao dao = LsmDao.open(options)) {
+            assertEquals(threads * perThread, all(dao.range(null, null)).size());
+            assertArrayEquals(b("v7"), dao.get(b("t2-7")).value());
+        }
+    }
+
+    static void copyDirectory(Path from, Path to) throws IOException {
+        java.nio.file.Files.createDirectories(to);
+        try (var files = java.nio.file.Files.list(from)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                if (!f.getFileName().toString().equals("LOCK")) {
+                    java.nio.file.Files.copy(f, to.resolve(f.getFileName()));
+                }
+            }
+        }
+    }
+}
