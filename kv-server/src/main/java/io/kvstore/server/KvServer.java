@@ -172,29 +172,33 @@ public final class KvServer {
         for (String id : ids) {
             undeployed.add(vertx.undeploy(id));
         }
-        Future.join(undeployed).onComplete(done -> {
-            client.close();
-            Throwable failure = null;
-            try {
-                coordinator.close();
-                if (storagePool != null) {
-                    storagePool.shutdown();
-                    storagePool.awaitTermination(10, TimeUnit.SECONDS);
-                }
-                dao.close();
-            } catch (IOException | InterruptedException | RuntimeException e) {
-                failure = e;
-            }
-            Throwable closeFailure = failure;
-            vertx.close().onComplete(closed -> {
-                if (closeFailure != null) {
-                    stopped.completeExceptionally(closeFailure);
-                } else {
-                    LOG.info("kvstore node {} stopped", config.self());
-                    stopped.complete(null);
-                }
-            });
-        });
+        // Closing the store flushes and may take a while: it runs on its own thread, never on an event loop.
+        Future.join(undeployed)
+                .onComplete(done -> client.close())
+                .eventually(vertx::close)
+                .onComplete(closed -> {
+                    Thread closer = new Thread(this::closeStore, "kv-store-close");
+                    closer.start();
+                });
         return stopped;
+    }
+
+    /** After the HTTP side is gone: the coordinator's timer, the storage threads, then the store. */
+    private void closeStore() {
+        try {
+            coordinator.close();
+            if (storagePool != null) {
+                storagePool.shutdown();
+                if (!storagePool.awaitTermination(10, TimeUnit.SECONDS)) {
+                    LOG.warn("storage calls still running after 10 s; closing the store anyway");
+                }
+            }
+            dao.close();
+            LOG.info("kvstore node {} stopped", config.self());
+            stopped.complete(null);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            LOG.error("kvstore node {} did not close its store cleanly", config.self(), e);
+            stopped.completeExceptionally(e);
+        }
     }
 }
