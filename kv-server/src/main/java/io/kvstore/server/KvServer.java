@@ -43,6 +43,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class KvServer {
     private static final Logger LOG = LoggerFactory.getLogger(KvServer.class);
+    private static final int INTERNODE_CONNECTIONS_PER_PEER = 64;
 
     private final KvServerConfig config;
     private final Vertx vertx;
@@ -90,7 +91,8 @@ public final class KvServer {
         WebClient client = WebClient.create(vertx,
                 new WebClientOptions().setKeepAlive(true).setTcpNoDelay(true)
                         .setConnectTimeout((int) config.replicaTimeout().toMillis()),
-                new PoolOptions().setHttp1MaxSize(32));
+                // Per peer: enough connections for every in-flight fan-out of 64 client connections without waiting.
+                new PoolOptions().setHttp1MaxSize(INTERNODE_CONNECTIONS_PER_PEER));
         Partitioner partitioner = Partitioners.create(config.partitioner(), config.cluster(), config.virtualNodes());
         LocalReplica local = new LocalReplica(dao, storage);
         List<Replica> replicas = new ArrayList<>();
