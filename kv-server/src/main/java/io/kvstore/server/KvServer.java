@@ -112,8 +112,8 @@ public final class KvServer {
                 new StatusHandler(config, inFlight, bodyBudget, ranges));
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)
-                .setIdleTimeout((int) config.idleTimeout().toSeconds())
-                .setIdleTimeoutUnit(TimeUnit.SECONDS)
+                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toMillis()))
+                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setMaxHeaderSize(16 << 10)
                 .setMaxInitialLineLength(16 << 10)
                 .setDecompressionSupported(false);

@@ -66,6 +66,20 @@ class LimitsAndStreamingTest {
         awaitOpenRangeIterators(0);
     }
 
+    @Test
+    void idleAndStalledConnectionsAreClosed() throws Exception {
+        node = new TestCluster(dir, 1, b -> b.idleTimeout(java.time.Duration.ofMillis(300)));
+        try (Socket idle = new Socket("127.0.0.1", port()); Socket stalled = new Socket("127.0.0.1", port())) {
+            idle.setSoTimeout(10_000);
+            stalled.setSoTimeout(10_000);
+            stalled.getOutputStream().write("GET /v0/entity?id=k HTTP/1.1\r\nHo".getBytes(StandardCharsets.US_ASCII));
+            stalled.getOutputStream().flush();
+            assertEquals(-1, idle.getInputStream().read(), "a connection that sends nothing is closed");
+            assertEquals(-1, stalled.getInputStream().read(), "a request that stops half-way is closed");
+        }
+        assertEquals(404, node.get(0, "id=k").statusCode(), "everyone else is still served");
+    }
+
     private void awaitOpenRangeIterators(int expected) throws Exception {
         // The iterator is closed on a worker after the connection's close event: poll the status a bounded number of times.
         int last = -1;
