@@ -123,7 +123,7 @@ final class LoadWorker {
         }
         // Timers have millisecond grain, so a request may leave up to 1 ms before its slot; it is then
         // timed from when it left, never from the later slot (which would hide part of its latency).
-        send(nextOp(), keys.next(random), Math.max(intended, System.nanoTime()), intended);
+        send(nextOp(), keys.next(random), Math.min(intended, System.nanoTime()), intended);
     }
 
     /** Closed loop and preload: one request per free connection, the next as soon as it answers. */
