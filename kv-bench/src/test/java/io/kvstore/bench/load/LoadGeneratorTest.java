@@ -47,6 +47,10 @@ class LoadGeneratorTest {
                 "--duration", "2", "--warmup", "0");
         assertEquals(500, rps(report), 100, report);
         assertTrue(report.contains("RESULT mode=open"), report);
+        // A loopback round trip takes tens of microseconds: a median near zero would mean requests
+        // were timed from a slot later than when they actually left.
+        Matcher p50 = Pattern.compile(" p50=([\\d.]+)").matcher(report);
+        assertTrue(p50.find() && Double.parseDouble(p50.group(1)) >= 0.005, report);
     }
 
     @Test
