@@ -1,5 +1,6 @@
 package io.kvstore.bench.ycsb;
 
+import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientAgent;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.Vector;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
@@ -38,6 +40,7 @@ public final class HttpYcsbDb extends DB {
     private static int users;
     private static int nextTarget;
 
+    private Context context;
     private URI target;
     private String replication;
     private long timeoutMillis;
@@ -60,6 +63,7 @@ public final class HttpYcsbDb extends DB {
                         new PoolOptions().setHttp1MaxSize(Integer.parseInt(p.getProperty("threadcount", "1")) * 2));
             }
             users++;
+            context = vertx.getOrCreateContext();
             target = urls.get(nextTarget++ % urls.size());
         }
     }
@@ -125,11 +129,16 @@ public final class HttpYcsbDb extends DB {
                 .setPort(target.getPort()).setIdleTimeout(timeoutMillis)
                 .setURI("/v0/entity?id=" + URLEncoder.encode(table + ':' + key, StandardCharsets.UTF_8) + replication);
         try {
-            return client.request(request)
+            CompletableFuture<Answer> answer = new CompletableFuture<>();
+            // Issued from this thread's own event-loop context, never from the YCSB thread: the client's
+            // connection pool hands out and recycles connections on event loops (asked from a foreign
+            // thread, a request now and then waited forever for a connection that had been recycled).
+            context.runOnContext(v -> client.request(request)
                     .compose(req -> body == null ? req.send() : req.send(Buffer.buffer(body)))
                     .compose(resp -> resp.body().map(b -> new Answer(resp.statusCode(), b.getBytes())))
                     .otherwise(error -> new Answer(-1, null)) // YCSB counts it as an ERROR
-                    .toCompletionStage().toCompletableFuture().get(timeoutMillis, TimeUnit.MILLISECONDS);
+                    .onSuccess(answer::complete));
+            return answer.get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (Exception e) { // timed out or interrupted: YCSB counts it as an ERROR
             return new Answer(-1, null);
         }
