@@ -155,9 +155,10 @@ public final class KvServerConfig {
 
     /**
      * Threads that run point reads and writes of the store; 0 runs them on the event loop. Default with
-     * sync policy none: one per core (measured on 2 cores, 64 connections, 100-byte values: PUT as fast
-     * as or faster than in line, 33-35k against 32k requests/s, GET equal at ~40k; 8 threads were slower),
-     * and the event loops never stall on a memtable switch or a cold page. With a syncing policy:
+     * sync policy none: one per core. Measured on 2 cores, 64 connections, 100-byte values, 5M keys (see
+     * docs/BENCHMARKS.md): in line is 3-13% faster at the maximum, but its p99 is 1.2-1.8x worse, since a
+     * storage call holds up every connection of its event loop; with the pool the event loops never stall
+     * on a memtable switch or a cold page (8 threads were slower than 2). With a syncing policy:
      * {@link #DEFAULT_SYNCING_STORAGE_THREADS}, since each write then waits for an fsync and many
      * writers must share one group commit. Range reads always run on Vert.x worker threads.
      */
