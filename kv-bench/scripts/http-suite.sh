@@ -36,7 +36,8 @@ stop_all() {
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   pids=()
 }
-trap 'stop_all; rm -rf "$WORK"' EXIT
+# On failure the work directory stays, with every node's log and the generator's progress.
+trap 'status=$?; stop_all; if [[ $status == 0 ]]; then rm -rf "$WORK"; else echo "failed; logs in $WORK" >&2; fi' EXIT
 
 wait_for_port() {
   for _ in $(seq 1 200); do
@@ -48,8 +49,14 @@ wait_for_port() {
 }
 
 load() { # load TARGETS ARGS... -> prints the RESULT line
-  java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$1" "${@:2}" \
-    --connections "$CONNECTIONS" --value-size "$VALUE_SIZE" 2>>"$WORK/progress.log" | grep '^RESULT'
+  local out
+  out=$(java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$1" "${@:2}" \
+    --connections "$CONNECTIONS" --value-size "$VALUE_SIZE" 2>>"$WORK/progress.log") || true
+  if ! grep '^RESULT' <<<"$out"; then
+    echo "no result from: LoadGenerator --targets $1 ${*:2}" >&2
+    echo "$out" >&2
+    return 1
+  fi
 }
 
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
