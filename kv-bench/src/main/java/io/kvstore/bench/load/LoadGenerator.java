@@ -68,9 +68,9 @@ public final class LoadGenerator {
 
     private static int timedRun(Vertx vertx, LoadOptions options, PrintStream out, PrintStream progress)
             throws Exception {
-        List<LoadWorker> workers = startWorkers(vertx, options, null);
         long start = System.nanoTime();
         long warmupEnd = start + TimeUnit.SECONDS.toNanos(options.warmupSeconds);
+        List<LoadWorker> workers = startWorkers(vertx, options, null, warmupEnd);
         long end = warmupEnd + TimeUnit.SECONDS.toNanos(options.durationSeconds);
         Histogram total = new Histogram(3_600_000_000L, 3);
         Counts atWarmupEnd = options.warmupSeconds == 0 ? Counts.of(workers) : null;
@@ -105,7 +105,7 @@ public final class LoadGenerator {
     private static int preload(Vertx vertx, LoadOptions options, PrintStream out, PrintStream progress)
             throws Exception {
         AtomicLong cursor = new AtomicLong();
-        List<LoadWorker> workers = startWorkers(vertx, options, cursor);
+        List<LoadWorker> workers = startWorkers(vertx, options, cursor, 0);
         long start = System.nanoTime();
         CompletableFuture<Void> all = CompletableFuture.allOf(
                 workers.stream().map(LoadWorker::drained).toArray(CompletableFuture[]::new));
@@ -127,13 +127,14 @@ public final class LoadGenerator {
         return 0;
     }
 
-    private static List<LoadWorker> startWorkers(Vertx vertx, LoadOptions options, AtomicLong preloadCursor) {
+    private static List<LoadWorker> startWorkers(Vertx vertx, LoadOptions options, AtomicLong preloadCursor,
+            long warmupEndNanos) {
         List<LoadWorker> workers = new ArrayList<>();
         for (int i = 0; i < options.threads; i++) {
             int connections = options.connections / options.threads
                     + (i < options.connections % options.threads ? 1 : 0);
             workers.add(new LoadWorker(vertx, options, connections, options.rate / options.threads,
-                    preloadCursor, options.seed + i));
+                    preloadCursor, options.seed + i, warmupEndNanos));
         }
         workers.forEach(LoadWorker::start);
         return workers;

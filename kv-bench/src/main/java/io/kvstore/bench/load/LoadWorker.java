@@ -28,7 +28,10 @@ import org.HdrHistogram.Recorder;
  * wait in the client's pool. Closed loop: a lane sends its next request when the previous one answers.
  * Open loop (as wrk2 does): each lane follows its own schedule at rate / lanes; a request is sent at its
  * scheduled time, or at once if the lane is behind, and its latency is counted from the scheduled
- * time, so a server stall shows up in full instead of slowing the generator down.
+ * time, so a server stall shows up in full instead of slowing the generator down. During the warm-up
+ * a late lane skips the slots it missed instead of catching up: the generator's own JIT warm-up (a few
+ * thousand requests/s in its first second) would otherwise leave every lane a second or more behind,
+ * and that backlog, drained at one round trip at a time per lane, would be measured as the server's.
  */
 final class LoadWorker {
 
@@ -38,6 +41,7 @@ final class LoadWorker {
     private final List<URI> targets;
     private final int connections;
     private final long laneIntervalNanos;
+    private final long warmupEndNanos;
     private final KeyChooser keys;
     private final AtomicLong preloadCursor;
     private final SplittableRandom random;
@@ -54,8 +58,11 @@ final class LoadWorker {
     private int outstanding;
     private int targetCursor;
 
-    LoadWorker(Vertx vertx, LoadOptions options, int connections, double rate, AtomicLong preloadCursor, long seed) {
+    /** {@code warmupEndNanos}: {@link System#nanoTime()} at which the measurement starts (0: none). */
+    LoadWorker(Vertx vertx, LoadOptions options, int connections, double rate, AtomicLong preloadCursor, long seed,
+            long warmupEndNanos) {
         this.options = options;
+        this.warmupEndNanos = warmupEndNanos;
         this.context = vertx.getOrCreateContext();
         this.targets = options.targets;
         this.connections = connections;
@@ -102,13 +109,16 @@ final class LoadWorker {
         return client.close();
     }
 
-    /** Open loop: sends this lane's request due at {@code intended}, at once if it is late, else on time. */
-    private void scheduleLane(long intended) {
+    /** Open loop: sends this lane's request due at {@code slot}, at once if it is late, else on time. */
+    private void scheduleLane(long slot) {
         if (stopping) {
             checkDrained();
             return;
         }
-        long waitMillis = (intended - System.nanoTime()) / 1_000_000;
+        long now = System.nanoTime();
+        // Still warming up: a late lane starts again from now, so no backlog reaches the measurement.
+        long intended = slot < now && now < warmupEndNanos ? now : slot;
+        long waitMillis = (intended - now) / 1_000_000;
         if (waitMillis >= 1) {
             context.owner().setTimer(waitMillis, id -> fire(intended));
         } else {

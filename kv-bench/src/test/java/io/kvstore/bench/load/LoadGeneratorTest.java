@@ -3,12 +3,17 @@ package io.kvstore.bench.load;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -51,6 +56,35 @@ class LoadGeneratorTest {
         // were timed from a slot later than when they actually left.
         Matcher p50 = Pattern.compile(" p50=([\\d.]+)").matcher(report);
         assertTrue(p50.find() && Double.parseDouble(p50.group(1)) >= 0.005, report);
+    }
+
+    /**
+     * A server that answers nothing for 1.5 s from the run's first request (the one before is the
+     * generator's reachability check), then takes 3 ms per request: an open-loop lane
+     * (one per connection, one slot every 4 ms) is then 1.5 s behind and gains only 1 ms per request.
+     * Had the warm-up carried that backlog into the measurement, its latencies would be ~1 s.
+     */
+    @Test
+    void warmUpBacklogIsNotMeasured() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            AtomicInteger requests = new AtomicInteger();
+            AtomicLong stalledUntil = new AtomicLong();
+            HttpServer slow = vertx.createHttpServer().requestHandler(request -> {
+                if (requests.incrementAndGet() == 2) {
+                    stalledUntil.set(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500));
+                }
+                long waitMillis = Math.max(3, TimeUnit.NANOSECONDS.toMillis(stalledUntil.get() - System.nanoTime()));
+                vertx.setTimer(waitMillis, id -> request.response().end("v"));
+            });
+            int port = slow.listen(0).toCompletionStage().toCompletableFuture().get().actualPort();
+            String report = run(0, "--targets", "http://127.0.0.1:" + port, "--ops", "get", "--rate", "250",
+                    "--connections", "1", "--warmup", "2", "--duration", "1");
+            Matcher p99 = Pattern.compile(" p99=([\\d.]+)").matcher(report);
+            assertTrue(p99.find() && Double.parseDouble(p99.group(1)) < 500, report);
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get();
+        }
     }
 
     @Test
