@@ -76,7 +76,10 @@ public final class DaoOptions {
         return dataDirectory;
     }
 
-    /** Memtable size in bytes past which it is frozen and flushed to a table. */
+    /**
+     * Memtable size in bytes past which it is frozen and flushed to a table: the bytes its arena holds,
+     * which are the keys and values plus about 40 bytes of links and version data per write.
+     */
     public long flushThresholdBytes() {
         return flushThresholdBytes;
     }

@@ -1,47 +1,99 @@
 package io.kvstore.core.lsm;
 
-import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
 
-import java.util.Iterator;
-import java.util.NavigableMap;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.NoSuchElementException;
-import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The in-memory, sorted, concurrent buffer of recent writes, covered by one log file.
+ * The in-memory, sorted buffer of recent writes, covered by one log file: a skip list laid out in a few
+ * large byte arrays (an arena) rather than in objects.
  *
- * <p>Each key maps to a chain of versions, newest sequence number first; each link holds the entry
- * visible at its sequence number (highest timestamp, later write on ties), so a point read takes the
- * head and a snapshot read walks to the first link at or below its sequence number.
+ * <p>Why an arena: a {@code ConcurrentSkipListMap} costs four or five objects per write (node, index,
+ * key, value, version link), and they live until the memtable is flushed, so they survive young
+ * collections and the collector copies each of them through the survivor spaces, with the old-to-young
+ * pointers of the map to scan as well: under a PUT load that was most of the server's GC pause time.
+ * Here a memtable is a few dozen primitive arrays of up to 256 KiB: nothing to trace, a survivor is
+ * copied as one block, and a node's links sit next to its key.
+ *
+ * <p>Each key has one node and a chain of versions, newest sequence number first; each version holds
+ * the entry visible at its sequence number (highest timestamp, later write on ties), so a point read
+ * takes the head and a snapshot read walks to the first version at or below its sequence number.
+ *
+ * <p>Concurrency: one writer at a time, any number of readers without locks. The writer fills a new
+ * record with plain stores and publishes it with one release store (a link, or a node's version head);
+ * readers follow pointers with acquire loads, so a record they reach is complete. Published records
+ * never change, except links and version heads, which only ever move to newer records.
+ *
+ * <p>Layout, every record 8-byte aligned, native byte order; a pointer is {@code chunk << 32 | offset},
+ * {@link #NIL} for none:
+ * <pre>
+ *   node:    long versionHead | int keyLength | int height | long next[height] | key bytes
+ *   version: long sequence | long timestamp | long older | int valueLength (-1: tombstone) | int 0 | value bytes
+ * </pre>
  *
  * <p>REQUIRES: {@link #put} under the store's write lock; reads need no lock.
  */
 final class Memtable {
-    /** Per-entry bookkeeping beyond key and value bytes: skip-list node, chain link, entry object. */
-    private static final int OVERHEAD_BYTES = 96;
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
+    private static final VarHandle HEAD = MethodHandles.arrayElementVarHandle(long[].class);
 
-    private final ConcurrentSkipListMap<byte[], Link> map = new ConcurrentSkipListMap<>(Bytes.ORDER);
+    /** Node heights are 1 + one per pair of trailing zero bits: P(h > n) = 4^-n, enough for 4^16 keys. */
+    static final int MAX_HEIGHT = 16;
+    private static final long NIL = -1;
+    /** Chunks double from here, so a store with tiny memtables (tests) does not allocate megabytes per switch. */
+    private static final int FIRST_CHUNK_BYTES = 16 << 10;
+    /**
+     * Below half of G1's smallest region (1 MiB), so a chunk is never a humongous object: one of those
+     * takes whole regions, and a 512 KiB chunk in a 1 MiB region would waste half of it (a 24 MiB heap
+     * ran out that way).
+     */
+    private static final int MAX_CHUNK_BYTES = (256 << 10) - 64;
+    /**
+     * Where 8-byte alignment starts in a byte array: the array's data begins after its header, whose size
+     * depends on the JVM's object layout (16 bytes on a 64-bit HotSpot today, 12 with compact headers).
+     * Acquire and release accesses must be aligned.
+     */
+    private static final int BASE = alignedBase();
+
+    private static final int NODE_VERSION_HEAD = 0;
+    private static final int NODE_KEY_LENGTH = 8;
+    private static final int NODE_HEIGHT = 12;
+    private static final int NODE_NEXT = 16;
+    private static final int VERSION_SEQUENCE = 0;
+    private static final int VERSION_TIMESTAMP = 8;
+    private static final int VERSION_OLDER = 16;
+    private static final int VERSION_VALUE_LENGTH = 24;
+    private static final int VERSION_VALUE = 32;
+    private static final int TOMBSTONE = -1;
+
     private final long logNumber;
+    /** The head node's links, one per level. */
+    private final long[] head = new long[MAX_HEIGHT];
+    /** Every chunk allocated so far; replaced (never changed in place) when one is added. */
+    private volatile byte[][] chunks = new byte[0][];
+    /** The tallest node's height: a reader that sees an older, lower value only starts lower. */
+    private volatile int height = 1;
+    private volatile int keyCount;
     private volatile long sizeBytes;
     private volatile long minTimestamp = Long.MAX_VALUE;
     private volatile long maxTimestamp = Long.MIN_VALUE;
 
-    private static final class Link {
-        final long sequence;
-        final Entry visible;
-        final Link older;
-
-        Link(long sequence, Entry visible, Link older) {
-            this.sequence = sequence;
-            this.visible = visible;
-            this.older = older;
-        }
-    }
+    // Writer-only state.
+    private byte[] chunk;
+    private int chunkIndex = -1;
+    private int chunkUsed;
+    private final long[] predecessors = new long[MAX_HEIGHT];
 
     Memtable(long logNumber) {
         this.logNumber = logNumber;
+        Arrays.fill(head, NIL);
     }
 
     /** The number of the log file holding this memtable's writes. */
@@ -51,36 +103,46 @@ final class Memtable {
 
     void put(Entry entry, long sequence) {
         byte[] key = entry.key();
-        // One traversal for a new key; writers are serialised, so the head cannot change under us.
-        Link head = map.putIfAbsent(key, new Link(sequence, entry, null));
-        if (head != null && entry.timestamp() >= head.visible.timestamp()) {
-            map.put(key, new Link(sequence, entry, head));
+        long found = seek(key, predecessors);
+        long timestamp = entry.timestamp();
+        if (found != NIL && compareKey(found, key) == 0) {
+            byte[] nodeChunk = chunk(found);
+            int node = offset(found);
+            long newest = (long) LONG.get(nodeChunk, node + NODE_VERSION_HEAD);
+            if (timestamp >= (long) LONG.get(chunk(newest), offset(newest) + VERSION_TIMESTAMP)) {
+                long version = appendVersion(entry, sequence, newest);
+                LONG.setRelease(nodeChunk, node + NODE_VERSION_HEAD, version);
+            }
+            // else: an older timestamp loses to what is there; it changes no version a reader can see.
+        } else {
+            insertNode(key, appendVersion(entry, sequence, NIL));
         }
-        // else: an older timestamp loses to what is there; it changes no version a reader can see.
-        sizeBytes += OVERHEAD_BYTES + key.length + (entry.isTombstone() ? 0 : entry.value().length);
-        long ts = entry.timestamp();
-        if (ts < minTimestamp) {
-            minTimestamp = ts;
+        if (timestamp < minTimestamp) {
+            minTimestamp = timestamp;
         }
-        if (ts > maxTimestamp) {
-            maxTimestamp = ts;
+        if (timestamp > maxTimestamp) {
+            maxTimestamp = timestamp;
         }
     }
 
     /** The visible version of {@code key} here, or {@code null}. */
     Entry get(byte[] key) {
-        Link head = map.get(key);
-        return head == null ? null : head.visible;
+        long node = seek(key, null);
+        if (node == NIL || compareKey(node, key) != 0) {
+            return null;
+        }
+        return entryAt(key.clone(), (long) LONG.getAcquire(chunk(node), offset(node) + NODE_VERSION_HEAD));
     }
 
     boolean isEmpty() {
-        return map.isEmpty();
+        return keyCount == 0;
     }
 
     int keyCount() {
-        return map.size();
+        return keyCount;
     }
 
+    /** Bytes taken in the arena: records with their keys, values and alignment. */
     long sizeBytes() {
         return sizeBytes;
     }
@@ -95,40 +157,191 @@ final class Memtable {
 
     /** Visible versions as of {@code sequence} (inclusive) of keys in {@code [from, to)}. */
     CloseableIterator<Entry> iterator(byte[] from, byte[] to, long sequence) {
-        NavigableMap<byte[], Link> view = map;
-        if (from != null && to != null) {
-            view = Bytes.compare(from, to) >= 0 ? map.subMap(from, true, from, false) : map.subMap(from, true, to, false);
-        } else if (from != null) {
-            view = map.tailMap(from, true);
-        } else if (to != null) {
-            view = map.headMap(to, false);
-        }
-        return new SnapshotIterator(view.values().iterator(), sequence);
+        long first = from == null ? (long) HEAD.getAcquire(head, 0) : seek(from, null);
+        return new SnapshotIterator(first, to, sequence);
     }
 
-    private static final class SnapshotIterator implements CloseableIterator<Entry> {
-        private final Iterator<Link> links;
+    // ---- the skip list ----
+
+    /**
+     * The first node whose key is at or after {@code key}, or {@link #NIL}. With {@code predecessors},
+     * also records at each level the last node before {@code key} ({@link #NIL}: the head).
+     */
+    private long seek(byte[] key, long[] predecessors) {
+        long node = NIL;
+        int level = height - 1;
+        if (predecessors != null) {
+            Arrays.fill(predecessors, level + 1, MAX_HEIGHT, NIL);
+        }
+        while (true) {
+            long next = next(node, level);
+            if (next != NIL && compareKey(next, key) < 0) {
+                node = next;
+            } else {
+                if (predecessors != null) {
+                    predecessors[level] = node;
+                }
+                if (level == 0) {
+                    return next;
+                }
+                level--;
+            }
+        }
+    }
+
+    /** Links a new node after {@link #predecessors} as {@link #seek} left them. */
+    private void insertNode(byte[] key, long version) {
+        int nodeHeight = 1 + Math.min(MAX_HEIGHT - 1,
+                Integer.numberOfTrailingZeros(ThreadLocalRandom.current().nextInt() | 1 << 30) / 2);
+        long node = allocate(NODE_NEXT + 8 * nodeHeight + key.length);
+        byte[] c = chunk;
+        int at = offset(node);
+        LONG.set(c, at + NODE_VERSION_HEAD, version);
+        INT.set(c, at + NODE_KEY_LENGTH, key.length);
+        INT.set(c, at + NODE_HEIGHT, nodeHeight);
+        for (int level = 0; level < nodeHeight; level++) {
+            LONG.set(c, at + NODE_NEXT + 8 * level, next(predecessors[level], level));
+        }
+        System.arraycopy(key, 0, c, at + NODE_NEXT + 8 * nodeHeight, key.length);
+        // Bottom up: a reader that finds the node at some level finds it at every level below.
+        for (int level = 0; level < nodeHeight; level++) {
+            long predecessor = predecessors[level];
+            if (predecessor == NIL) {
+                HEAD.setRelease(head, level, node);
+            } else {
+                LONG.setRelease(chunk(predecessor), offset(predecessor) + NODE_NEXT + 8 * level, node);
+            }
+        }
+        if (nodeHeight > height) {
+            height = nodeHeight;
+        }
+        keyCount++;
+    }
+
+    private long appendVersion(Entry entry, long sequence, long older) {
+        byte[] value = entry.value();
+        int valueLength = value == null ? 0 : value.length;
+        long version = allocate(VERSION_VALUE + valueLength);
+        byte[] c = chunk;
+        int at = offset(version);
+        LONG.set(c, at + VERSION_SEQUENCE, sequence);
+        LONG.set(c, at + VERSION_TIMESTAMP, entry.timestamp());
+        LONG.set(c, at + VERSION_OLDER, older);
+        INT.set(c, at + VERSION_VALUE_LENGTH, value == null ? TOMBSTONE : valueLength);
+        if (value != null) {
+            System.arraycopy(value, 0, c, at + VERSION_VALUE, valueLength);
+        }
+        return version;
+    }
+
+    /** The link at {@code level} out of {@code node} ({@link #NIL}: out of the head). */
+    private long next(long node, int level) {
+        return node == NIL ? (long) HEAD.getAcquire(head, level)
+                : (long) LONG.getAcquire(chunk(node), offset(node) + NODE_NEXT + 8 * level);
+    }
+
+    private int compareKey(long node, byte[] key) {
+        byte[] c = chunk(node);
+        int at = offset(node);
+        int start = at + NODE_NEXT + 8 * (int) INT.get(c, at + NODE_HEIGHT);
+        return Arrays.compareUnsigned(c, start, start + (int) INT.get(c, at + NODE_KEY_LENGTH), key, 0, key.length);
+    }
+
+    private byte[] keyOf(long node) {
+        byte[] c = chunk(node);
+        int at = offset(node);
+        int start = at + NODE_NEXT + 8 * (int) INT.get(c, at + NODE_HEIGHT);
+        return Arrays.copyOfRange(c, start, start + (int) INT.get(c, at + NODE_KEY_LENGTH));
+    }
+
+    /** The entry of {@code version}, with {@code key} as its key. */
+    private Entry entryAt(byte[] key, long version) {
+        byte[] c = chunk(version);
+        int at = offset(version);
+        long timestamp = (long) LONG.get(c, at + VERSION_TIMESTAMP);
+        int valueLength = (int) INT.get(c, at + VERSION_VALUE_LENGTH);
+        return valueLength == TOMBSTONE ? Entry.tombstone(key, timestamp)
+                : Entry.value(key, Arrays.copyOfRange(c, at + VERSION_VALUE, at + VERSION_VALUE + valueLength), timestamp);
+    }
+
+    // ---- the arena ----
+
+    /** Room for a record of {@code bytes} in the current chunk, or a new one; returns its pointer. */
+    private long allocate(int bytes) {
+        int size = (bytes + 7) & ~7;
+        if (size < 0) {
+            throw new IllegalArgumentException("record of " + bytes + " bytes is too large for a memtable");
+        }
+        if (chunk == null || chunkUsed + size > chunk.length) {
+            int next = chunk == null ? FIRST_CHUNK_BYTES : Math.min(MAX_CHUNK_BYTES, chunk.length * 2);
+            if (BASE + size > next) {
+                next = BASE + size; // a record larger than a chunk gets a chunk of its own
+                if (next < 0) {
+                    throw new IllegalArgumentException("record of " + bytes + " bytes is too large for a memtable");
+                }
+            }
+            byte[][] grown = Arrays.copyOf(chunks, chunks.length + 1);
+            grown[grown.length - 1] = new byte[next];
+            chunk = grown[grown.length - 1];
+            chunkIndex = grown.length - 1;
+            chunkUsed = BASE;
+            chunks = grown; // published before any pointer into it
+        }
+        long pointer = (long) chunkIndex << 32 | chunkUsed;
+        chunkUsed += size;
+        sizeBytes += size;
+        return pointer;
+    }
+
+    private byte[] chunk(long pointer) {
+        return chunks[(int) (pointer >>> 32)];
+    }
+
+    private static int offset(long pointer) {
+        return (int) pointer;
+    }
+
+    private static int alignedBase() {
+        byte[] probe = new byte[16];
+        for (int base = 0; base < 8; base++) {
+            try {
+                LONG.getAcquire(probe, base);
+                return base;
+            } catch (IllegalStateException misaligned) {
+                // try the next offset
+            }
+        }
+        throw new ExceptionInInitializerError("no 8-byte aligned offset in a byte array");
+    }
+
+    private final class SnapshotIterator implements CloseableIterator<Entry> {
+        private final byte[] to;
         private final long sequence;
+        private long node;
         private Entry next;
 
-        SnapshotIterator(Iterator<Link> links, long sequence) {
-            this.links = links;
+        SnapshotIterator(long first, byte[] to, long sequence) {
+            this.to = to;
             this.sequence = sequence;
+            this.node = first;
             advance();
         }
 
         private void advance() {
-            while (links.hasNext()) {
-                Link link = links.next();
-                while (link != null && link.sequence > sequence) {
-                    link = link.older;
+            next = null;
+            while (node != NIL && (to == null || compareKey(node, to) < 0)) {
+                long current = node;
+                node = Memtable.this.next(current, 0);
+                long version = (long) LONG.getAcquire(chunk(current), offset(current) + NODE_VERSION_HEAD);
+                while (version != NIL && (long) LONG.get(chunk(version), offset(version) + VERSION_SEQUENCE) > sequence) {
+                    version = (long) LONG.get(chunk(version), offset(version) + VERSION_OLDER);
                 }
-                if (link != null) {
-                    next = link.visible;
+                if (version != NIL) {
+                    next = entryAt(keyOf(current), version);
                     return;
                 }
             }
-            next = null;
+            node = NIL;
         }
 
         @Override
@@ -149,11 +362,12 @@ final class Memtable {
         @Override
         public void close() {
             next = null;
+            node = NIL;
         }
     }
 
     @Override
     public String toString() {
-        return "Memtable{log " + logNumber + ", " + map.size() + " keys, " + sizeBytes + " bytes}";
+        return "Memtable{log " + logNumber + ", " + keyCount + " keys, " + sizeBytes + " bytes}";
     }
 }
