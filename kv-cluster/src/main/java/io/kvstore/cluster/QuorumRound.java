@@ -15,9 +15,10 @@ import java.util.function.BinaryOperator;
  *
  * <p>Two phases. While the requests are being sent, a decision (a local replica may answer in line) is
  * only recorded: the caller's continuation, such as writing the HTTP response, must not run before
- * every replica has been asked. {@link #allSent()} then releases a recorded decision, or arms the
- * timeout if answers are outstanding. Answers arrive on any thread; a short lock guards the counters,
- * and the result is completed outside it. Answers after the decision are ignored.
+ * every replica has been asked. {@link #allSent()} then releases a recorded decision, or tells the
+ * caller to watch the round's deadline ({@link RoundDeadlines}) if answers are outstanding. Answers
+ * arrive on any thread; a short lock guards the counters, and the result is completed outside it.
+ * Answers after the decision are ignored.
  */
 final class QuorumRound<T> {
     private final String method;
@@ -37,8 +38,8 @@ final class QuorumRound<T> {
     private List<Throwable> failures;
     private List<String> failedNodes;
     private NotEnoughReplicasException failure;
-    /** Armed only if answers are outstanding once all is sent; completing it cancels the timeout task. */
-    private CompletableFuture<Void> deadline;
+    /** Its entry in {@link RoundDeadlines}, emptied when the round is decided so the queue lets go of it. */
+    private RoundDeadlines.Watch watch;
 
     /**
      * @param method for error messages: {@code GET}, {@code PUT} or {@code DELETE}
@@ -101,33 +102,33 @@ final class QuorumRound<T> {
     }
 
     /**
-     * Every replica has been asked: publishes a decision taken meanwhile, or else starts the timeout
-     * clock on the JDK's shared delay scheduler (no thread per request, no timer task when in-line
-     * answers already decided).
+     * Every replica has been asked: publishes a decision taken meanwhile and returns false, or returns
+     * true when answers are outstanding and the caller must watch this round's deadline.
      */
-    void allSent() {
-        CompletableFuture<Void> timer;
+    boolean allSent() {
         synchronized (this) {
             sending = false;
-            if (decided) {
-                timer = null;
-            } else {
-                timer = new CompletableFuture<>();
-                deadline = timer;
+            if (!decided) {
+                return true;
             }
         }
-        if (timer == null) {
-            publish();
-            return;
-        }
-        timer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).whenComplete((ignored, error) -> {
-            if (error instanceof TimeoutException) {
-                onTimeout((TimeoutException) error);
-            }
-        });
+        publish();
+        return false;
     }
 
-    private void onTimeout(TimeoutException timeout) {
+    /** Registers the deadline's watch, or empties it at once if the round was decided meanwhile. */
+    void watchedBy(RoundDeadlines.Watch watch) {
+        synchronized (this) {
+            if (!decided) {
+                this.watch = watch;
+                return;
+            }
+        }
+        watch.round = null;
+    }
+
+    /** The deadline passed: fails the round unless it was decided meanwhile. */
+    void expire() {
         synchronized (this) {
             if (decided) {
                 return;
@@ -138,7 +139,8 @@ final class QuorumRound<T> {
                     + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms; needed " + ack + " of " + from
                     + " replicas, got " + successes + ", " + failed + " failed"
                     + (failed == 0 ? "" : ": " + failedNodes), ack, successes,
-                    failures == null ? List.of() : failures, timeout);
+                    failures == null ? List.of() : failures,
+                    new TimeoutException("no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"));
         }
         publish();
     }
@@ -150,16 +152,17 @@ final class QuorumRound<T> {
 
     /** Completes the result with the decision; called once, after {@code decided} was set and sending ended. */
     private void publish() {
-        CompletableFuture<Void> timer;
         T outcome;
         NotEnoughReplicasException error;
+        RoundDeadlines.Watch watched;
         synchronized (this) {
-            timer = deadline;
             outcome = merged;
             error = failure;
+            watched = watch;
+            watch = null;
         }
-        if (timer != null) {
-            timer.complete(null);
+        if (watched != null) {
+            watched.round = null;
         }
         if (error != null) {
             result.completeExceptionally(error);

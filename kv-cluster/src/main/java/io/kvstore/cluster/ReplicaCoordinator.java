@@ -30,10 +30,11 @@ import org.slf4j.LoggerFactory;
  *       is {@linkplain HybridClock#observe(long) observed}, so a later write of this node supersedes it.</li>
  * </ul>
  *
- * <p>No thread blocks: each replica answers through its {@link CompletionStage}, and timeouts run on
- * the JDK's shared delay scheduler. The returned stage completes on the thread of the answer that
- * decided it (or on that scheduler's thread for a timeout), so callers with thread affinity, such as an
- * event loop, should hop back to their own context. Thread-safe.
+ * <p>No thread blocks: each replica answers through its {@link CompletionStage}, and timeouts are
+ * swept on the JDK's shared delay scheduler (a request fails at most one sweep period, 5% of the
+ * timeout within 1 to 20 ms, after its deadline). The returned stage completes on the thread of the
+ * answer that decided it (or on that scheduler's thread for a timeout), so callers with thread
+ * affinity, such as an event loop, should hop back to their own context. Thread-safe.
  */
 public final class ReplicaCoordinator implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaCoordinator.class);
@@ -42,6 +43,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
     private final List<Replica> replicas;
     private final HybridClock clock;
     private final long timeoutNanos;
+    private final RoundDeadlines deadlines;
     private volatile boolean closed;
 
     /**
@@ -61,6 +63,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
         this.timeoutNanos = timeout.toNanos();
+        this.deadlines = new RoundDeadlines(timeoutNanos);
     }
 
     /** The newest version among the first {@code ack} answers, possibly a tombstone, or {@code null}. */
@@ -138,7 +141,9 @@ public final class ReplicaCoordinator implements AutoCloseable {
                 }
             });
         }
-        round.allSent();
+        if (round.allSent()) {
+            deadlines.watch(round);
+        }
         return round.result();
     }
 
