@@ -10,6 +10,10 @@
 # The three cluster nodes share this machine's cores with each other and the generator, so each runs
 # with CLUSTER_FLAGS (default: one event loop and one storage thread per node; measured on 2 cores,
 # 2/3 PUT +15% and GET +45% against the per-node defaults of one of each per core).
+# The single node is measured on one store with the server's defaults and, restarted, with INLINE_FLAGS
+# (default: one event loop, storage calls in line on it: no thread hand-over, but nothing then keeps the
+# event loop from blocking on a cold page or a write stall). GETs run before PUTs, so they read the
+# preloaded store rather than one still compacting the PUT rows' writes; the in-line PUT row runs last.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -20,6 +24,7 @@ CONNECTIONS=${CONNECTIONS:-64}
 VALUE_SIZE=${VALUE_SIZE:-100}
 BASE_PORT=${BASE_PORT:-18080}
 CLUSTER_FLAGS=${CLUSTER_FLAGS:---event-loops 1 --storage-threads 1}
+INLINE_FLAGS=${INLINE_FLAGS:---event-loops 1 --storage-threads 0}
 WORK=${WORK:-$(mktemp -d /tmp/kvstore-suite.XXXXXX)}
 OUT=${OUT:-docs/BENCHMARKS.md}
 SERVER_JAR=${SERVER_JAR:-kv-server/target/kv-server.jar}
@@ -97,8 +102,18 @@ echo "single node, preloading $KEYS keys"
 single="http://127.0.0.1:$((BASE_PORT + 1))"
 start_node $((BASE_PORT + 1)) ""
 load "$single" --preload "$KEYS" --threads 1 >/dev/null
-measure "single node" "$single" put
 measure "single node" "$single" get
+stop_all
+# shellcheck disable=SC2086 # INLINE_FLAGS is a list of flags
+start_node $((BASE_PORT + 1)) "" $INLINE_FLAGS
+measure "single node, in line" "$single" get
+stop_all
+start_node $((BASE_PORT + 1)) ""
+measure "single node" "$single" put
+stop_all
+# shellcheck disable=SC2086
+start_node $((BASE_PORT + 1)) "" $INLINE_FLAGS
+measure "single node, in line" "$single" put
 stop_all
 
 echo "3 nodes, preloading $KEYS keys with ack=1&from=1"
@@ -106,16 +121,16 @@ cluster="http://127.0.0.1:$((BASE_PORT + 2)),http://127.0.0.1:$((BASE_PORT + 3))
 # shellcheck disable=SC2086 # CLUSTER_FLAGS is a list of flags
 for i in 2 3 4; do start_node $((BASE_PORT + i)) "$cluster" $CLUSTER_FLAGS; done
 load "$cluster" --preload "$KEYS" --ack 1 --from 1 >/dev/null
-measure "3 nodes, ack=1 from=1" "$cluster" put --ack 1 --from 1
 measure "3 nodes, ack=1 from=1" "$cluster" get --ack 1 --from 1
-measure "3 nodes, ack=2 from=3" "$cluster" put --ack 2 --from 3
+measure "3 nodes, ack=1 from=1" "$cluster" put --ack 1 --from 1
 measure "3 nodes, ack=2 from=3" "$cluster" get --ack 2 --from 3
+measure "3 nodes, ack=2 from=3" "$cluster" put --ack 2 --from 3
 stop_all
 
 table=$(
   echo "<!-- http-suite:start -->"
   echo "Run $(date -u +%Y-%m-%d), $(nproc) cores, $(java -version 2>&1 | head -1); keys=$KEYS, value=$VALUE_SIZE B, $CONNECTIONS connections, ${DURATION}s per run after ${WARMUP}s warm-up."
-  echo "Command: \`KEYS=$KEYS DURATION=$DURATION WARMUP=$WARMUP kv-bench/scripts/http-suite.sh\` (cluster nodes: $CLUSTER_FLAGS)"
+  echo "Command: \`KEYS=$KEYS DURATION=$DURATION WARMUP=$WARMUP kv-bench/scripts/http-suite.sh\` (in line: $INLINE_FLAGS; cluster nodes: $CLUSTER_FLAGS)"
   echo
   echo "| setup | op | max req/s (closed loop) | errors/non-2xx | open-loop rate | p50 ms | p99 ms | p99.9 ms | max ms |"
   echo "|---|---|---|---|---|---|---|---|---|"

@@ -166,12 +166,13 @@ public final class KvServerConfig {
 
     /**
      * Threads that run point reads and writes of the store; 0 runs them on the event loop. Default with
-     * sync policy none: one per core. Measured on 2 cores, 64 connections, 100-byte values, 5M keys (see
-     * docs/BENCHMARKS.md): in line is 3-13% faster at the maximum, but its p99 is 1.2-1.8x worse, since a
-     * storage call holds up every connection of its event loop; with the pool the event loops never stall
-     * on a memtable switch or a cold page (8 threads were slower than 2). With a syncing policy:
-     * {@link #DEFAULT_SYNCING_STORAGE_THREADS}, since each write then waits for an fsync and many
-     * writers must share one group commit. Range reads always run on Vert.x worker threads.
+     * sync policy none: one per core, so that no event loop blocks on a cold page of a table or a write
+     * stall. In line is faster where the server shares few cores with its clients: on 2 cores with the
+     * load generator, 64 connections, 5M keys (docs/BENCHMARKS.md, HTTP suite and placement table), one
+     * event loop with calls in line reached 129k GET/s and 109k PUT/s against 79k and 74k for this
+     * default, and at 36k req/s a p99 of 1.8-1.9 ms GET / 2.3-3.6 ms PUT against 4.4-7.2 / 4.7-6.4 ms.
+     * With a syncing policy: {@link #DEFAULT_SYNCING_STORAGE_THREADS}, since each write then waits for
+     * an fsync and many writers must share one group commit. Range reads always run on Vert.x worker threads.
      */
     public int storageThreads() {
         return storageThreads;
