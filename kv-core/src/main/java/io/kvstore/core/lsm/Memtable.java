@@ -28,13 +28,16 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>Concurrency: one writer at a time, any number of readers without locks. The writer fills a new
  * record with plain stores and publishes it with one release store (a link, or a node's version head);
  * readers follow pointers with acquire loads, so a record they reach is complete. Published records
- * never change, except links and version heads, which only ever move to newer records.
+ * never change, except links and version heads, which only ever move to newer records. Pointers are
+ * 4-byte ints at 4-byte aligned addresses, so a load is never torn on any JVM's array layout; release
+ * and acquire are fences around those plain accesses, because byte-array views offer no atomic access
+ * modes on newer JVMs.
  *
- * <p>Layout, every record 8-byte aligned, native byte order; a pointer is {@code chunk << 32 | offset},
- * {@link #NIL} for none:
+ * <p>Layout, every record 4-byte aligned, native byte order; a pointer is {@code chunk << 16 | offset / 4}
+ * (chunks are at most 256 KiB, or hold a single larger record at offset 0), {@link #NIL} for none:
  * <pre>
- *   node:    long versionHead | int keyLength | int height | long next[height] | key bytes
- *   version: long sequence | long timestamp | long older | int valueLength (-1: tombstone) | int 0 | value bytes
+ *   node:    int versionHead | int keyLength | int height | int next[height] | key bytes
+ *   version: long sequence | long timestamp | int older | int valueLength (-1: tombstone) | value bytes
  * </pre>
  *
  * <p>REQUIRES: {@link #put} under the store's write lock; reads need no lock.
@@ -42,40 +45,36 @@ import java.util.concurrent.ThreadLocalRandom;
 final class Memtable {
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.nativeOrder());
-    private static final VarHandle HEAD = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle HEAD = MethodHandles.arrayElementVarHandle(int[].class);
 
     /** Node heights are 1 + one per pair of trailing zero bits: P(h > n) = 4^-n, enough for 4^16 keys. */
     static final int MAX_HEIGHT = 16;
-    private static final long NIL = -1;
+    private static final int NIL = -1;
     /** Chunks double from here, so a store with tiny memtables (tests) does not allocate megabytes per switch. */
     private static final int FIRST_CHUNK_BYTES = 16 << 10;
     /**
      * Below half of G1's smallest region (1 MiB), so a chunk is never a humongous object: one of those
      * takes whole regions, and a 512 KiB chunk in a 1 MiB region would waste half of it (a 24 MiB heap
-     * ran out that way).
+     * ran out that way). Also the most a pointer's 16 offset bits (in units of 4 bytes) can reach.
      */
-    private static final int MAX_CHUNK_BYTES = (256 << 10) - 64;
-    /**
-     * Where 8-byte alignment starts in a byte array: the array's data begins after its header, whose size
-     * depends on the JVM's object layout (16 bytes on a 64-bit HotSpot today, 12 with compact headers).
-     * Acquire and release accesses must be aligned.
-     */
-    private static final int BASE = alignedBase();
+    private static final int MAX_CHUNK_BYTES = 256 << 10;
+    /** A pointer's chunk index has 15 bits: 32,768 chunks, 8 GiB of memtable at least. */
+    private static final int MAX_CHUNKS = 1 << 15;
 
     private static final int NODE_VERSION_HEAD = 0;
-    private static final int NODE_KEY_LENGTH = 8;
-    private static final int NODE_HEIGHT = 12;
-    private static final int NODE_NEXT = 16;
+    private static final int NODE_KEY_LENGTH = 4;
+    private static final int NODE_HEIGHT = 8;
+    private static final int NODE_NEXT = 12;
     private static final int VERSION_SEQUENCE = 0;
     private static final int VERSION_TIMESTAMP = 8;
     private static final int VERSION_OLDER = 16;
-    private static final int VERSION_VALUE_LENGTH = 24;
-    private static final int VERSION_VALUE = 32;
+    private static final int VERSION_VALUE_LENGTH = 20;
+    private static final int VERSION_VALUE = 24;
     private static final int TOMBSTONE = -1;
 
     private final long logNumber;
     /** The head node's links, one per level. */
-    private final long[] head = new long[MAX_HEIGHT];
+    private final int[] head = new int[MAX_HEIGHT];
     /** Every chunk allocated so far; replaced (never changed in place) when one is added. */
     private volatile byte[][] chunks = new byte[0][];
     /** The tallest node's height: a reader that sees an older, lower value only starts lower. */
@@ -89,7 +88,7 @@ final class Memtable {
     private byte[] chunk;
     private int chunkIndex = -1;
     private int chunkUsed;
-    private final long[] predecessors = new long[MAX_HEIGHT];
+    private final int[] predecessors = new int[MAX_HEIGHT];
 
     Memtable(long logNumber) {
         this.logNumber = logNumber;
@@ -103,15 +102,15 @@ final class Memtable {
 
     void put(Entry entry, long sequence) {
         byte[] key = entry.key();
-        long found = seek(key, predecessors);
+        int found = seek(key, predecessors);
         long timestamp = entry.timestamp();
         if (found != NIL && compareKey(found, key) == 0) {
             byte[] nodeChunk = chunk(found);
             int node = offset(found);
-            long newest = (long) LONG.get(nodeChunk, node + NODE_VERSION_HEAD);
+            int newest = (int) INT.get(nodeChunk, node + NODE_VERSION_HEAD);
             if (timestamp >= (long) LONG.get(chunk(newest), offset(newest) + VERSION_TIMESTAMP)) {
-                long version = appendVersion(entry, sequence, newest);
-                LONG.setRelease(nodeChunk, node + NODE_VERSION_HEAD, version);
+                int version = appendVersion(entry, sequence, newest);
+                storeRelease(nodeChunk, node + NODE_VERSION_HEAD, version);
             }
             // else: an older timestamp loses to what is there; it changes no version a reader can see.
         } else {
@@ -127,11 +126,11 @@ final class Memtable {
 
     /** The visible version of {@code key} here, or {@code null}. */
     Entry get(byte[] key) {
-        long node = seek(key, null);
+        int node = seek(key, null);
         if (node == NIL || compareKey(node, key) != 0) {
             return null;
         }
-        return entryAt(key.clone(), (long) LONG.getAcquire(chunk(node), offset(node) + NODE_VERSION_HEAD));
+        return entryAt(key.clone(), loadAcquire(chunk(node), offset(node) + NODE_VERSION_HEAD));
     }
 
     boolean isEmpty() {
@@ -157,7 +156,7 @@ final class Memtable {
 
     /** Visible versions as of {@code sequence} (inclusive) of keys in {@code [from, to)}. */
     CloseableIterator<Entry> iterator(byte[] from, byte[] to, long sequence) {
-        long first = from == null ? (long) HEAD.getAcquire(head, 0) : seek(from, null);
+        int first = from == null ? (int) HEAD.getAcquire(head, 0) : seek(from, null);
         return new SnapshotIterator(first, to, sequence);
     }
 
@@ -167,14 +166,14 @@ final class Memtable {
      * The first node whose key is at or after {@code key}, or {@link #NIL}. With {@code predecessors},
      * also records at each level the last node before {@code key} ({@link #NIL}: the head).
      */
-    private long seek(byte[] key, long[] predecessors) {
-        long node = NIL;
+    private int seek(byte[] key, int[] predecessors) {
+        int node = NIL;
         int level = height - 1;
         if (predecessors != null) {
             Arrays.fill(predecessors, level + 1, MAX_HEIGHT, NIL);
         }
         while (true) {
-            long next = next(node, level);
+            int next = next(node, level);
             if (next != NIL && compareKey(next, key) < 0) {
                 node = next;
             } else {
@@ -190,26 +189,26 @@ final class Memtable {
     }
 
     /** Links a new node after {@link #predecessors} as {@link #seek} left them. */
-    private void insertNode(byte[] key, long version) {
+    private void insertNode(byte[] key, int version) {
         int nodeHeight = 1 + Math.min(MAX_HEIGHT - 1,
                 Integer.numberOfTrailingZeros(ThreadLocalRandom.current().nextInt() | 1 << 30) / 2);
-        long node = allocate(NODE_NEXT + 8 * nodeHeight + key.length);
+        int node = allocate(NODE_NEXT + 4 * nodeHeight + key.length);
         byte[] c = chunk;
         int at = offset(node);
-        LONG.set(c, at + NODE_VERSION_HEAD, version);
+        INT.set(c, at + NODE_VERSION_HEAD, version);
         INT.set(c, at + NODE_KEY_LENGTH, key.length);
         INT.set(c, at + NODE_HEIGHT, nodeHeight);
         for (int level = 0; level < nodeHeight; level++) {
-            LONG.set(c, at + NODE_NEXT + 8 * level, next(predecessors[level], level));
+            INT.set(c, at + NODE_NEXT + 4 * level, next(predecessors[level], level));
         }
-        System.arraycopy(key, 0, c, at + NODE_NEXT + 8 * nodeHeight, key.length);
+        System.arraycopy(key, 0, c, at + NODE_NEXT + 4 * nodeHeight, key.length);
         // Bottom up: a reader that finds the node at some level finds it at every level below.
         for (int level = 0; level < nodeHeight; level++) {
-            long predecessor = predecessors[level];
+            int predecessor = predecessors[level];
             if (predecessor == NIL) {
                 HEAD.setRelease(head, level, node);
             } else {
-                LONG.setRelease(chunk(predecessor), offset(predecessor) + NODE_NEXT + 8 * level, node);
+                storeRelease(chunk(predecessor), offset(predecessor) + NODE_NEXT + 4 * level, node);
             }
         }
         if (nodeHeight > height) {
@@ -218,15 +217,15 @@ final class Memtable {
         keyCount++;
     }
 
-    private long appendVersion(Entry entry, long sequence, long older) {
+    private int appendVersion(Entry entry, long sequence, int older) {
         byte[] value = entry.value();
         int valueLength = value == null ? 0 : value.length;
-        long version = allocate(VERSION_VALUE + valueLength);
+        int version = allocate(VERSION_VALUE + valueLength);
         byte[] c = chunk;
         int at = offset(version);
         LONG.set(c, at + VERSION_SEQUENCE, sequence);
         LONG.set(c, at + VERSION_TIMESTAMP, entry.timestamp());
-        LONG.set(c, at + VERSION_OLDER, older);
+        INT.set(c, at + VERSION_OLDER, older);
         INT.set(c, at + VERSION_VALUE_LENGTH, value == null ? TOMBSTONE : valueLength);
         if (value != null) {
             System.arraycopy(value, 0, c, at + VERSION_VALUE, valueLength);
@@ -235,27 +234,27 @@ final class Memtable {
     }
 
     /** The link at {@code level} out of {@code node} ({@link #NIL}: out of the head). */
-    private long next(long node, int level) {
-        return node == NIL ? (long) HEAD.getAcquire(head, level)
-                : (long) LONG.getAcquire(chunk(node), offset(node) + NODE_NEXT + 8 * level);
+    private int next(int node, int level) {
+        return node == NIL ? (int) HEAD.getAcquire(head, level)
+                : loadAcquire(chunk(node), offset(node) + NODE_NEXT + 4 * level);
     }
 
-    private int compareKey(long node, byte[] key) {
+    private int compareKey(int node, byte[] key) {
         byte[] c = chunk(node);
         int at = offset(node);
-        int start = at + NODE_NEXT + 8 * (int) INT.get(c, at + NODE_HEIGHT);
+        int start = at + NODE_NEXT + 4 * (int) INT.get(c, at + NODE_HEIGHT);
         return Arrays.compareUnsigned(c, start, start + (int) INT.get(c, at + NODE_KEY_LENGTH), key, 0, key.length);
     }
 
-    private byte[] keyOf(long node) {
+    private byte[] keyOf(int node) {
         byte[] c = chunk(node);
         int at = offset(node);
-        int start = at + NODE_NEXT + 8 * (int) INT.get(c, at + NODE_HEIGHT);
+        int start = at + NODE_NEXT + 4 * (int) INT.get(c, at + NODE_HEIGHT);
         return Arrays.copyOfRange(c, start, start + (int) INT.get(c, at + NODE_KEY_LENGTH));
     }
 
     /** The entry of {@code version}, with {@code key} as its key. */
-    private Entry entryAt(byte[] key, long version) {
+    private Entry entryAt(byte[] key, int version) {
         byte[] c = chunk(version);
         int at = offset(version);
         long timestamp = (long) LONG.get(c, at + VERSION_TIMESTAMP);
@@ -267,60 +266,63 @@ final class Memtable {
     // ---- the arena ----
 
     /** Room for a record of {@code bytes} in the current chunk, or a new one; returns its pointer. */
-    private long allocate(int bytes) {
-        int size = (bytes + 7) & ~7;
+    private int allocate(int bytes) {
+        int size = (bytes + 3) & ~3;
         if (size < 0) {
             throw new IllegalArgumentException("record of " + bytes + " bytes is too large for a memtable");
         }
         if (chunk == null || chunkUsed + size > chunk.length) {
-            int next = chunk == null ? FIRST_CHUNK_BYTES : Math.min(MAX_CHUNK_BYTES, chunk.length * 2);
-            if (BASE + size > next) {
-                next = BASE + size; // a record larger than a chunk gets a chunk of its own
-                if (next < 0) {
-                    throw new IllegalArgumentException("record of " + bytes + " bytes is too large for a memtable");
-                }
+            if (chunks.length == MAX_CHUNKS) {
+                throw new IllegalStateException("memtable of log " + logNumber + " is full: " + MAX_CHUNKS
+                        + " chunks, " + sizeBytes + " bytes; use a smaller flush threshold");
             }
+            // A record larger than a chunk gets a chunk of its own, at offset 0.
+            int next = chunk == null ? FIRST_CHUNK_BYTES : Math.min(MAX_CHUNK_BYTES, chunk.length * 2);
             byte[][] grown = Arrays.copyOf(chunks, chunks.length + 1);
-            grown[grown.length - 1] = new byte[next];
+            grown[grown.length - 1] = new byte[Math.max(next, size)];
             chunk = grown[grown.length - 1];
             chunkIndex = grown.length - 1;
-            chunkUsed = BASE;
+            chunkUsed = 0;
             chunks = grown; // published before any pointer into it
         }
-        long pointer = (long) chunkIndex << 32 | chunkUsed;
+        int pointer = chunkIndex << 16 | chunkUsed >>> 2;
         chunkUsed += size;
         sizeBytes += size;
         return pointer;
     }
 
-    private byte[] chunk(long pointer) {
-        return chunks[(int) (pointer >>> 32)];
+    private byte[] chunk(int pointer) {
+        return chunks[pointer >>> 16];
     }
 
-    private static int offset(long pointer) {
-        return (int) pointer;
+    private static int offset(int pointer) {
+        return (pointer & 0xFFFF) << 2;
     }
 
-    private static int alignedBase() {
-        byte[] probe = new byte[16];
-        for (int base = 0; base < 8; base++) {
-            try {
-                LONG.getAcquire(probe, base);
-                return base;
-            } catch (IllegalStateException misaligned) {
-                // try the next offset
-            }
-        }
-        throw new ExceptionInInitializerError("no 8-byte aligned offset in a byte array");
+    /**
+     * A plain load followed by an acquire fence: what {@code getAcquire} does, which byte-array views
+     * do not offer on newer JVMs. The int is 4-byte aligned (records are, and an array's data starts at
+     * a multiple of 4 on every JVM layout), so the load itself is never torn.
+     */
+    private static int loadAcquire(byte[] chunk, int at) {
+        int value = (int) INT.get(chunk, at);
+        VarHandle.acquireFence();
+        return value;
+    }
+
+    /** A release fence, then a plain store: {@code setRelease}, as {@link #loadAcquire} explains. */
+    private static void storeRelease(byte[] chunk, int at, int value) {
+        VarHandle.releaseFence();
+        INT.set(chunk, at, value);
     }
 
     private final class SnapshotIterator implements CloseableIterator<Entry> {
         private final byte[] to;
         private final long sequence;
-        private long node;
+        private int node;
         private Entry next;
 
-        SnapshotIterator(long first, byte[] to, long sequence) {
+        SnapshotIterator(int first, byte[] to, long sequence) {
             this.to = to;
             this.sequence = sequence;
             this.node = first;
@@ -330,11 +332,11 @@ final class Memtable {
         private void advance() {
             next = null;
             while (node != NIL && (to == null || compareKey(node, to) < 0)) {
-                long current = node;
+                int current = node;
                 node = Memtable.this.next(current, 0);
-                long version = (long) LONG.getAcquire(chunk(current), offset(current) + NODE_VERSION_HEAD);
+                int version = loadAcquire(chunk(current), offset(current) + NODE_VERSION_HEAD);
                 while (version != NIL && (long) LONG.get(chunk(version), offset(version) + VERSION_SEQUENCE) > sequence) {
-                    version = (long) LONG.get(chunk(version), offset(version) + VERSION_OLDER);
+                    version = (int) INT.get(chunk(version), offset(version) + VERSION_OLDER);
                 }
                 if (version != NIL) {
                     next = entryAt(keyOf(current), version);
