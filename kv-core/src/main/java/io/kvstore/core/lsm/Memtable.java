@@ -241,16 +241,23 @@ final class Memtable {
 
     private int compareKey(int node, byte[] key) {
         byte[] c = chunk(node);
-        int at = offset(node);
-        int start = at + NODE_NEXT + 4 * (int) INT.get(c, at + NODE_HEIGHT);
-        return Arrays.compareUnsigned(c, start, start + (int) INT.get(c, at + NODE_KEY_LENGTH), key, 0, key.length);
+        int start = keyStart(c, offset(node));
+        return Arrays.compareUnsigned(c, start, start + keyLength(c, offset(node)), key, 0, key.length);
     }
 
     private byte[] keyOf(int node) {
         byte[] c = chunk(node);
-        int at = offset(node);
-        int start = at + NODE_NEXT + 4 * (int) INT.get(c, at + NODE_HEIGHT);
-        return Arrays.copyOfRange(c, start, start + (int) INT.get(c, at + NODE_KEY_LENGTH));
+        int start = keyStart(c, offset(node));
+        return Arrays.copyOfRange(c, start, start + keyLength(c, offset(node)));
+    }
+
+    /** Where the key of the node at {@code at} starts: after its links. */
+    private static int keyStart(byte[] c, int at) {
+        return at + NODE_NEXT + 4 * (int) INT.get(c, at + NODE_HEIGHT);
+    }
+
+    private static int keyLength(byte[] c, int at) {
+        return (int) INT.get(c, at + NODE_KEY_LENGTH);
     }
 
     /** The entry of {@code version}, with {@code key} as its key. */
