@@ -2,18 +2,17 @@ package io.kvstore.cluster;
 
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
-import java.io.IOException;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 /**
  * The replica on this node: direct calls to a {@link Dao}, no network, no serialization.
  *
- * <p>Dao calls may block on disk, so they run on the given executor: a worker pool to keep them off an
- * event loop, or a direct executor ({@code Runnable::run}) where the caller may block. Every error,
- * including a rejected task, completes the stage exceptionally; nothing is thrown to the caller.
+ * <p>Calls go through {@link Dao#getAsync} and {@link Dao#upsertAsync}: the engine answers on the
+ * caller's thread what cannot block and runs the rest on the given executor, a worker pool to keep
+ * disk waits off an event loop, or a direct executor ({@code Runnable::run}) where the caller may
+ * block. Every error, including a rejected task, completes the stage exceptionally.
  */
 public final class LocalReplica implements Replica {
     private final Dao dao;
@@ -26,40 +25,16 @@ public final class LocalReplica implements Replica {
 
     @Override
     public CompletionStage<Entry> get(byte[] key) {
-        return run(() -> dao.get(key));
+        return dao.getAsync(key, executor);
     }
 
     @Override
     public CompletionStage<Void> upsert(Entry entry) {
-        return run(() -> {
-            dao.upsert(entry);
-            return null;
-        });
+        return dao.upsertAsync(entry, executor);
     }
 
     @Override
     public String toString() {
         return "LocalReplica[" + dao + ']';
-    }
-
-    private <T> CompletableFuture<T> run(DaoCall<T> call) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        try {
-            executor.execute(() -> {
-                try {
-                    result.complete(call.run());
-                } catch (Throwable e) {
-                    result.completeExceptionally(e);
-                }
-            });
-        } catch (RuntimeException rejected) {
-            result.completeExceptionally(rejected);
-        }
-        return result;
-    }
-
-    @FunctionalInterface
-    private interface DaoCall<T> {
-        T run() throws IOException;
     }
 }

@@ -2,6 +2,8 @@ package io.kvstore.core;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * A sorted, versioned key-value store: the storage interface every engine of kvstore implements.
@@ -25,6 +27,29 @@ public interface Dao extends Closeable {
 
     /** Stores {@code entry} (a value or a tombstone); see the class comment for which version wins. */
     void upsert(Entry entry) throws IOException;
+
+    /**
+     * {@link #get} for a caller that must not block, such as an event loop: an engine answers on the
+     * calling thread when the read cannot wait for the disk, and runs it on {@code mayBlock} otherwise.
+     * Every failure, a rejected task included, completes the future exceptionally. This default always
+     * uses {@code mayBlock}.
+     */
+    default CompletableFuture<Entry> getAsync(byte[] key, Executor mayBlock) {
+        return Blocking.call(() -> get(key), mayBlock);
+    }
+
+    /**
+     * {@link #upsert} for a caller that must not block: an engine stores the entry on the calling
+     * thread when that needs no waiting (no sync to the device, no flush backlog, no other writer in
+     * the way), and on {@code mayBlock} otherwise. Failures complete the future exceptionally. This
+     * default always uses {@code mayBlock}.
+     */
+    default CompletableFuture<Void> upsertAsync(Entry entry, Executor mayBlock) {
+        return Blocking.call(() -> {
+            upsert(entry);
+            return null;
+        }, mayBlock);
+    }
 
     /**
      * Returns the visible versions of keys in {@code [from, to)}, tombstones included, in key order.

@@ -11,10 +11,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -326,6 +330,50 @@ public abstract class DaoContractTest {
         dao.close();
         Dao again = track(open(DaoOptions.defaults(directory)));
         assertEquals(Entry.value(key("a"), value("1"), 1), again.get(key("a")));
+    }
+
+    // ---- calls for threads that must not block ----
+
+    @Test
+    void asyncCallsSeeTheSameStoreAsBlockingOnes() throws Exception {
+        Dao dao = openDefault();
+        ExecutorService mayBlock = Executors.newSingleThreadExecutor();
+        try {
+            dao.upsertAsync(Entry.value(key("a"), value("1"), 10), mayBlock).get(10, TimeUnit.SECONDS);
+            assertEquals(Entry.value(key("a"), value("1"), 10), dao.get(key("a")));
+            dao.upsert(Entry.value(key("b"), value("2"), 20));
+            assertEquals(Entry.value(key("b"), value("2"), 20), dao.getAsync(key("b"), mayBlock).get(10, TimeUnit.SECONDS));
+            dao.upsertAsync(Entry.tombstone(key("a"), 30), mayBlock).get(10, TimeUnit.SECONDS);
+            dao.upsertAsync(Entry.value(key("b"), value("stale"), 5), mayBlock).get(10, TimeUnit.SECONDS);
+            dao.flush();
+            assertEquals(Entry.tombstone(key("a"), 30), dao.getAsync(key("a"), mayBlock).get(10, TimeUnit.SECONDS));
+            assertEquals(Entry.value(key("b"), value("2"), 20), dao.getAsync(key("b"), mayBlock).get(10, TimeUnit.SECONDS));
+            assertNull(dao.getAsync(key("missing"), mayBlock).get(10, TimeUnit.SECONDS));
+        } finally {
+            mayBlock.shutdownNow();
+        }
+    }
+
+    @Test
+    void asyncCallsFailThroughTheFutureNeverThrow() throws Exception {
+        Dao dao = openDefault();
+        Executor rejecting = task -> {
+            throw new RejectedExecutionException("pool shut down");
+        };
+        // In line or on the executor, the engine decides; a call it hands over fails with the rejection.
+        CompletableFuture<Void> write = dao.upsertAsync(Entry.value(key("a"), value("1"), 1), rejecting);
+        CompletableFuture<Entry> read = dao.getAsync(key("a"), rejecting);
+        for (CompletableFuture<?> call : List.of(write, read)) {
+            assertTrue(call.isDone(), "a call the executor rejected must not hang");
+            if (call.isCompletedExceptionally()) {
+                ExecutionException e = assertThrows(ExecutionException.class, call::get);
+                assertTrue(e.getCause() instanceof RejectedExecutionException, "unexpected failure: " + e.getCause());
+            }
+        }
+        dao.close();
+        assertThrows(ExecutionException.class, () -> dao.getAsync(key("a"), Runnable::run).get(10, TimeUnit.SECONDS));
+        assertThrows(ExecutionException.class,
+                () -> dao.upsertAsync(Entry.value(key("b"), value("2"), 2), Runnable::run).get(10, TimeUnit.SECONDS));
     }
 
     // ---- concurrency ----

@@ -11,6 +11,12 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,6 +30,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Random operations against a {@link TreeMap} model: puts, deletes, stale and equal-timestamp writes,
  * gets, ranges, flushes, compactions and reopens, with a tiny flush threshold so that hundreds of
  * tables, flushes and compactions happen.
+ *
+ * <p>Half the puts and gets go through {@link Dao#getAsync} and {@link Dao#upsertAsync} with a
+ * separate thread as the executor that may block, so both placements of a call meet the same model.
  *
  * <p>The seed is printed; replay a failure with {@code -Dkv.seed=<seed>}. The number of operations
  * is {@code -Dkv.modelOps} (default 100000).
@@ -41,12 +50,15 @@ public abstract class DaoModelTest {
     protected Path directory;
 
     private Dao dao;
+    private final ExecutorService mayBlock = Executors.newSingleThreadExecutor();
+    private Random random;
 
     /** Opens the engine under test with {@code options}. */
     protected abstract Dao open(DaoOptions options) throws IOException;
 
     @AfterEach
     void closeDao() throws IOException {
+        mayBlock.shutdownNow();
         if (dao != null) {
             dao.close();
         }
@@ -65,6 +77,7 @@ public abstract class DaoModelTest {
     }
 
     private void run(Random random, int operations) throws IOException {
+        this.random = random;
         DaoOptions options = DaoOptions.builder(directory)
                 .flushThresholdBytes(1024 + random.nextInt(3 * 1024))
                 .compactionTrigger(2 + random.nextInt(3))
@@ -93,7 +106,7 @@ public abstract class DaoModelTest {
                 if (current != null && !current.isTombstone() && current.timestamp() > 0) {
                     long ts = current.timestamp() - 1 - random.nextInt((int) Math.min(current.timestamp(), 50));
                     Entry stale = random.nextBoolean() ? Entry.value(key, randomValue(random), ts) : Entry.tombstone(key, ts);
-                    dao.upsert(stale);
+                    upsert(stale);
                 }
             } else if (dice < 650) {
                 apply(model, Entry.tombstone(key, clock++));
@@ -119,7 +132,7 @@ public abstract class DaoModelTest {
     }
 
     private void apply(NavigableMap<byte[], Entry> model, Entry entry) throws IOException {
-        dao.upsert(entry);
+        upsert(entry);
         Entry current = model.get(entry.key());
         if (current == null || entry.timestamp() >= current.timestamp()) {
             model.put(entry.key(), entry);
@@ -127,7 +140,26 @@ public abstract class DaoModelTest {
     }
 
     private void checkGet(NavigableMap<byte[], Entry> model, byte[] key) throws IOException {
-        assertSameVisibility(model.get(key), dao.get(key), key);
+        Entry actual = random.nextBoolean() ? dao.get(key) : join(dao.getAsync(key, mayBlock));
+        assertSameVisibility(model.get(key), actual, key);
+    }
+
+    private void upsert(Entry entry) throws IOException {
+        if (random.nextBoolean()) {
+            dao.upsert(entry);
+        } else {
+            join(dao.upsertAsync(entry, mayBlock));
+        }
+    }
+
+    private static <T> T join(CompletableFuture<T> call) throws IOException {
+        try {
+            return call.get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new IOException("async call failed", e.getCause());
+        } catch (InterruptedException | TimeoutException e) {
+            throw new IOException("async call did not complete", e);
+        }
     }
 
     private static void assertSameVisibility(Entry expected, Entry actual, byte[] key) {

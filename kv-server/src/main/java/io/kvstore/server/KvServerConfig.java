@@ -167,12 +167,16 @@ public final class KvServerConfig {
     }
 
     /**
-     * Threads that run point reads and writes of the store; 0 runs them on the event loop. Default with
-     * sync policy none: one per core, so that no event loop blocks on a cold page of a table or a write
-     * stall. In line is faster where the server shares few cores with its clients: on 2 cores with the
-     * load generator, 64 connections, 5M keys (docs/BENCHMARKS.md, HTTP suite and placement table), one
-     * event loop with calls in line reached 129k GET/s and 109k PUT/s against 79k and 74k for this
-     * default, and at 36k req/s a p99 of 1.8-1.9 ms GET / 2.3-3.6 ms PUT against 4.4-7.2 / 4.7-6.4 ms.
+     * Threads for the point reads and writes that may block; 0 runs every call on the event loop.
+     * Calls that cannot block run on the event loop anyway ({@link io.kvstore.core.Dao#getAsync},
+     * {@link io.kvstore.core.Dao#upsertAsync}): with the LSM engine, a read whose tables are in memory
+     * and a write that only appends to the log in the page cache and the memtable. These threads take
+     * the rest: a table not known to be in memory, a memtable switch that may wait for flushes, another
+     * writer in the way, and every write under a syncing policy. Default with sync policy none: one per
+     * core. Measured on 2 cores with the load generator, 64 connections, 5M keys (docs/BENCHMARKS.md,
+     * placement table): one event loop reached 119-120k GET/s and 95-99k PUT/s this way, 114-118k and
+     * 102-104k with every call in line; two event loops 85k and 73-74k this way, 74-75k and 66-68k with
+     * every call on these threads.
      * With a syncing policy: {@link #DEFAULT_SYNCING_STORAGE_THREADS}, since each write then waits for
      * an fsync and many writers must share one group commit. Range reads always run on Vert.x worker threads.
      */

@@ -43,7 +43,8 @@ public final class Main {
             "  --replica-timeout-ms N    how long a request waits for ack replicas before 504 (default 2000)",
             "  --idle-timeout-s N        idle connections are closed after this (default 60)",
             "  --event-loops N           HTTP event loops (default: number of cores)",
-            "  --storage-threads N       threads for point reads and writes; 0 runs them on the event loops",
+            "  --storage-threads N       threads for point reads and writes that may block (reads of tables not",
+            "                            in memory, memtable switches, synced writes); 0 runs all on the event loops",
             "                            (default: one per core with --sync none, else " + KvServerConfig.DEFAULT_SYNCING_STORAGE_THREADS + ")",
             "  --help                    this text");
 

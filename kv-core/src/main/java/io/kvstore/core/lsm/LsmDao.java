@@ -4,6 +4,7 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
+import io.kvstore.core.SyncPolicy;
 import io.kvstore.core.log.LogReader;
 import io.kvstore.core.log.WriteAheadLog;
 import io.kvstore.core.table.SsTable;
@@ -26,7 +27,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -63,6 +66,10 @@ public final class LsmDao implements Dao {
     private static final long STALL_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
     /** Lock attempts before a writer parks; about 5-10 microseconds of spinning (see lockForWrite). */
     private static final int WRITE_LOCK_SPINS = 256;
+    /** How stale the residency seen by {@link #getAsync} may get while reads come that way. */
+    private static final long RESIDENCY_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** {@link #lookup}'s answer when a table it would consult was not wholly in memory. */
+    private static final Entry WOULD_READ_DISK = Entry.tombstone(new byte[0], Long.MIN_VALUE);
 
     private final DaoOptions options;
     private final Path dir;
@@ -83,6 +90,8 @@ public final class LsmDao implements Dao {
     private long lastSequence;
     private volatile IOException backgroundFailure;
     private volatile boolean closed;
+    private final AtomicBoolean residencyCheckRunning = new AtomicBoolean();
+    private volatile long lastResidencyCheck = System.nanoTime() - RESIDENCY_CHECK_NANOS;
 
     private LsmDao(DaoOptions options, DirectoryLock lock, WriteAheadLog wal, Version initial, long nextFileNumber) {
         this.options = options;
@@ -186,6 +195,34 @@ public final class LsmDao implements Dao {
     public Entry get(byte[] key) throws IOException {
         Objects.requireNonNull(key, "key");
         ensureOpen();
+        return lookup(key, false);
+    }
+
+    /**
+     * Answers on the calling thread when every table the read may touch was in memory at the last
+     * residency check (see {@link #refreshResidency}), else on {@code mayBlock}. A page evicted since
+     * that check is the one way such a read can still wait for the disk; the check runs every
+     * {@link #RESIDENCY_CHECK_NANOS} while reads come this way.
+     */
+    @Override
+    public CompletableFuture<Entry> getAsync(byte[] key, Executor mayBlock) {
+        Entry found;
+        try {
+            Objects.requireNonNull(key, "key");
+            ensureOpen();
+            found = lookup(key, true);
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        scheduleResidencyCheck(mayBlock);
+        return found == WOULD_READ_DISK ? Dao.super.getAsync(key, mayBlock) : CompletableFuture.completedFuture(found);
+    }
+
+    /**
+     * The visible version of {@code key}; with {@code residentOnly}, {@link #WOULD_READ_DISK} instead
+     * of consulting a table that was not wholly in memory at its last check.
+     */
+    private Entry lookup(byte[] key, boolean residentOnly) throws IOException {
         Version v = current;
         Entry best = v.active.get(key);
         for (Memtable memtable : v.frozen) {
@@ -199,6 +236,9 @@ public final class LsmDao implements Dao {
         for (SsTable table : tables) {
             // A table can only matter if it may hold a version newer than the best found so far.
             if (best == null || table.maxTimestamp() > best.timestamp()) {
+                if (residentOnly && !table.isResident()) {
+                    return WOULD_READ_DISK;
+                }
                 if (!hashed) {
                     hash = SsTable.hash(key);
                     hashed = true;
@@ -207,6 +247,32 @@ public final class LsmDao implements Dao {
             }
         }
         return best;
+    }
+
+    /** Starts a residency check on {@code mayBlock} if none ran for a while and none is running. */
+    private void scheduleResidencyCheck(Executor mayBlock) {
+        long now = System.nanoTime();
+        if (now - lastResidencyCheck < RESIDENCY_CHECK_NANOS || !residencyCheckRunning.compareAndSet(false, true)) {
+            return;
+        }
+        lastResidencyCheck = now;
+        try {
+            mayBlock.execute(this::refreshResidency);
+        } catch (RuntimeException rejected) {
+            residencyCheckRunning.set(false);
+        }
+    }
+
+    /** Asks the OS which live tables are wholly in memory; event-loop reads consult only those. */
+    private void refreshResidency() {
+        try {
+            for (SsTable table : current.tables) {
+                table.checkResidency();
+            }
+        } finally {
+            lastResidencyCheck = System.nanoTime();
+            residencyCheckRunning.set(false);
+        }
     }
 
     /** The winner between a version from a newer source and one from an older source. */
@@ -222,13 +288,7 @@ public final class LsmDao implements Dao {
 
     @Override
     public void upsert(Entry entry) throws IOException {
-        Objects.requireNonNull(entry, "entry");
-        if (entry.key().length > MAX_KEY_BYTES) {
-            throw new IllegalArgumentException("key of " + entry.key().length + " bytes exceeds " + MAX_KEY_BYTES);
-        }
-        if (!entry.isTombstone() && entry.value().length > MAX_VALUE_BYTES) {
-            throw new IllegalArgumentException("value of " + entry.value().length + " bytes exceeds " + MAX_VALUE_BYTES);
-        }
+        checkSizes(entry);
         long position;
         lockForWrite();
         try {
@@ -236,20 +296,65 @@ public final class LsmDao implements Dao {
             if (current.active.sizeBytes() >= options.flushThresholdBytes()) {
                 rotateMemtable();
             }
-            try {
-                position = wal.append(entry);
-            } catch (IOException e) {
-                // A partly written record must not be followed by more: refuse writes until reopened.
-                backgroundFailure = e;
-                throw e;
-            }
-            long sequence = ++lastSequence;
-            current.active.put(entry, sequence);
-            visibleSequence = sequence;
+            position = append(entry);
         } finally {
             writeLock.unlock();
         }
         wal.awaitDurable(position);
+    }
+
+    /**
+     * Writes on the calling thread when the log is not synced per write and the write lock comes free
+     * within a short spin with room in the active memtable: an append to the log in the OS page cache
+     * and a memtable insert (as Redis appends to its log from its event loop). A write that would rotate
+     * the memtable, which may wait for flushes, or wait for a sync or another writer, runs on
+     * {@code mayBlock}.
+     */
+    @Override
+    public CompletableFuture<Void> upsertAsync(Entry entry, Executor mayBlock) {
+        try {
+            checkSizes(entry);
+            if (options.syncPolicy() == SyncPolicy.NONE && tryLockForWrite()) {
+                try {
+                    ensureWritable();
+                    if (current.active.sizeBytes() < options.flushThresholdBytes()) {
+                        append(entry);
+                        return CompletableFuture.completedFuture(null);
+                    }
+                } finally {
+                    writeLock.unlock();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return Dao.super.upsertAsync(entry, mayBlock);
+    }
+
+    private static void checkSizes(Entry entry) {
+        Objects.requireNonNull(entry, "entry");
+        if (entry.key().length > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("key of " + entry.key().length + " bytes exceeds " + MAX_KEY_BYTES);
+        }
+        if (!entry.isTombstone() && entry.value().length > MAX_VALUE_BYTES) {
+            throw new IllegalArgumentException("value of " + entry.value().length + " bytes exceeds " + MAX_VALUE_BYTES);
+        }
+    }
+
+    /** Logs and inserts {@code entry}; returns its log position. REQUIRES writeLock. */
+    private long append(Entry entry) throws IOException {
+        long position;
+        try {
+            position = wal.append(entry);
+        } catch (IOException e) {
+            // A partly written record must not be followed by more: refuse writes until reopened.
+            backgroundFailure = e;
+            throw e;
+        }
+        long sequence = ++lastSequence;
+        current.active.put(entry, sequence);
+        visibleSequence = sequence;
+        return position;
     }
 
     @Override
@@ -392,13 +497,20 @@ public final class LsmDao implements Dao {
      * costs; with writers on two event loops, parking at once made lock hand-over a sixth of PUT's CPU.
      */
     private void lockForWrite() {
+        if (!tryLockForWrite()) {
+            writeLock.lock();
+        }
+    }
+
+    /** Spins for the write lock as {@link #lockForWrite} does, but gives up instead of parking. */
+    private boolean tryLockForWrite() {
         for (int spin = 0; spin < WRITE_LOCK_SPINS; spin++) {
             if (writeLock.tryLock()) {
-                return;
+                return true;
             }
             Thread.onSpinWait();
         }
-        writeLock.lock();
+        return false;
     }
 
     // ---- write path helpers (REQUIRES writeLock) ----
@@ -585,7 +697,10 @@ public final class LsmDao implements Dao {
             }
             writer.finish();
         }
-        return SsTable.open(path, number);
+        SsTable table = SsTable.open(path, number);
+        // Just written through the page cache, so normally resident: reads need not wait for a check.
+        table.checkResidency();
+        return table;
     }
 
     private void ensureOpen() throws IOException {

@@ -36,7 +36,7 @@ public final class SsTable {
     private final Path path;
     private final long fileNumber;
     private final long fileSize;
-    private final ByteBuffer[] segments;
+    private final MappedByteBuffer[] segments;
     private final int segmentShift;
     private final long entryCount;
     private final long minTimestamp;
@@ -58,8 +58,10 @@ public final class SsTable {
     private final long[] verified;
     private final AtomicInteger references = new AtomicInteger(1);
     private volatile boolean obsolete;
+    /** Every page was in memory at the last {@link #checkResidency()}. */
+    private volatile boolean resident;
 
-    private SsTable(Path path, long fileNumber, long fileSize, ByteBuffer[] segments, int segmentShift, long entryCount,
+    private SsTable(Path path, long fileNumber, long fileSize, MappedByteBuffer[] segments, int segmentShift, long entryCount,
                     long minTimestamp, long maxTimestamp, byte[] firstKey, byte[] lastKey, BloomFilter bloom,
                     ByteBuffer indexBuf, int indexBase, int indexSize) {
         this.path = path;
@@ -135,7 +137,7 @@ public final class SsTable {
             int lastLength = Coding.getInt(meta, 40 + firstLength);
             byte[] last = Arrays.copyOfRange(meta, 44 + firstLength, 44 + firstLength + lastLength);
 
-            ByteBuffer[] segments = map(channel, size, maxBlockSize, segmentShift);
+            MappedByteBuffer[] segments = map(channel, size, maxBlockSize, segmentShift);
             ByteBuffer indexBuf = segment(segments, segmentShift, indexOffset);
             int indexBase = local(segmentShift, indexOffset);
             verifyBlock(path, indexBuf, indexBase, indexSize, indexOffset, -1);
@@ -190,6 +192,28 @@ public final class SsTable {
             return null;
         }
         return Block.decodeWithKey(buf, entry, key.clone());
+    }
+
+    /**
+     * Whether every page of the file was in memory when last checked: then a lookup reads no disk,
+     * unless the OS evicted pages since. False until the first {@link #checkResidency()}.
+     */
+    public boolean isResident() {
+        return resident;
+    }
+
+    /**
+     * Asks the OS whether every page of the file is in memory (mincore, one system call per mapping
+     * window, through {@link MappedByteBuffer#isLoaded()}) and remembers the answer for
+     * {@link #isResident()}. Its cost grows with the file, so call it where a thread may wait.
+     */
+    public boolean checkResidency() {
+        boolean all = true;
+        for (int i = 0; i < segments.length && all; i++) {
+            all = segments[i].isLoaded();
+        }
+        resident = all;
+        return all;
     }
 
     /** Entries with keys in {@code [from, to)} in key order; {@code null} bounds are open. */
@@ -334,16 +358,16 @@ public final class SsTable {
         }
     }
 
-    private static ByteBuffer[] map(FileChannel channel, long size, int maxBlockSize, int segmentShift)
+    private static MappedByteBuffer[] map(FileChannel channel, long size, int maxBlockSize, int segmentShift)
             throws IOException {
         long segmentSize = 1L << segmentShift;
         int count = (int) Math.max(1, (size + segmentSize - 1) >>> segmentShift);
-        ByteBuffer[] segments = new ByteBuffer[count];
+        MappedByteBuffer[] segments = new MappedByteBuffer[count];
         for (int i = 0; i < count; i++) {
             long start = i * segmentSize;
             long length = Math.min(size - start, segmentSize + maxBlockSize);
-            MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_ONLY, start, length);
-            segments[i] = mapped.order(ByteOrder.LITTLE_ENDIAN);
+            segments[i] = channel.map(FileChannel.MapMode.READ_ONLY, start, length);
+            segments[i].order(ByteOrder.LITTLE_ENDIAN);
         }
         return segments;
     }
