@@ -13,7 +13,9 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * A replica on another node, reached through the internal route with the Vert.x web client: one
- * keep-alive connection pool per peer, a timeout per request, nothing blocks. Timestamps seen in
+ * pool of keep-alive, pipelined connections per peer, a timeout per request, nothing blocks. A request
+ * that times out closes its connection, failing the requests pipelined behind it on that connection
+ * too: each is then a failed answer from this replica, as it would be from a peer that is down. Timestamps seen in
  * answers advance this node's clock.
  */
 final class HttpReplica implements Replica {

@@ -3,9 +3,22 @@ package io.kvstore.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -183,6 +196,65 @@ class ClusterTest {
             assertEquals("ok", text(cluster.get(1, "id=after-restart&ack=1&from=3")));
         } finally {
             cluster.close();
+        }
+    }
+
+    @Test
+    void aPeerThatNeverAnswersCostsATimeoutNotAHang() throws Exception {
+        // Accepts internode connections and reads every pipelined request, answers none.
+        try (ServerSocket silent = new ServerSocket(0)) {
+            Thread acceptor = new Thread(() -> swallowConnections(silent), "silent-peer");
+            acceptor.setDaemon(true);
+            acceptor.start();
+            String self = "http://127.0.0.1:" + TestCluster.freePort();
+            String peer = "http://127.0.0.1:" + silent.getLocalPort();
+            KvServer node = KvServer.start(KvServerConfig.builder().port(URI.create(self).getPort()).self(self)
+                    .cluster(List.of(self, peer)).dataDirectory(dir.resolve("node")).eventLoops(1)
+                    .replicaTimeout(Duration.ofMillis(300)).build()).toCompletableFuture().get();
+            try {
+                HttpClient http = HttpClient.newHttpClient();
+                for (int round = 0; round < 2; round++) {
+                    // More requests than one pipelined connection carries, all needing the silent peer.
+                    List<CompletableFuture<HttpResponse<Void>>> answers = new ArrayList<>();
+                    for (int i = 0; i < 40; i++) {
+                        answers.add(http.sendAsync(HttpRequest.newBuilder(URI.create(self + "/v0/entity?id=k" + i + "&ack=2&from=2"))
+                                .PUT(HttpRequest.BodyPublishers.ofString("v")).timeout(Duration.ofSeconds(20)).build(),
+                                HttpResponse.BodyHandlers.discarding()));
+                    }
+                    for (CompletableFuture<HttpResponse<Void>> answer : answers) {
+                        assertEquals(504, answer.get(20, TimeUnit.SECONDS).statusCode(), "round " + round);
+                    }
+                }
+                // What this node can answer alone, it still answers.
+                HttpResponse<String> put = http.send(HttpRequest.newBuilder(URI.create(self + "/v0/entity?id=k0&ack=1&from=2"))
+                        .PUT(HttpRequest.BodyPublishers.ofString("alone")).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(201, put.statusCode());
+                HttpResponse<String> get = http.send(HttpRequest.newBuilder(URI.create(self + "/v0/entity?id=k0&ack=1&from=2"))
+                        .build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, get.statusCode());
+                assertEquals("alone", get.body());
+            } finally {
+                node.stop().toCompletableFuture().get();
+            }
+        }
+    }
+
+    private static void swallowConnections(ServerSocket server) {
+        while (!server.isClosed()) {
+            try {
+                Socket connection = server.accept();
+                Thread reader = new Thread(() -> {
+                    try (connection; InputStream in = connection.getInputStream()) {
+                        in.transferTo(OutputStream.nullOutputStream());
+                    } catch (IOException closed) {
+                        // the node closed the connection after its timeout
+                    }
+                }, "silent-peer-connection");
+                reader.setDaemon(true);
+                reader.start();
+            } catch (IOException closed) {
+                return;
+            }
         }
     }
 }
