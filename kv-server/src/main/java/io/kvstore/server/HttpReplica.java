@@ -15,8 +15,8 @@ import java.util.concurrent.CompletionStage;
  * A replica on another node, reached through the internal route with the Vert.x web client: one
  * pool of keep-alive, pipelined connections per peer, a timeout per request, nothing blocks. A request
  * that times out closes its connection, failing the requests pipelined behind it on that connection
- * too: each is then a failed answer from this replica, as it would be from a peer that is down. Timestamps seen in
- * answers advance this node's clock.
+ * too: each is then a failed answer from this replica, as it would be from a peer that is down.
+ * Timestamps seen in answers advance this node's clock.
  */
 final class HttpReplica implements Replica {
     private final WebClient client;

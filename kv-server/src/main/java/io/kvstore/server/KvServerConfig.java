@@ -176,9 +176,9 @@ public final class KvServerConfig {
      * core. Measured on 2 cores with the load generator, 64 connections, 5M keys (docs/BENCHMARKS.md,
      * placement table): one event loop reached 119-120k GET/s and 95-99k PUT/s this way, 114-118k and
      * 102-104k with every call in line; two event loops 85k and 73-74k this way, 74-75k and 66-68k with
-     * every call on these threads.
-     * With a syncing policy: {@link #DEFAULT_SYNCING_STORAGE_THREADS}, since each write then waits for
-     * an fsync and many writers must share one group commit. Range reads always run on Vert.x worker threads.
+     * every call on these threads. With a syncing policy: {@link #DEFAULT_SYNCING_STORAGE_THREADS},
+     * since each write then waits for an fsync and many writers must share one group commit. Range
+     * reads always run on Vert.x worker threads.
      */
     public int storageThreads() {
         return storageThreads;
