@@ -414,10 +414,7 @@ public final class LsmDao implements Dao {
     public void compact() throws IOException {
         flush();
         await(compactor.submit(() -> {
-            Version v = current;
-            if (v.tables.length > 0) {
-                compactRun(v, 0, v.tables.length);
-            }
+            compactOldestNow(Integer.MAX_VALUE);
             return null;
         }), "compaction");
     }
@@ -477,10 +474,16 @@ public final class LsmDao implements Dao {
     /** Compacts the {@code count} oldest tables now, as a background compaction would (for tests). */
     void compactOldest(int count) throws IOException {
         await(compactor.submit(() -> {
-            Version v = current;
-            compactRun(v, Math.max(0, v.tables.length - count), v.tables.length);
+            compactOldestNow(count);
             return null;
         }), "compaction");
+    }
+
+    private void compactOldestNow(int count) throws IOException {
+        Compaction job = planOldest(current, count);
+        if (job != null) {
+            compactRun(job);
+        }
     }
 
     /** Bytes written by flushes since opening (the user data that reached tables). */
@@ -614,16 +617,11 @@ public final class LsmDao implements Dao {
     private void compactWhileNeeded() {
         try {
             while (!closed) {
-                Version v = current;
-                long[] sizes = new long[v.tables.length];
-                for (int i = 0; i < sizes.length; i++) {
-                    sizes[i] = v.tables[i].fileSize();
-                }
-                int[] run = CompactionPicker.pick(sizes, options.compactionTrigger());
-                if (run == null) {
+                Compaction job = planBackground(current);
+                if (job == null) {
                     return;
                 }
-                compactRun(v, run[0], run[1]);
+                compactRun(job);
             }
         } catch (CancellationException e) {
             LOG.debug("Compaction in {} cancelled by close", dir);
@@ -633,8 +631,32 @@ public final class LsmDao implements Dao {
         }
     }
 
-    /** Merges {@code v.tables[start, end)} into one table that takes their place. */
-    private void compactRun(Version v, int start, int end) throws IOException {
+    /**
+     * What one compaction merges. It holds no {@link Version}: a version pins its memtables, and a
+     * merge that outlives several memtable switches would keep them all on the heap (a 24 MiB heap ran
+     * out that way).
+     */
+    private record Compaction(SsTable[] inputs, long dropTombstonesBelow) {
+    }
+
+    /** The run the size-tiered policy picks in {@code v}, or null if none is due. */
+    private Compaction planBackground(Version v) {
+        long[] sizes = new long[v.tables.length];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = v.tables[i].fileSize();
+        }
+        int[] run = CompactionPicker.pick(sizes, options.compactionTrigger());
+        return run == null ? null : plan(v, run[0], run[1]);
+    }
+
+    /** The {@code count} oldest tables of {@code v}, or null if it has none. */
+    private static Compaction planOldest(Version v, int count) {
+        int n = v.tables.length;
+        return n == 0 ? null : plan(v, Math.max(0, n - count), n);
+    }
+
+    /** Merging {@code v.tables[start, end)}. */
+    private static Compaction plan(Version v, int start, int end) {
         SsTable[] inputs = Arrays.copyOfRange(v.tables, start, end);
         long dropTombstonesBelow = Long.MIN_VALUE;
         if (end == v.tables.length) {
@@ -649,6 +671,12 @@ public final class LsmDao implements Dao {
             }
             dropTombstonesBelow = minNewer;
         }
+        return new Compaction(inputs, dropTombstonesBelow);
+    }
+
+    /** Merges {@code job}'s inputs into one table that takes their place. */
+    private void compactRun(Compaction job) throws IOException {
+        SsTable[] inputs = job.inputs();
         long expectedKeys = 0;
         List<CloseableIterator<Entry>> sources = new ArrayList<>(inputs.length);
         for (SsTable table : inputs) {
@@ -658,7 +686,7 @@ public final class LsmDao implements Dao {
         SsTable output;
         try (MergeIterator merged = new MergeIterator(sources)) {
             output = writeTable(dir, nextFileNumber.getAndIncrement(), merged, expectedKeys, options,
-                    dropTombstonesBelow, () -> closed);
+                    job.dropTombstonesBelow(), () -> closed);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
