@@ -87,7 +87,7 @@ public final class KvServer {
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()).setPreferNativeTransport(config.nativeTransport()));
         ExecutorService storagePool = config.storageThreads() == 0 ? null
                 : Executors.newFixedThreadPool(config.storageThreads(), r -> {
                     Thread t = new Thread(r, "kv-storage");
@@ -117,7 +117,7 @@ public final class KvServer {
                 new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
                 ranges,
                 new InternalHandler(local, clock, config.maxBodyBytes(), bodyBudget),
-                new StatusHandler(config, inFlight, bodyBudget, ranges));
+                new StatusHandler(config, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget, ranges));
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toMillis()))
@@ -130,8 +130,12 @@ public final class KvServer {
         server.deploy(router, options, config.port(), 1)
                 .compose(first -> server.deploy(router, options, server.port, config.eventLoops() - 1))
                 .onSuccess(ok -> {
-                    LOG.info("kvstore node {} listening on port {} ({} engine, {} partitioner, cluster of {})",
-                            config.self(), server.port, config.engine().id(), config.partitioner(), config.cluster().size());
+                    LOG.info("kvstore node {} listening on port {} ({} engine, {} partitioner, cluster of {}, {} event loops on {})",
+                            config.self(), server.port, config.engine().id(), config.partitioner(), config.cluster().size(),
+                            config.eventLoops(), vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio");
+                    if (config.nativeTransport() && !vertx.isNativeTransportEnabled()) {
+                        LOG.warn("native transport unavailable, using java.nio: {}", String.valueOf(vertx.unavailableNativeTransportCause()));
+                    }
                     started.complete(server);
                 })
                 .onFailure(error -> server.stop().whenComplete((v, e) -> started.completeExceptionally(error)));

@@ -63,6 +63,7 @@ public final class KvServerConfig {
     private final Duration idleTimeout;
     private final int eventLoops;
     private final int storageThreads;
+    private final boolean nativeTransport;
 
     private KvServerConfig(Builder b) {
         this.port = b.port;
@@ -84,6 +85,7 @@ public final class KvServerConfig {
         this.replicaTimeout = b.replicaTimeout;
         this.idleTimeout = b.idleTimeout;
         this.eventLoops = b.eventLoops;
+        this.nativeTransport = b.nativeTransport;
     }
 
     public static Builder builder() {
@@ -184,6 +186,16 @@ public final class KvServerConfig {
         return storageThreads;
     }
 
+    /**
+     * Whether the event loops use Netty's native epoll transport where it loads (Linux on x86_64 and
+     * aarch64; elsewhere Vert.x falls back to java.nio and the server logs why). Default true: on 2
+     * cores with the load generator it served 3-8% more requests per second than java.nio
+     * (docs/BENCHMARKS.md, transport section).
+     */
+    public boolean nativeTransport() {
+        return nativeTransport;
+    }
+
     /** Builds a {@link KvServerConfig}; {@link #build()} rejects inconsistent settings with a clear message. */
     public static final class Builder {
         private int port = 8080;
@@ -203,6 +215,7 @@ public final class KvServerConfig {
         private Duration idleTimeout = Duration.ofSeconds(60);
         private int eventLoops = Runtime.getRuntime().availableProcessors();
         private int storageThreads = -1;
+        private boolean nativeTransport = true;
 
         public Builder port(int port) {
             this.port = port;
@@ -288,6 +301,12 @@ public final class KvServerConfig {
         /** See {@link KvServerConfig#storageThreads()}; -1 keeps the default that suits the sync policy. */
         public Builder storageThreads(int threads) {
             this.storageThreads = threads;
+            return this;
+        }
+
+        /** See {@link KvServerConfig#nativeTransport()}; false keeps java.nio. */
+        public Builder nativeTransport(boolean nativeTransport) {
+            this.nativeTransport = nativeTransport;
             return this;
         }
 

@@ -46,6 +46,7 @@ public final class Main {
             "  --storage-threads N       threads for point reads and writes that may block (reads of tables not",
             "                            in memory, memtable switches, synced writes); 0 runs all on the event loops",
             "                            (default: one per core with --sync none, else " + KvServerConfig.DEFAULT_SYNCING_STORAGE_THREADS + ")",
+            "  --transport NAME          native | nio: native epoll where it loads (Linux), else java.nio (default native)",
             "  --help                    this text");
 
     private Main() {
@@ -120,6 +121,7 @@ public final class Main {
                 case "--idle-timeout-s": b.idleTimeout(Duration.ofSeconds(longValue(flag, value))); break;
                 case "--event-loops": b.eventLoops(intValue(flag, value)); break;
                 case "--storage-threads": b.storageThreads(intValue(flag, value)); break;
+                case "--transport": b.nativeTransport(nativeTransport(flag, value)); break;
                 default: throw new IllegalArgumentException("unknown option " + flag);
             }
         }
@@ -130,6 +132,14 @@ public final class Main {
         List<String> nodes = Arrays.asList(csv.split(","));
         nodes.replaceAll(String::trim);
         return nodes;
+    }
+
+    private static boolean nativeTransport(String flag, String value) {
+        switch (value.toLowerCase(Locale.ROOT)) {
+            case "native": return true;
+            case "nio": return false;
+            default: throw new IllegalArgumentException(flag + " must be native or nio, got '" + value + "'");
+        }
     }
 
     private static SyncPolicy syncPolicy(String value) {

@@ -15,9 +15,12 @@ final class StatusHandler {
     private final AtomicInteger inFlight;
     private final BodyMemoryBudget bodyBudget;
     private final RangeHandler ranges;
+    private final String transport;
     private final long startedMillis = System.currentTimeMillis();
 
-    StatusHandler(KvServerConfig config, AtomicInteger inFlight, BodyMemoryBudget bodyBudget, RangeHandler ranges) {
+    StatusHandler(KvServerConfig config, String transport, AtomicInteger inFlight, BodyMemoryBudget bodyBudget,
+                  RangeHandler ranges) {
+        this.transport = transport;
         this.ranges = ranges;
         this.config = config;
         this.inFlight = inFlight;
@@ -30,6 +33,7 @@ final class StatusHandler {
                 .put("cluster", new JsonArray(config.cluster()))
                 .put("partitioner", config.partitioner())
                 .put("engine", config.engine().id())
+                .put("transport", transport)
                 .put("dataDirectory", config.dataDirectory().toAbsolutePath().toString())
                 .put("dataBytes", directoryBytes(config.dataDirectory()))
                 .put("uptimeMillis", System.currentTimeMillis() - startedMillis)

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -102,6 +103,18 @@ class LimitsAndStreamingTest {
             }
         }
         throw new AssertionError("never answered " + status + ", last " + response.statusCode());
+    }
+
+    @Test
+    void theEventLoopsRunOnTheNativeTransportByDefaultAndOnNioWhenAsked() throws Exception {
+        // The server jar ships Netty's epoll library for Linux x86_64 and aarch64, the machines CI runs on.
+        Assumptions.assumeTrue(System.getProperty("os.name").startsWith("Linux"), "epoll is Linux only");
+        node = new TestCluster(dir.resolve("native"), 1, b -> b);
+        assertEquals("native", status().getString("transport"));
+        node.close();
+        node = new TestCluster(dir.resolve("nio"), 1, b -> b.nativeTransport(false));
+        assertEquals("nio", status().getString("transport"));
+        assertEquals(201, node.put(0, "id=k", "v"));
     }
 
     private JsonObject status() throws Exception {

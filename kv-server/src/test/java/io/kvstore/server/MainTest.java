@@ -21,6 +21,7 @@ class MainTest {
         assertEquals(Path.of("data"), c.dataDirectory());
         assertEquals(Engine.LSM, c.engine());
         assertEquals("ring", c.partitioner());
+        assertEquals(true, c.nativeTransport());
     }
 
     @Test
@@ -34,6 +35,8 @@ class MainTest {
         assertEquals(Engine.ROCKSDB, c.engine());
         assertEquals(SyncPolicy.GROUP_COMMIT, c.syncPolicy());
         assertEquals(10, c.maxInFlight());
+        assertEquals(false, Main.parse("--transport", "nio").nativeTransport());
+        assertEquals(true, Main.parse("--transport", "NATIVE").nativeTransport());
         assertNull(Main.parse("--help"));
     }
 
@@ -51,6 +54,7 @@ class MainTest {
                 "--self", "http://h1:1");
         assertMessage("node URL must look like http://host:port, got 'h1:1'", "--cluster", "h1:1", "--self", "h1:1");
         assertMessage("--sync must be none, group or every, got 'always'", "--sync", "always");
+        assertMessage("--transport must be native or nio, got 'epol'", "--transport", "epol");
         assertThrows(IllegalArgumentException.class, () -> Main.parse("--engine", "leveldb"));
     }
 

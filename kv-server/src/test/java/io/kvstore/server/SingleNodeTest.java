@@ -244,7 +244,7 @@ class SingleNodeTest {
             try (Socket socket = new Socket("127.0.0.1", port())) {
                 socket.getOutputStream().write(garbage.getBytes(StandardCharsets.US_ASCII));
                 socket.getOutputStream().flush();
-                byte[] answer = readAll(socket.getInputStream());
+                byte[] answer = readUntilClosedOrReset(socket.getInputStream());
                 String text = new String(answer, StandardCharsets.US_ASCII);
                 assertTrue(answer.length == 0 || text.startsWith("HTTP/") && !text.matches("(?s)HTTP/\\S+ 2.*"), text);
             }
@@ -260,6 +260,26 @@ class SingleNodeTest {
 
     private int port() {
         return java.net.URI.create(node.url(0)).getPort();
+    }
+
+    /**
+     * What the server sent before closing. A server that closes with request bytes still unread (the
+     * rest of a 40 KB header) makes the kernel send a reset, which may discard its answer: that is a
+     * closed connection too.
+     */
+    private static byte[] readUntilClosedOrReset(InputStream in) throws java.io.IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[8192];
+        try {
+            for (int n; (n = in.read(buffer)) >= 0; ) {
+                out.write(buffer, 0, n);
+            }
+        } catch (java.net.SocketException e) {
+            if (!String.valueOf(e.getMessage()).contains("reset")) {
+                throw e;
+            }
+        }
+        return out.toByteArray();
     }
 
     private static byte[] readAll(InputStream in) throws java.io.IOException {

@@ -18,7 +18,8 @@ import java.util.concurrent.CountDownLatch;
  * store, it tells how much of a figure is HTTP and this machine, and how much is kvstore.
  *
  * <p>{@code java -cp kv-bench/target/benchmarks.jar io.kvstore.bench.load.CeilingServer [--port 8090]
- * [--event-loops N] [--value-size 100]}
+ * [--event-loops N] [--value-size 100] [--transport native|nio]}. Its transport should be the node's
+ * (both default to native), or the ratio measures the transports as well as kvstore.
  */
 public final class CeilingServer {
     private final Vertx vertx;
@@ -28,9 +29,12 @@ public final class CeilingServer {
         this.vertx = vertx;
     }
 
-    /** Starts one listener per event loop on {@code port} (0 picks a free port; see {@link #port()}). */
-    public static Future<CeilingServer> start(int port, int eventLoops, int valueSize) {
-        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops));
+    /**
+     * Starts one listener per event loop on {@code port} (0 picks a free port; see {@link #port()}), on
+     * Netty's native transport if {@code nativeTransport} and it loads, else on java.nio.
+     */
+    public static Future<CeilingServer> start(int port, int eventLoops, int valueSize, boolean nativeTransport) {
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops).setPreferNativeTransport(nativeTransport));
         CeilingServer ceiling = new CeilingServer(vertx);
         Buffer value = Buffer.buffer(new byte[valueSize]);
         Future<HttpServer> first = ceiling.listen(port, value);
@@ -83,16 +87,22 @@ public final class CeilingServer {
         int port = 8090;
         int eventLoops = Runtime.getRuntime().availableProcessors();
         int valueSize = 100;
+        boolean nativeTransport = true;
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             if (flag.equals("--help")) {
-                System.out.println("Usage: CeilingServer [--port 8090] [--event-loops N] [--value-size 100]");
+                System.out.println("Usage: CeilingServer [--port 8090] [--event-loops N] [--value-size 100] [--transport native|nio]");
                 return;
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException("missing value for " + flag);
             }
-            int v = Integer.parseInt(args[++i]);
+            String value = args[++i];
+            if (flag.equals("--transport")) {
+                nativeTransport = LoadOptions.nativeTransport(flag, value);
+                continue;
+            }
+            int v = Integer.parseInt(value);
             switch (flag) {
                 case "--port": port = v; break;
                 case "--event-loops": eventLoops = v; break;
@@ -100,8 +110,9 @@ public final class CeilingServer {
                 default: throw new IllegalArgumentException("unknown option " + flag);
             }
         }
-        CeilingServer ceiling = start(port, eventLoops, valueSize).toCompletionStage().toCompletableFuture().get();
-        System.out.println("ceiling server on port " + ceiling.port() + " with " + eventLoops + " event loops");
+        CeilingServer ceiling = start(port, eventLoops, valueSize, nativeTransport).toCompletionStage().toCompletableFuture().get();
+        System.out.println("ceiling server on port " + ceiling.port() + " with " + eventLoops + " event loops on "
+                + (ceiling.vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio"));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             ceiling.stop();

@@ -53,7 +53,7 @@ public final class LoadGenerator {
 
     /** Runs one load and prints its report; returns the process exit code. */
     static int run(LoadOptions options, PrintStream out, PrintStream progress) throws Exception {
-        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.threads));
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.threads).setPreferNativeTransport(options.nativeTransport));
         try {
             String unreachable = preflight(vertx, options);
             if (unreachable != null) {

@@ -27,7 +27,7 @@ class LoadGeneratorTest {
 
     @BeforeAll
     static void startCeiling() throws Exception {
-        ceiling = CeilingServer.start(0, 1, 100).toCompletionStage().toCompletableFuture().get();
+        ceiling = CeilingServer.start(0, 1, 100, true).toCompletionStage().toCompletableFuture().get();
     }
 
     @AfterAll

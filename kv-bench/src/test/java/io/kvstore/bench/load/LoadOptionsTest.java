@@ -1,6 +1,7 @@
 package io.kvstore.bench.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,13 +15,15 @@ class LoadOptionsTest {
         LoadOptions o = LoadOptions.parse("--targets", "http://127.0.0.1:9001,http://127.0.0.1:9002",
                 "--ops", "put=1,get=3", "--keys", "5_000_000", "--distribution", "zipfian", "--value-size", "0",
                 "--ack", "2", "--from", "3", "--connections", "8", "--threads", "2", "--duration", "3",
-                "--warmup", "0", "--rate", "1500.5", "--seed", "42", "--timeout", "500");
+                "--warmup", "0", "--rate", "1500.5", "--seed", "42", "--timeout", "500", "--transport", "native");
         assertEquals(2, o.targets.size());
         assertEquals(5_000_000, o.keys);
         assertEquals("&ack=2&from=3", o.replicationQuery());
         assertTrue(o.openLoop());
         assertEquals(1500.5, o.rate);
         assertEquals(42, o.seed);
+        assertTrue(o.nativeTransport);
+        assertFalse(LoadOptions.parse().nativeTransport);
     }
 
     @Test
@@ -33,6 +36,7 @@ class LoadOptionsTest {
         assertMessage("unknown key distribution 'gauss' (expected uniform or zipfian)", "--distribution", "gauss");
         assertMessage("unknown operation 'post' in 'post' (expected put, get, delete)", "--ops", "post");
         assertMessage("operation mix 'put=0' has no positive weight", "--ops", "put=0");
+        assertMessage("--transport must be native or nio, got 'epoll'", "--transport", "epoll");
         assertMessage("--connections (1) must be at least threads x targets (2)", "--connections", "1", "--threads", "2");
     }
 
