@@ -6,27 +6,50 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
- * Appends records to one log file, one write(2) per record, so a record handed to the OS survives
- * the death of the process. REQUIRES: external synchronization of {@link #append}.
+ * Appends records to one log file. A record is in the file (the page cache) when {@link #append}
+ * returns, so it survives the death of the process. Two ways to get it there:
+ * <ul>
+ *   <li>mapped: copied into a shared memory mapping of the file, no system call per record. The file
+ *       is mapped ahead in windows of {@link #WINDOW_BYTES}, which extends it with zeros; {@link #close}
+ *       cuts that tail, and after a crash recovery reads it as the end of the log. Used where nothing
+ *       forces the log (sync policy none): one write(2) per record was a fifth of a PUT's cost on the
+ *       event loop.</li>
+ *   <li>written: one positional write(2) per record. Used under the syncing policies, whose fsyncs
+ *       then cover exactly what write(2) handed over, and for records larger than a window.</li>
+ * </ul>
+ * REQUIRES: external synchronization of {@link #append}.
  */
 final class LogWriter implements Closeable {
+    /** Bytes mapped at a time: a system call per ~8,000 records of 130 bytes, and 1 MiB of zeros at most to cut. */
+    static final int WINDOW_BYTES = 1 << 20;
+
     private final Path path;
     private final FileChannel channel;
+    private final boolean mapped;
     private final CRC32C crc = new CRC32C();
     private ByteBuffer buffer = ByteBuffer.allocateDirect(64 << 10).order(ByteOrder.LITTLE_ENDIAN);
+    /** File offset where the next record goes. */
+    private long position;
+    /** The mapped window, covering {@code [windowStart, windowStart + WINDOW_BYTES)}; null before the first. */
+    private MappedByteBuffer window;
+    private long windowStart;
 
-    LogWriter(Path path) throws IOException {
+    LogWriter(Path path, boolean mapped) throws IOException {
         this.path = path;
-        this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        this.mapped = mapped;
+        this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
         ByteBuffer header = ByteBuffer.allocate(LogFormat.FILE_HEADER).order(ByteOrder.LITTLE_ENDIAN);
         header.putInt(LogFormat.MAGIC).putInt(LogFormat.VERSION).flip();
-        writeFully(header);
+        writeAt(header, 0);
+        position = LogFormat.FILE_HEADER;
     }
 
     Path path() {
@@ -62,22 +85,42 @@ final class LogWriter implements Closeable {
         crc.update(b);
         b.putInt(0, (int) crc.getValue());
         b.position(0);
-        writeFully(b);
+        if (mapped && recordSize <= WINDOW_BYTES) {
+            if (window == null || position + recordSize > windowStart + WINDOW_BYTES) {
+                window = channel.map(FileChannel.MapMode.READ_WRITE, position, WINDOW_BYTES);
+                windowStart = position;
+            }
+            window.put((int) (position - windowStart), b, 0, recordSize);
+        } else {
+            writeAt(b, position);
+        }
+        position += recordSize;
         return recordSize;
     }
 
     void force() throws IOException {
+        if (window != null) {
+            window.force();
+        }
         channel.force(false);
     }
 
+    /** Closes the file, cutting the zeros a mapped window left past the last record. */
     @Override
     public void close() throws IOException {
-        channel.close();
+        try {
+            if (window != null && channel.size() > position) {
+                channel.truncate(position);
+            }
+        } finally {
+            channel.close();
+        }
     }
 
-    private void writeFully(ByteBuffer b) throws IOException {
+    private void writeAt(ByteBuffer b, long at) throws IOException {
+        long offset = at;
         while (b.hasRemaining()) {
-            channel.write(b);
+            offset += channel.write(b, offset);
         }
     }
 }

@@ -17,12 +17,15 @@ import java.nio.file.Path;
  */
 public final class WriteAheadLog implements Closeable {
     private final LogSyncer syncer;
+    /** Whether records go through a mapping (no policy forces the log) or write(2); see {@link LogWriter}. */
+    private final boolean mapped;
     private final Object fileLock = new Object();
     private LogWriter writer;
     private volatile long appended;
 
     public WriteAheadLog(Path firstFile, SyncPolicy policy, long groupCommitIntervalMillis) throws IOException {
-        this.writer = new LogWriter(firstFile);
+        this.mapped = policy == SyncPolicy.NONE;
+        this.writer = new LogWriter(firstFile, mapped);
         this.syncer = LogSyncer.forPolicy(policy, groupCommitIntervalMillis, this);
     }
 
@@ -40,7 +43,7 @@ public final class WriteAheadLog implements Closeable {
 
     /** Closes the current file (forcing it first unless the policy is NONE) and continues in {@code next}. */
     public void rotate(Path next) throws IOException {
-        LogWriter fresh = new LogWriter(next);
+        LogWriter fresh = new LogWriter(next, mapped);
         synchronized (fileLock) {
             LogWriter old = writer;
             if (syncer.forcesOnRotation()) {

@@ -170,7 +170,9 @@ public final class LsmDao implements Dao {
             Path file = FileNames.log(dir, number);
             LogReader.Result result = LogReader.replay(file, entry -> recovered.put(entry, ++sequence[0]));
             if (result.tornBytes > 0) {
-                LOG.warn("Cut a torn tail of {} bytes at offset {} of {}", result.tornBytes, result.validLength, file);
+                // After a crash: a record cut short, or the zeros of the log's last mapped window.
+                LOG.warn("Cut a torn or zero-filled tail of {} bytes at offset {} of {}", result.tornBytes,
+                        result.validLength, file);
             }
         }
         if (!recovered.isEmpty()) {
