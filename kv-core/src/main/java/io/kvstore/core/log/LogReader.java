@@ -16,8 +16,8 @@ import java.util.zip.CRC32C;
 /**
  * Replays a log file written by {@link LogWriter}.
  *
- * <p>A torn tail — the last record cut short or garbled by a crash mid-write, or a zero-filled
- * tail — ends the log quietly: what precedes it is returned, and opening never fails on it. A bad
+ * <p>A torn tail — the last record cut short or garbled by a crash mid-write (in a mapped log, a
+ * record followed by the zeros of the window ahead), or a zero-filled tail — ends the log quietly: what precedes it is returned, and opening never fails on it. A bad
  * record followed by further data is corruption, reported with the file and the record's offset.
  */
 public final class LogReader {
@@ -69,7 +69,8 @@ public final class LogReader {
                 int storedCrc = Coding.getInt(recordHeader, 0);
                 int length = Coding.getInt(recordHeader, 4);
                 if (length < LogFormat.PAYLOAD_HEADER || length > LogFormat.MAX_PAYLOAD) {
-                    if (restIsZero(in, recordHeader)) {
+                    // Only zeros after it: a header cut short by a crash (or itself zeros).
+                    if (restIsZero(in)) {
                         return torn(position, size, records);
                     }
                     throw new CorruptionException(file, position, "impossible record length " + length);
@@ -83,7 +84,9 @@ public final class LogReader {
                 crc.update(payload, 0, length);
                 long end = position + LogFormat.RECORD_HEADER + length;
                 if ((int) crc.getValue() != storedCrc) {
-                    if (end == size || (isZero(recordHeader) && isZero(payload) && restIsZero(in, new byte[0]))) {
+                    // The last record, or followed only by zeros: one a crash cut short while it was
+                    // being copied into a mapped log (whose window ahead is zeros), or a zero-filled tail.
+                    if (end == size || restIsZero(in)) {
                         return torn(position, size, records);
                     }
                     throw new CorruptionException(file, position, "record checksum mismatch");
@@ -121,20 +124,8 @@ public final class LogReader {
         return new Result(records, position, size - position);
     }
 
-    private static boolean isZero(byte[] bytes) {
-        for (byte b : bytes) {
-            if (b != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** True if {@code alreadyRead} and everything left in the stream are zero bytes (a preallocated tail). */
-    private static boolean restIsZero(InputStream in, byte[] alreadyRead) throws IOException {
-        if (!isZero(alreadyRead)) {
-            return false;
-        }
+    /** True if everything left in the stream is zero bytes (a mapped window's or a preallocated tail). */
+    private static boolean restIsZero(InputStream in) throws IOException {
         byte[] chunk = new byte[8192];
         int n;
         while ((n = in.read(chunk)) > 0) {

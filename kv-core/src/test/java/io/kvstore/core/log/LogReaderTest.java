@@ -97,6 +97,23 @@ class LogReaderTest {
     }
 
     @Test
+    void lastRecordCopiedOnlyInPartBeforeAZeroWindowIsATornTail() throws IOException {
+        // A process killed while copying a record into a mapped log leaves its first bytes, then zeros.
+        Path file = dir.resolve("000001.wal");
+        long[] starts = writeLog(file);
+        byte[] whole = Files.readAllBytes(file);
+        for (long copied = starts[RECORDS - 1]; copied < starts[RECORDS]; copied++) {
+            Path cut = dir.resolve("cut-" + copied + ".wal");
+            byte[] bytes = Arrays.copyOf(whole, whole.length + 4096);
+            Arrays.fill(bytes, (int) copied, bytes.length, (byte) 0);
+            Files.write(cut, bytes);
+            LogReader.Result result = LogReader.replay(cut, entry -> { });
+            assertEquals(RECORDS - 1, result.records, "copied up to " + copied);
+            assertEquals(starts[RECORDS - 1], result.validLength, "copied up to " + copied);
+        }
+    }
+
+    @Test
     void zeroFilledTailIsATornTail() throws IOException {
         Path file = dir.resolve("000001.wal");
         writeLog(file);
