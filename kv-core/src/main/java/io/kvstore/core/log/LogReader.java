@@ -17,7 +17,8 @@ import java.util.zip.CRC32C;
  * Replays a log file written by {@link LogWriter}.
  *
  * <p>A torn tail — the last record cut short or garbled by a crash mid-write (in a mapped log, a
- * record followed by the zeros of the window ahead), or a zero-filled tail — ends the log quietly: what precedes it is returned, and opening never fails on it. A bad
+ * record followed by the zeros of the window ahead), or a zero-filled tail — ends the log quietly:
+ * what precedes it is returned, and opening never fails on it. A bad
  * record followed by further data is corruption, reported with the file and the record's offset.
  */
 public final class LogReader {
