@@ -1,5 +1,7 @@
 package io.kvstore.core;
 
+import io.kvstore.core.util.ThreadPriority;
+
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -27,6 +29,8 @@ public final class DaoOptions {
     public static final long DEFAULT_GROUP_COMMIT_INTERVAL_MILLIS = 2;
     /** Default number of frozen memtables allowed to wait for flushing before writers stall: 2. */
     public static final int DEFAULT_MAX_FROZEN_MEMTABLES = 2;
+    /** Default nice value of the flush and compaction threads: see {@link #backgroundNice()}. */
+    public static final int DEFAULT_BACKGROUND_NICE = 19;
 
     private final Path dataDirectory;
     private final long flushThresholdBytes;
@@ -36,6 +40,7 @@ public final class DaoOptions {
     private final int blockSizeBytes;
     private final int compactionTrigger;
     private final int maxFrozenMemtables;
+    private final int backgroundNice;
 
     private DaoOptions(Builder b) {
         this.dataDirectory = b.dataDirectory;
@@ -46,6 +51,7 @@ public final class DaoOptions {
         this.blockSizeBytes = b.blockSizeBytes;
         this.compactionTrigger = b.compactionTrigger;
         this.maxFrozenMemtables = b.maxFrozenMemtables;
+        this.backgroundNice = b.backgroundNice;
     }
 
     /** Starts a builder for a store kept in {@code dataDirectory} (created if missing). */
@@ -68,6 +74,7 @@ public final class DaoOptions {
         b.blockSizeBytes = blockSizeBytes;
         b.compactionTrigger = compactionTrigger;
         b.maxFrozenMemtables = maxFrozenMemtables;
+        b.backgroundNice = backgroundNice;
         return b;
     }
 
@@ -114,6 +121,18 @@ public final class DaoOptions {
         return maxFrozenMemtables;
     }
 
+    /**
+     * Nice value (0 to 19) of the flush and compaction threads on Linux, with JNA on the class path
+     * (see {@link io.kvstore.core.util.ThreadPriority}); 0 leaves them at the normal priority. Default
+     * {@link #DEFAULT_BACKGROUND_NICE}: on a machine whose cores the requests keep busy, a flush or
+     * compaction at the normal priority takes a core for tens of milliseconds and every request
+     * queues behind it; at a lower one it yields to them, and still gets a share of a busy core (the
+     * writers stall, and stop competing, when it falls behind).
+     */
+    public int backgroundNice() {
+        return backgroundNice;
+    }
+
     @Override
     public String toString() {
         return "DaoOptions{dataDirectory=" + dataDirectory
@@ -123,7 +142,8 @@ public final class DaoOptions {
                 + ", bloomBitsPerKey=" + bloomBitsPerKey
                 + ", blockSizeBytes=" + blockSizeBytes
                 + ", compactionTrigger=" + compactionTrigger
-                + ", maxFrozenMemtables=" + maxFrozenMemtables + '}';
+                + ", maxFrozenMemtables=" + maxFrozenMemtables
+                + ", backgroundNice=" + backgroundNice + '}';
     }
 
     /** Builds {@link DaoOptions}; {@link #build()} rejects out-of-range values. */
@@ -136,6 +156,7 @@ public final class DaoOptions {
         private int blockSizeBytes = DEFAULT_BLOCK_SIZE_BYTES;
         private int compactionTrigger = DEFAULT_COMPACTION_TRIGGER;
         private int maxFrozenMemtables = DEFAULT_MAX_FROZEN_MEMTABLES;
+        private int backgroundNice = DEFAULT_BACKGROUND_NICE;
 
         private Builder(Path dataDirectory) {
             this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
@@ -176,6 +197,11 @@ public final class DaoOptions {
             return this;
         }
 
+        public Builder backgroundNice(int nice) {
+            this.backgroundNice = nice;
+            return this;
+        }
+
         public DaoOptions build() {
             require(flushThresholdBytes >= 1024, "flushThresholdBytes must be >= 1024, got " + flushThresholdBytes);
             require(groupCommitIntervalMillis >= 1 && groupCommitIntervalMillis <= 10_000,
@@ -186,6 +212,8 @@ public final class DaoOptions {
                     "blockSizeBytes must be in [256, 1048576], got " + blockSizeBytes);
             require(compactionTrigger >= 2, "compactionTrigger must be >= 2, got " + compactionTrigger);
             require(maxFrozenMemtables >= 1, "maxFrozenMemtables must be >= 1, got " + maxFrozenMemtables);
+            require(backgroundNice >= 0 && backgroundNice <= ThreadPriority.MAX_NICE,
+                    "backgroundNice must be in [0, " + ThreadPriority.MAX_NICE + "], got " + backgroundNice);
             return new DaoOptions(this);
         }
 

@@ -83,6 +83,7 @@ public final class KvServer {
             dao = config.engine().open(DaoOptions.builder(config.dataDirectory())
                     .syncPolicy(config.syncPolicy())
                     .flushThresholdBytes(config.flushThresholdBytes())
+                    .backgroundNice(config.backgroundNice())
                     .build());
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);

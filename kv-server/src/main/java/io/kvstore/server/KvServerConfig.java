@@ -1,8 +1,10 @@
 package io.kvstore.server;
 
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
+import io.kvstore.core.util.ThreadPriority;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -64,6 +66,7 @@ public final class KvServerConfig {
     private final int eventLoops;
     private final int storageThreads;
     private final boolean nativeTransport;
+    private final int backgroundNice;
 
     private KvServerConfig(Builder b) {
         this.port = b.port;
@@ -86,6 +89,7 @@ public final class KvServerConfig {
         this.idleTimeout = b.idleTimeout;
         this.eventLoops = b.eventLoops;
         this.nativeTransport = b.nativeTransport;
+        this.backgroundNice = b.backgroundNice;
     }
 
     public static Builder builder() {
@@ -196,6 +200,14 @@ public final class KvServerConfig {
         return nativeTransport;
     }
 
+    /**
+     * Nice value of the store's flush and compaction threads (0 to 19; 0: the normal priority); default
+     * {@link DaoOptions#DEFAULT_BACKGROUND_NICE}. See {@link DaoOptions#backgroundNice()}.
+     */
+    public int backgroundNice() {
+        return backgroundNice;
+    }
+
     /** Builds a {@link KvServerConfig}; {@link #build()} rejects inconsistent settings with a clear message. */
     public static final class Builder {
         private int port = 8080;
@@ -216,6 +228,7 @@ public final class KvServerConfig {
         private int eventLoops = Runtime.getRuntime().availableProcessors();
         private int storageThreads = -1;
         private boolean nativeTransport = true;
+        private int backgroundNice = DaoOptions.DEFAULT_BACKGROUND_NICE;
 
         public Builder port(int port) {
             this.port = port;
@@ -310,6 +323,12 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link KvServerConfig#backgroundNice()}. */
+        public Builder backgroundNice(int nice) {
+            this.backgroundNice = nice;
+            return this;
+        }
+
         public KvServerConfig build() {
             require(port >= 0 && port <= 65535, "port must be in [0, 65535], got " + port);
             require(maxKeyBytes >= 1, "max key bytes must be >= 1, got " + maxKeyBytes);
@@ -321,6 +340,8 @@ public final class KvServerConfig {
             require(maxBufferedBodyBytes == 0 || maxBufferedBodyBytes >= maxBodyBytes,
                     "max buffered body bytes (" + maxBufferedBodyBytes + ") must hold at least one body of max body bytes ("
                             + maxBodyBytes + ")");
+            require(backgroundNice >= 0 && backgroundNice <= ThreadPriority.MAX_NICE,
+                    "background nice must be in [0, " + ThreadPriority.MAX_NICE + "], got " + backgroundNice);
             require(flushThresholdBytes >= 1, "flush threshold must be >= 1 byte, got " + flushThresholdBytes);
             require(!replicaTimeout.isNegative() && !replicaTimeout.isZero(), "replica timeout must be positive");
             require(!idleTimeout.isNegative() && !idleTimeout.isZero(), "idle timeout must be positive");

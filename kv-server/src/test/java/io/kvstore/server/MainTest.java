@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ class MainTest {
         assertEquals(Engine.LSM, c.engine());
         assertEquals("ring", c.partitioner());
         assertEquals(true, c.nativeTransport());
+        assertEquals(DaoOptions.DEFAULT_BACKGROUND_NICE, c.backgroundNice());
     }
 
     @Test
@@ -37,6 +39,8 @@ class MainTest {
         assertEquals(10, c.maxInFlight());
         assertEquals(false, Main.parse("--transport", "nio").nativeTransport());
         assertEquals(true, Main.parse("--transport", "NATIVE").nativeTransport());
+        assertEquals(0, Main.parse("--background-nice", "0").backgroundNice());
+        assertEquals(19, Main.parse("--background-nice", "19").backgroundNice());
         assertNull(Main.parse("--help"));
     }
 
@@ -55,6 +59,8 @@ class MainTest {
         assertMessage("node URL must look like http://host:port, got 'h1:1'", "--cluster", "h1:1", "--self", "h1:1");
         assertMessage("--sync must be none, group or every, got 'always'", "--sync", "always");
         assertMessage("--transport must be native or nio, got 'epol'", "--transport", "epol");
+        assertMessage("background nice must be in [0, 19], got 20", "--background-nice", "20");
+        assertMessage("background nice must be in [0, 19], got -5", "--background-nice", "-5");
         assertThrows(IllegalArgumentException.class, () -> Main.parse("--engine", "leveldb"));
     }
 

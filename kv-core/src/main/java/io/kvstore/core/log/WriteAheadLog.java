@@ -6,6 +6,8 @@ import io.kvstore.core.SyncPolicy;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * The write-ahead log of a store: appends each write as one record to the current log file, and
@@ -19,13 +21,20 @@ public final class WriteAheadLog implements Closeable {
     private final LogSyncer syncer;
     /** Whether records go through a mapping (no policy forces the log) or write(2); see {@link LogWriter}. */
     private final boolean mapped;
+    /** Writes the zeros of a mapped log's next window ahead of the writers (see {@link LogWriter}). */
+    private final ExecutorService zeroer;
     private final Object fileLock = new Object();
     private LogWriter writer;
     private volatile long appended;
 
     public WriteAheadLog(Path firstFile, SyncPolicy policy, long groupCommitIntervalMillis) throws IOException {
         this.mapped = policy == SyncPolicy.NONE;
-        this.writer = new LogWriter(firstFile, mapped);
+        this.zeroer = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "kvstore-log-zeroer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.writer = new LogWriter(firstFile, mapped, zeroer);
         this.syncer = LogSyncer.forPolicy(policy, groupCommitIntervalMillis, this);
     }
 
@@ -43,7 +52,7 @@ public final class WriteAheadLog implements Closeable {
 
     /** Closes the current file (forcing it first unless the policy is NONE) and continues in {@code next}. */
     public void rotate(Path next) throws IOException {
-        LogWriter fresh = new LogWriter(next, mapped);
+        LogWriter fresh = new LogWriter(next, mapped, zeroer);
         synchronized (fileLock) {
             LogWriter old = writer;
             if (syncer.forcesOnRotation()) {
@@ -85,6 +94,7 @@ public final class WriteAheadLog implements Closeable {
             synchronized (fileLock) {
                 writer.close();
             }
+            zeroer.shutdown();
         }
     }
 }

@@ -10,6 +10,7 @@ import io.kvstore.core.log.WriteAheadLog;
 import io.kvstore.core.table.SsTable;
 import io.kvstore.core.table.SsTableWriter;
 import io.kvstore.core.util.MergeIterator;
+import io.kvstore.core.util.ThreadPriority;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -102,8 +103,8 @@ public final class LsmDao implements Dao {
         this.wal = wal;
         this.current = initial;
         this.nextFileNumber = new AtomicLong(nextFileNumber);
-        this.flusher = Executors.newSingleThreadExecutor(daemon("kvstore-flush"));
-        this.compactor = Executors.newSingleThreadExecutor(daemon("kvstore-compaction"));
+        this.flusher = Executors.newSingleThreadExecutor(background("kvstore-flush", options.backgroundNice()));
+        this.compactor = Executors.newSingleThreadExecutor(background("kvstore-compaction", options.backgroundNice()));
     }
 
     /**
@@ -780,9 +781,15 @@ public final class LsmDao implements Dao {
         return first;
     }
 
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
+    /** Daemon threads for flushes and compactions, at nice value {@code nice} (0: unchanged); see {@link DaoOptions#backgroundNice}. */
+    private static java.util.concurrent.ThreadFactory background(String name, int nice) {
         return runnable -> {
-            Thread thread = new Thread(runnable, name);
+            Thread thread = new Thread(() -> {
+                if (nice > 0) {
+                    ThreadPriority.lowerCurrentThread(nice);
+                }
+                runnable.run();
+            }, name);
             thread.setDaemon(true);
             return thread;
         };

@@ -1,7 +1,7 @@
 package io.kvstore.core.log;
 
 import io.kvstore.core.Entry;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -13,6 +13,10 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,6 +26,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LogWriterTest {
     @TempDir
     Path dir;
+
+    private final ExecutorService zeroer = Executors.newSingleThreadExecutor();
+
+    @AfterEach
+    void stopZeroer() {
+        zeroer.shutdownNow();
+    }
+
+    /**
+     * written: write(2) per record; mapped: zeros written by the appending thread; ahead: on another
+     * thread; late: on another thread 2 ms after they were asked for, so that appends catch up with them.
+     */
+    private LogWriter open(Path file, String mode) throws IOException {
+        switch (mode) {
+            case "written": return new LogWriter(file, false);
+            case "mapped": return new LogWriter(file, true);
+            case "ahead": return new LogWriter(file, true, zeroer);
+            case "late": return new LogWriter(file, true,
+                    task -> CompletableFuture.delayedExecutor(2, TimeUnit.MILLISECONDS, zeroer).execute(task));
+            default: throw new IllegalArgumentException(mode);
+        }
+    }
 
     /** Sizes around the window: many small records cross window edges; a few are larger than a window. */
     private static List<Entry> entries(long seed) {
@@ -40,13 +66,13 @@ class LogWriterTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void everyRecordReadsBackInOrderAndTheClosedFileEndsAtTheLastRecord(boolean mapped) throws IOException {
+    @ValueSource(strings = {"written", "mapped", "ahead", "late"})
+    void everyRecordReadsBackInOrderAndTheClosedFileEndsAtTheLastRecord(String mode) throws IOException {
         long seed = System.nanoTime();
         List<Entry> written = entries(seed);
         Path file = dir.resolve("000001.wal");
         long end = LogFormat.FILE_HEADER;
-        try (LogWriter writer = new LogWriter(file, mapped)) {
+        try (LogWriter writer = open(file, mode)) {
             for (Entry entry : written) {
                 end += writer.append(entry);
             }
@@ -55,13 +81,14 @@ class LogWriterTest {
         assertSameEntries(written, file, "seed " + seed);
     }
 
-    @Test
-    void aMappedLogReadWhileOpenAsAfterAKillHoldsEveryRecordThenZeros() throws IOException {
+    @ParameterizedTest
+    @ValueSource(strings = {"mapped", "ahead", "late"})
+    void aMappedLogReadWhileOpenAsAfterAKillHoldsEveryRecordThenZeros(String mode) throws IOException {
         long seed = System.nanoTime();
         List<Entry> written = entries(seed).subList(0, 300);
         Path file = dir.resolve("000001.wal");
         Path copy = dir.resolve("000002.wal");
-        try (LogWriter writer = new LogWriter(file, true)) {
+        try (LogWriter writer = open(file, mode)) {
             long end = LogFormat.FILE_HEADER;
             for (Entry entry : written) {
                 end += writer.append(entry);

@@ -4,7 +4,11 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
 import io.kvstore.core.SyncPolicy;
+import io.kvstore.core.util.ProcThreads;
+import io.kvstore.core.util.ThreadPriority;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -209,6 +213,21 @@ class LsmDaoTest {
         try (LsmDao dao = LsmDao.open(options)) {
             assertEquals(threads * perThread, all(dao.range(null, null)).size());
             assertArrayEquals(b("v7"), dao.get(b("t2-7")).value());
+        }
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void flushesAndCompactionsRunAtTheBackgroundNiceValue() throws IOException {
+        try (LsmDao dao = LsmDao.open(small().toBuilder().backgroundNice(ThreadPriority.MAX_NICE).build())) {
+            for (int i = 0; i < 200; i++) {
+                dao.upsert(Entry.value(b("key" + i), b("value" + i), i + 1));
+            }
+            dao.compact(); // runs on both threads, and waits for them
+            for (String thread : List.of("kvstore-flush", "kvstore-compaction")) {
+                List<Integer> nices = ProcThreads.nicesOfThreadsNamed(thread);
+                assertTrue(nices.contains(ThreadPriority.MAX_NICE), thread + " threads' nice values: " + nices);
+            }
         }
     }
 
