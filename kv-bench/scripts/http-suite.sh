@@ -15,7 +15,9 @@
 # The single node is measured on one store with the server's defaults (one event loop per core) and,
 # restarted, with ONE_LOOP_FLAGS (default: one event loop, since the generator takes one of this
 # machine's two cores; the storage placement stays the default). GETs run before PUTs, so they read the
-# preloaded store rather than one still compacting the PUT rows' writes.
+# preloaded store rather than one still compacting the PUT rows' writes, and only once the nodes are
+# idle after the preload (wait_idle): their flushes and compactions run at a low CPU priority and would
+# otherwise still be running, and reading more tables, during the first GET row.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -66,6 +68,26 @@ load() { # load TARGETS ARGS... -> prints the RESULT line
   fi
 }
 
+cpu_ticks() { # cpu_ticks PID... -> user + system clock ticks of them all so far
+  local total=0 pid
+  for pid in "$@"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done
+  echo "$total"
+}
+
+# Waits (at most 3 minutes) until the processes use under 5% of a core over 2 s: the flushes and
+# compactions a preload set off are done, so the first measurement reads a settled store rather than
+# sharing the cores with them.
+wait_idle() { # wait_idle PID...
+  local before hz
+  hz=$(getconf CLK_TCK)
+  for _ in $(seq 1 90); do
+    before=$(cpu_ticks "$@")
+    sleep 2
+    (( ($(cpu_ticks "$@") - before) * 100 < 2 * hz * 5 )) && return 0
+  done
+  echo "warning: the nodes were still busy 3 minutes after the preload" >&2
+}
+
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
 rows=()
@@ -104,6 +126,7 @@ echo "single node, preloading $KEYS keys"
 single="http://127.0.0.1:$((BASE_PORT + 1))"
 start_node $((BASE_PORT + 1)) ""
 load "$single" --preload "$KEYS" --threads 1 >/dev/null
+wait_idle "${pids[@]}"
 measure "single node" "$single" get
 stop_all
 # shellcheck disable=SC2086 # ONE_LOOP_FLAGS is a list of flags
@@ -123,6 +146,7 @@ cluster="http://127.0.0.1:$((BASE_PORT + 2)),http://127.0.0.1:$((BASE_PORT + 3))
 # shellcheck disable=SC2086 # CLUSTER_FLAGS is a list of flags
 for i in 2 3 4; do start_node $((BASE_PORT + i)) "$cluster" $CLUSTER_FLAGS; done
 load "$cluster" --preload "$KEYS" --ack 1 --from 1 >/dev/null
+wait_idle "${pids[@]}"
 measure "3 nodes, ack=1 from=1" "$cluster" get --ack 1 --from 1
 measure "3 nodes, ack=1 from=1" "$cluster" put --ack 1 --from 1
 measure "3 nodes, ack=2 from=3" "$cluster" get --ack 2 --from 3

@@ -81,6 +81,19 @@ final class LogWriter implements Closeable {
         return path;
     }
 
+    /**
+     * Writes the zeros of the first two windows and maps the first, so that neither the first record
+     * nor the first window switch does: for a writer made ahead of its turn (see
+     * {@link WriteAheadLog#prepare}), before any other thread uses it.
+     */
+    void prepareFirstWindow() throws IOException {
+        if (mapped && window == null) {
+            zeroFill(position + 2L * WINDOW_BYTES);
+            window = channel.map(FileChannel.MapMode.READ_WRITE, position, WINDOW_BYTES);
+            windowStart = position;
+        }
+    }
+
     /** Writes one record and returns its size in bytes. */
     int append(Entry entry) throws IOException {
         byte[] key = entry.key();

@@ -79,6 +79,8 @@ public final class LsmDao implements Dao {
     private final DirectoryLock lock;
     private final WriteAheadLog wal;
     private final AtomicLong nextFileNumber;
+    /** Number of the log the next memtable switch moves to, made ahead by the log (GUARDED_BY writeLock). */
+    private long nextLogNumber;
     /** Serialises writers: log order is memtable order, so "later write wins" means the same in both. */
     private final ReentrantLock writeLock = new ReentrantLock();
     /** Guards publication of versions and the manifest written with them. */
@@ -103,6 +105,8 @@ public final class LsmDao implements Dao {
         this.wal = wal;
         this.current = initial;
         this.nextFileNumber = new AtomicLong(nextFileNumber);
+        this.nextLogNumber = this.nextFileNumber.getAndIncrement();
+        wal.prepare(FileNames.log(dir, nextLogNumber));
         this.flusher = Executors.newSingleThreadExecutor(background("kvstore-flush", options.backgroundNice()));
         this.compactor = Executors.newSingleThreadExecutor(background("kvstore-compaction", options.backgroundNice()));
     }
@@ -530,7 +534,7 @@ public final class LsmDao implements Dao {
 
     private void rotateMemtable() throws IOException {
         awaitFrozenRoom();
-        long number = nextFileNumber.getAndIncrement();
+        long number = nextLogNumber;
         Memtable fresh = new Memtable(number);
         try {
             wal.rotate(FileNames.log(dir, number));
@@ -538,6 +542,8 @@ public final class LsmDao implements Dao {
             backgroundFailure = e;
             throw e;
         }
+        nextLogNumber = nextFileNumber.getAndIncrement();
+        wal.prepare(FileNames.log(dir, nextLogNumber));
         synchronized (versionLock) {
             current = current.withNewActive(fresh);
         }

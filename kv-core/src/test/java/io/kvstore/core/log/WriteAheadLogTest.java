@@ -2,12 +2,14 @@ package io.kvstore.core.log;
 
 import io.kvstore.core.Entry;
 import io.kvstore.core.SyncPolicy;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class WriteAheadLogTest {
@@ -66,5 +69,54 @@ class WriteAheadLogTest {
         assertEquals(threads * perThread, records[0]);
         assertEquals(0, a.tornBytes + b.tornBytes);
         assertTrue(a.records > 0 && b.records > 0);
+    }
+
+    @ParameterizedTest
+    @EnumSource(SyncPolicy.class)
+    void aRotationMovesToThePreparedFileAndTheClosedFilesEndAtTheirLastRecords(SyncPolicy policy) throws IOException {
+        Path first = dir.resolve("000001.wal");
+        Path second = dir.resolve("000002.wal");
+        long[] bytes = {LogFormat.FILE_HEADER, LogFormat.FILE_HEADER};
+        try (WriteAheadLog log = new WriteAheadLog(first, policy, 1)) {
+            log.prepare(second);
+            bytes[0] += appendSome(log, 100);
+            log.rotate(second);
+            assertEquals(second, log.currentFile());
+            bytes[1] += appendSome(log, 50);
+        }
+        assertEquals(100, LogReader.replay(first, e -> { }).records);
+        assertEquals(50, LogReader.replay(second, e -> { }).records);
+        assertEquals(bytes[0], Files.size(first), "the old file's zeros are cut");
+        assertEquals(bytes[1], Files.size(second));
+    }
+
+    @Test
+    void aPreparedFileLeftByACrashReplaysAsAnEmptyLogAndAnUnusedOneIsDeletedOnClose() throws IOException {
+        Path first = dir.resolve("000001.wal");
+        Path second = dir.resolve("000002.wal");
+        Path copy = dir.resolve("copy-of-000002.wal");
+        try (WriteAheadLog log = new WriteAheadLog(first, SyncPolicy.NONE, 1)) {
+            log.prepare(second);
+            appendSome(log, 10);
+            log.rotate(dir.resolve("000003.wal")); // not the prepared file: it is given up
+            assertFalse(Files.exists(second));
+            log.prepare(second);
+            log.awaitPrepared();
+            Files.copy(second, copy); // as a killed process leaves it
+        }
+        assertFalse(Files.exists(second), "an unused prepared file is deleted on close");
+        LogReader.Result crashed = LogReader.replay(copy, e -> { });
+        assertEquals(0, crashed.records);
+        assertEquals(LogFormat.FILE_HEADER, crashed.validLength);
+    }
+
+    private static long appendSome(WriteAheadLog log, int count) throws IOException {
+        long bytes = 0;
+        for (int i = 0; i < count; i++) {
+            long before = log.appendedPosition();
+            log.append(Entry.value(("k" + i).getBytes(StandardCharsets.UTF_8), new byte[100], i));
+            bytes += log.appendedPosition() - before;
+        }
+        return bytes;
     }
 }
