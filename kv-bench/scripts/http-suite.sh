@@ -17,7 +17,7 @@
 # machine's two cores; the storage placement stays the default). GETs run before PUTs, so they read the
 # preloaded store rather than one still compacting the PUT rows' writes, and only once the nodes are
 # idle after the preload (wait_idle): their flushes and compactions run at a low CPU priority and would
-# otherwise still be running, and reading more tables, during the first GET row.
+# otherwise still be running during the first GET row.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."

@@ -105,8 +105,7 @@ public final class LsmDao implements Dao {
         this.wal = wal;
         this.current = initial;
         this.nextFileNumber = new AtomicLong(nextFileNumber);
-        this.nextLogNumber = this.nextFileNumber.getAndIncrement();
-        wal.prepare(FileNames.log(dir, nextLogNumber));
+        prepareNextLog();
         this.flusher = Executors.newSingleThreadExecutor(background("kvstore-flush", options.backgroundNice()));
         this.compactor = Executors.newSingleThreadExecutor(background("kvstore-compaction", options.backgroundNice()));
     }
@@ -542,8 +541,7 @@ public final class LsmDao implements Dao {
             backgroundFailure = e;
             throw e;
         }
-        nextLogNumber = nextFileNumber.getAndIncrement();
-        wal.prepare(FileNames.log(dir, nextLogNumber));
+        prepareNextLog();
         synchronized (versionLock) {
             current = current.withNewActive(fresh);
         }
@@ -552,6 +550,12 @@ public final class LsmDao implements Dao {
         } catch (RejectedExecutionException e) {
             throw new IOException("store " + dir + " is closing", e);
         }
+    }
+
+    /** Numbers the log the next memtable switch moves to, and has the log make it ahead. REQUIRES writeLock (or no writers yet). */
+    private void prepareNextLog() {
+        nextLogNumber = nextFileNumber.getAndIncrement();
+        wal.prepare(FileNames.log(dir, nextLogNumber));
     }
 
     private void awaitFrozenRoom() throws IOException {
