@@ -126,10 +126,11 @@ public final class KvServer {
                 .setMaxHeaderSize(16 << 10)
                 .setMaxInitialLineLength(16 << 10)
                 .setDecompressionSupported(false);
-        // One listener first (it learns the port when 0 was asked for), then one per remaining event loop.
+        // One listener per event loop, all on one port. Vert.x gives listeners asking for port 0 a
+        // random port each, and listeners asking for the same negative number one shared random port.
         CompletableFuture<KvServer> started = new CompletableFuture<>();
-        server.deploy(router, options, config.port(), 1)
-                .compose(first -> server.deploy(router, options, server.port, config.eventLoops() - 1))
+        int listenPort = config.port() == 0 ? -1 : config.port();
+        server.deploy(router, options, listenPort, config.eventLoops())
                 .onSuccess(ok -> {
                     LOG.info("kvstore node {} listening on port {} ({} engine, {} partitioner, cluster of {}, {} event loops on {})",
                             config.self(), server.port, config.engine().id(), config.partitioner(), config.cluster().size(),
@@ -144,9 +145,6 @@ public final class KvServer {
     }
 
     private Future<Void> deploy(RequestRouter router, HttpServerOptions options, int listenPort, int instances) {
-        if (instances == 0) {
-            return Future.succeededFuture();
-        }
         return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort, this::listening),
                         new DeploymentOptions().setInstances(instances))
                 .map(id -> {

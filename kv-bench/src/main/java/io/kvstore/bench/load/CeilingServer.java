@@ -1,6 +1,8 @@
 package io.kvstore.bench.load;
 
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
@@ -9,7 +11,9 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -24,6 +28,7 @@ import java.util.concurrent.CountDownLatch;
 public final class CeilingServer {
     private final Vertx vertx;
     private final List<HttpServer> servers = new ArrayList<>();
+    private final Set<String> loops = new HashSet<>();
 
     private CeilingServer(Vertx vertx) {
         this.vertx = vertx;
@@ -37,26 +42,35 @@ public final class CeilingServer {
         Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops).setPreferNativeTransport(nativeTransport));
         CeilingServer ceiling = new CeilingServer(vertx);
         Buffer value = Buffer.buffer(new byte[valueSize]);
-        Future<HttpServer> first = ceiling.listen(port, value);
-        return first.compose(server -> {
-            List<Future<HttpServer>> more = new ArrayList<>();
-            for (int i = 1; i < eventLoops; i++) {
-                more.add(ceiling.listen(server.actualPort(), value));
-            }
-            return Future.all(more).map(ceiling);
-        });
+        // One verticle instance per event loop: Vert.x gives each its own loop and spreads the port's
+        // connections over them. (Listeners created from one thread share that thread's context, so
+        // they would all run on one loop whatever the pool size.)
+        // As KvServer: listeners asking for one negative port share one random port.
+        int listenPort = port == 0 ? -1 : port;
+        return vertx.deployVerticle(() -> ceiling.new Listener(listenPort, value), new DeploymentOptions().setInstances(eventLoops))
+                .map(ceiling);
     }
 
-    private Future<HttpServer> listen(int port, Buffer value) {
-        // Each server created on its own context gets its own event loop; Vert.x shares the port.
-        HttpServer server = vertx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true));
-        server.requestHandler(request -> answer(request, value));
-        synchronized (servers) {
-            servers.add(server);
+    /** One listener on one event loop. */
+    private final class Listener extends VerticleBase {
+        private final int port;
+        private final Buffer value;
+
+        Listener(int port, Buffer value) {
+            this.port = port;
+            this.value = value;
         }
-        Future<HttpServer> listening = Future.future(promise ->
-                vertx.getOrCreateContext().runOnContext(v -> server.listen(port).onComplete(promise)));
-        return listening;
+
+        @Override
+        public Future<?> start() {
+            HttpServer server = vertx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true));
+            server.requestHandler(request -> answer(request, value));
+            synchronized (servers) {
+                servers.add(server);
+                loops.add(Thread.currentThread().getName());
+            }
+            return server.listen(port);
+        }
     }
 
     private static void answer(HttpServerRequest request, Buffer value) {
@@ -74,9 +88,18 @@ public final class CeilingServer {
         });
     }
 
+    /** The names of the event-loop threads the listeners run on, one per event loop. */
+    public Set<String> eventLoopThreads() {
+        synchronized (servers) {
+            return Set.copyOf(loops);
+        }
+    }
+
     /** The port every listener shares. */
     public int port() {
-        return servers.get(0).actualPort();
+        synchronized (servers) {
+            return servers.get(0).actualPort();
+        }
     }
 
     public Future<Void> stop() {
