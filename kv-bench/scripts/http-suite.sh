@@ -12,8 +12,9 @@
 # 2/3 PUT +15% and GET +45% against the per-node defaults of one of each per core; and java.nio, whose
 # 2/3 PUT p99 at 14-15k req/s was 4.8-7.5 ms against 6.4-12.9 ms on the native transport, at the same
 # rates: see docs/BENCHMARKS.md, "Native transport and a mapped log").
-# The single node is measured on one store with the server's defaults (one event loop per core) and,
-# restarted, with ONE_LOOP_FLAGS (default: one event loop, since the generator takes one of this
+# The ceiling runs with one event loop per core, as the node's defaults, and with ONE_LOOP_FLAGS; the
+# higher of the two is this machine's ceiling. The single node is measured on one store with the
+# server's defaults (one event loop per core) and, restarted, with ONE_LOOP_FLAGS (default: one event loop, since the generator takes one of this
 # machine's two cores; the storage placement stays the default). GETs run before PUTs, so they read the
 # preloaded store rather than one still compacting the PUT rows' writes, and only once the nodes are
 # idle after the preload (wait_idle): their flushes and compactions run at a low CPU priority and would
@@ -101,8 +102,8 @@ measure() { # measure LABEL TARGETS OPS [ARGS...]
   echo "${rows[-1]}"
 }
 
-start_ceiling() {
-  java -cp "$BENCH_JAR" io.kvstore.bench.load.CeilingServer --port "$BASE_PORT" >"$WORK/ceiling.log" 2>&1 &
+start_ceiling() { # start_ceiling [FLAGS...]
+  java -cp "$BENCH_JAR" io.kvstore.bench.load.CeilingServer --port "$BASE_PORT" "$@" >"$WORK/ceiling.log" 2>&1 &
   pids+=($!)
   wait_for_port "$BASE_PORT"
 }
@@ -120,6 +121,11 @@ echo "ceiling server"
 start_ceiling
 measure "ceiling (bare Vert.x)" "http://127.0.0.1:$BASE_PORT" put
 measure "ceiling (bare Vert.x)" "http://127.0.0.1:$BASE_PORT" get
+stop_all
+# shellcheck disable=SC2086 # ONE_LOOP_FLAGS is a list of flags
+start_ceiling $ONE_LOOP_FLAGS
+measure "ceiling, 1 event loop" "http://127.0.0.1:$BASE_PORT" put
+measure "ceiling, 1 event loop" "http://127.0.0.1:$BASE_PORT" get
 stop_all
 
 echo "single node, preloading $KEYS keys"

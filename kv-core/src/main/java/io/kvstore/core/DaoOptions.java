@@ -1,6 +1,5 @@
 package io.kvstore.core;
 
-import io.kvstore.core.util.ThreadPriority;
 
 import java.nio.file.Path;
 import java.util.Objects;
@@ -29,8 +28,8 @@ public final class DaoOptions {
     public static final long DEFAULT_GROUP_COMMIT_INTERVAL_MILLIS = 2;
     /** Default number of frozen memtables allowed to wait for flushing before writers stall: 2. */
     public static final int DEFAULT_MAX_FROZEN_MEMTABLES = 2;
-    /** Default nice value of the flush and compaction threads: see {@link #backgroundNice()}. */
-    public static final int DEFAULT_BACKGROUND_NICE = 19;
+    /** Default CPU priority of the flush and compaction threads: see {@link #backgroundPriority()}. */
+    public static final BackgroundPriority DEFAULT_BACKGROUND_PRIORITY = BackgroundPriority.nice(19);
 
     private final Path dataDirectory;
     private final long flushThresholdBytes;
@@ -40,7 +39,7 @@ public final class DaoOptions {
     private final int blockSizeBytes;
     private final int compactionTrigger;
     private final int maxFrozenMemtables;
-    private final int backgroundNice;
+    private final BackgroundPriority backgroundPriority;
 
     private DaoOptions(Builder b) {
         this.dataDirectory = b.dataDirectory;
@@ -51,7 +50,7 @@ public final class DaoOptions {
         this.blockSizeBytes = b.blockSizeBytes;
         this.compactionTrigger = b.compactionTrigger;
         this.maxFrozenMemtables = b.maxFrozenMemtables;
-        this.backgroundNice = b.backgroundNice;
+        this.backgroundPriority = b.backgroundPriority;
     }
 
     /** Starts a builder for a store kept in {@code dataDirectory} (created if missing). */
@@ -74,7 +73,7 @@ public final class DaoOptions {
         b.blockSizeBytes = blockSizeBytes;
         b.compactionTrigger = compactionTrigger;
         b.maxFrozenMemtables = maxFrozenMemtables;
-        b.backgroundNice = backgroundNice;
+        b.backgroundPriority = backgroundPriority;
         return b;
     }
 
@@ -122,15 +121,17 @@ public final class DaoOptions {
     }
 
     /**
-     * Nice value (0 to 19) of the flush and compaction threads on Linux, with JNA on the class path
-     * (see {@link io.kvstore.core.util.ThreadPriority}); 0 leaves them at the normal priority. Default
-     * {@link #DEFAULT_BACKGROUND_NICE}: on a machine whose cores the requests keep busy, a flush or
+     * CPU priority of the flush and compaction threads on Linux, with JNA on the class path (see
+     * {@link BackgroundPriority}); {@link BackgroundPriority#NORMAL} leaves them as they are. Default
+     * {@link #DEFAULT_BACKGROUND_PRIORITY}: on a machine whose cores the requests keep busy, a flush or
      * compaction at the normal priority takes a core for tens of milliseconds and every request
      * queues behind it; at a lower one it yields to them, and still gets a share of a busy core (the
-     * writers stall, and stop competing, when it falls behind).
+     * writers stall, and stop competing, when it falls behind). {@link BackgroundPriority#IDLE} took
+     * 0.1-0.4 ms off a lightly loaded single node's p99 but cost three nodes sharing two cores 8% of
+     * their write throughput, and their tail; docs/BENCHMARKS.md has the figures.
      */
-    public int backgroundNice() {
-        return backgroundNice;
+    public BackgroundPriority backgroundPriority() {
+        return backgroundPriority;
     }
 
     @Override
@@ -143,7 +144,7 @@ public final class DaoOptions {
                 + ", blockSizeBytes=" + blockSizeBytes
                 + ", compactionTrigger=" + compactionTrigger
                 + ", maxFrozenMemtables=" + maxFrozenMemtables
-                + ", backgroundNice=" + backgroundNice + '}';
+                + ", backgroundPriority=" + backgroundPriority + '}';
     }
 
     /** Builds {@link DaoOptions}; {@link #build()} rejects out-of-range values. */
@@ -156,7 +157,7 @@ public final class DaoOptions {
         private int blockSizeBytes = DEFAULT_BLOCK_SIZE_BYTES;
         private int compactionTrigger = DEFAULT_COMPACTION_TRIGGER;
         private int maxFrozenMemtables = DEFAULT_MAX_FROZEN_MEMTABLES;
-        private int backgroundNice = DEFAULT_BACKGROUND_NICE;
+        private BackgroundPriority backgroundPriority = DEFAULT_BACKGROUND_PRIORITY;
 
         private Builder(Path dataDirectory) {
             this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
@@ -197,8 +198,8 @@ public final class DaoOptions {
             return this;
         }
 
-        public Builder backgroundNice(int nice) {
-            this.backgroundNice = nice;
+        public Builder backgroundPriority(BackgroundPriority priority) {
+            this.backgroundPriority = Objects.requireNonNull(priority, "backgroundPriority");
             return this;
         }
 
@@ -212,8 +213,6 @@ public final class DaoOptions {
                     "blockSizeBytes must be in [256, 1048576], got " + blockSizeBytes);
             require(compactionTrigger >= 2, "compactionTrigger must be >= 2, got " + compactionTrigger);
             require(maxFrozenMemtables >= 1, "maxFrozenMemtables must be >= 1, got " + maxFrozenMemtables);
-            require(backgroundNice >= 0 && backgroundNice <= ThreadPriority.MAX_NICE,
-                    "backgroundNice must be in [0, " + ThreadPriority.MAX_NICE + "], got " + backgroundNice);
             return new DaoOptions(this);
         }
 

@@ -83,7 +83,7 @@ public final class KvServer {
             dao = config.engine().open(DaoOptions.builder(config.dataDirectory())
                     .syncPolicy(config.syncPolicy())
                     .flushThresholdBytes(config.flushThresholdBytes())
-                    .backgroundNice(config.backgroundNice())
+                    .backgroundPriority(config.backgroundPriority())
                     .build());
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);

@@ -1,10 +1,10 @@
 package io.kvstore.server;
 
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
-import io.kvstore.core.util.ThreadPriority;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,7 +66,7 @@ public final class KvServerConfig {
     private final int eventLoops;
     private final int storageThreads;
     private final boolean nativeTransport;
-    private final int backgroundNice;
+    private final BackgroundPriority backgroundPriority;
 
     private KvServerConfig(Builder b) {
         this.port = b.port;
@@ -89,7 +89,7 @@ public final class KvServerConfig {
         this.idleTimeout = b.idleTimeout;
         this.eventLoops = b.eventLoops;
         this.nativeTransport = b.nativeTransport;
-        this.backgroundNice = b.backgroundNice;
+        this.backgroundPriority = b.backgroundPriority;
     }
 
     public static Builder builder() {
@@ -201,11 +201,11 @@ public final class KvServerConfig {
     }
 
     /**
-     * Nice value of the store's flush and compaction threads (0 to 19; 0: the normal priority); default
-     * {@link DaoOptions#DEFAULT_BACKGROUND_NICE}. See {@link DaoOptions#backgroundNice()}.
+     * CPU priority of the store's flush and compaction threads; default
+     * {@link DaoOptions#DEFAULT_BACKGROUND_PRIORITY}. See {@link DaoOptions#backgroundPriority()}.
      */
-    public int backgroundNice() {
-        return backgroundNice;
+    public BackgroundPriority backgroundPriority() {
+        return backgroundPriority;
     }
 
     /** Builds a {@link KvServerConfig}; {@link #build()} rejects inconsistent settings with a clear message. */
@@ -228,7 +228,7 @@ public final class KvServerConfig {
         private int eventLoops = Runtime.getRuntime().availableProcessors();
         private int storageThreads = -1;
         private boolean nativeTransport = true;
-        private int backgroundNice = DaoOptions.DEFAULT_BACKGROUND_NICE;
+        private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
 
         public Builder port(int port) {
             this.port = port;
@@ -323,9 +323,9 @@ public final class KvServerConfig {
             return this;
         }
 
-        /** See {@link KvServerConfig#backgroundNice()}. */
-        public Builder backgroundNice(int nice) {
-            this.backgroundNice = nice;
+        /** See {@link KvServerConfig#backgroundPriority()}. */
+        public Builder backgroundPriority(BackgroundPriority priority) {
+            this.backgroundPriority = Objects.requireNonNull(priority, "backgroundPriority");
             return this;
         }
 
@@ -340,8 +340,6 @@ public final class KvServerConfig {
             require(maxBufferedBodyBytes == 0 || maxBufferedBodyBytes >= maxBodyBytes,
                     "max buffered body bytes (" + maxBufferedBodyBytes + ") must hold at least one body of max body bytes ("
                             + maxBodyBytes + ")");
-            require(backgroundNice >= 0 && backgroundNice <= ThreadPriority.MAX_NICE,
-                    "background nice must be in [0, " + ThreadPriority.MAX_NICE + "], got " + backgroundNice);
             require(flushThresholdBytes >= 1, "flush threshold must be >= 1 byte, got " + flushThresholdBytes);
             require(!replicaTimeout.isNegative() && !replicaTimeout.isZero(), "replica timeout must be positive");
             require(!idleTimeout.isNegative() && !idleTimeout.isZero(), "idle timeout must be positive");

@@ -1,5 +1,6 @@
 package io.kvstore.server;
 
+import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
@@ -48,9 +49,9 @@ public final class Main {
             "                            in memory, memtable switches, synced writes); 0 runs all on the event loops",
             "                            (default: one per core with --sync none, else " + KvServerConfig.DEFAULT_SYNCING_STORAGE_THREADS + ")",
             "  --transport NAME          native | nio: native epoll where it loads (Linux), else java.nio (default native)",
-            "  --background-nice N       nice value (0-19) of the store's flush and compaction threads, so that they",
-            "                            yield the cores to requests; 0: normal priority (default "
-                    + DaoOptions.DEFAULT_BACKGROUND_NICE + ")",
+            "  --background-priority P   CPU priority of the store's flush and compaction threads, so that they yield",
+            "                            the cores to requests: idle (Linux's SCHED_IDLE) or a nice value 0-19, 0 the",
+            "                            normal priority (default " + DaoOptions.DEFAULT_BACKGROUND_PRIORITY + ")",
             "  --help                    this text");
 
     private Main() {
@@ -126,7 +127,7 @@ public final class Main {
                 case "--event-loops": b.eventLoops(intValue(flag, value)); break;
                 case "--storage-threads": b.storageThreads(intValue(flag, value)); break;
                 case "--transport": b.nativeTransport(nativeTransport(flag, value)); break;
-                case "--background-nice": b.backgroundNice(intValue(flag, value)); break;
+                case "--background-priority": b.backgroundPriority(BackgroundPriority.parse(value)); break;
                 default: throw new IllegalArgumentException("unknown option " + flag);
             }
         }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
@@ -23,7 +24,7 @@ class MainTest {
         assertEquals(Engine.LSM, c.engine());
         assertEquals("ring", c.partitioner());
         assertEquals(true, c.nativeTransport());
-        assertEquals(DaoOptions.DEFAULT_BACKGROUND_NICE, c.backgroundNice());
+        assertEquals(DaoOptions.DEFAULT_BACKGROUND_PRIORITY, c.backgroundPriority());
     }
 
     @Test
@@ -39,8 +40,9 @@ class MainTest {
         assertEquals(10, c.maxInFlight());
         assertEquals(false, Main.parse("--transport", "nio").nativeTransport());
         assertEquals(true, Main.parse("--transport", "NATIVE").nativeTransport());
-        assertEquals(0, Main.parse("--background-nice", "0").backgroundNice());
-        assertEquals(19, Main.parse("--background-nice", "19").backgroundNice());
+        assertEquals(BackgroundPriority.NORMAL, Main.parse("--background-priority", "0").backgroundPriority());
+        assertEquals(BackgroundPriority.nice(19), Main.parse("--background-priority", "19").backgroundPriority());
+        assertEquals(BackgroundPriority.IDLE, Main.parse("--background-priority", "idle").backgroundPriority());
         assertNull(Main.parse("--help"));
     }
 
@@ -59,8 +61,9 @@ class MainTest {
         assertMessage("node URL must look like http://host:port, got 'h1:1'", "--cluster", "h1:1", "--self", "h1:1");
         assertMessage("--sync must be none, group or every, got 'always'", "--sync", "always");
         assertMessage("--transport must be native or nio, got 'epol'", "--transport", "epol");
-        assertMessage("background nice must be in [0, 19], got 20", "--background-nice", "20");
-        assertMessage("background nice must be in [0, 19], got -5", "--background-nice", "-5");
+        assertMessage("background priority must be idle or a nice value 0-19, got '20'", "--background-priority", "20");
+        assertMessage("background priority must be idle or a nice value 0-19, got '-5'", "--background-priority", "-5");
+        assertMessage("background priority must be idle or a nice value 0-19, got 'IDLE'", "--background-priority", "IDLE");
         assertThrows(IllegalArgumentException.class, () -> Main.parse("--engine", "leveldb"));
     }
 

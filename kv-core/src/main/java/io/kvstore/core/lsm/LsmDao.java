@@ -1,5 +1,6 @@
 package io.kvstore.core.lsm;
 
+import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
@@ -10,7 +11,6 @@ import io.kvstore.core.log.WriteAheadLog;
 import io.kvstore.core.table.SsTable;
 import io.kvstore.core.table.SsTableWriter;
 import io.kvstore.core.util.MergeIterator;
-import io.kvstore.core.util.ThreadPriority;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,8 +106,8 @@ public final class LsmDao implements Dao {
         this.current = initial;
         this.nextFileNumber = new AtomicLong(nextFileNumber);
         prepareNextLog();
-        this.flusher = Executors.newSingleThreadExecutor(background("kvstore-flush", options.backgroundNice()));
-        this.compactor = Executors.newSingleThreadExecutor(background("kvstore-compaction", options.backgroundNice()));
+        this.flusher = Executors.newSingleThreadExecutor(background("kvstore-flush", options.backgroundPriority()));
+        this.compactor = Executors.newSingleThreadExecutor(background("kvstore-compaction", options.backgroundPriority()));
     }
 
     /**
@@ -791,13 +791,11 @@ public final class LsmDao implements Dao {
         return first;
     }
 
-    /** Daemon threads for flushes and compactions, at nice value {@code nice} (0: unchanged); see {@link DaoOptions#backgroundNice}. */
-    private static java.util.concurrent.ThreadFactory background(String name, int nice) {
+    /** Daemon threads for flushes and compactions, at {@code priority}; see {@link DaoOptions#backgroundPriority}. */
+    private static java.util.concurrent.ThreadFactory background(String name, BackgroundPriority priority) {
         return runnable -> {
             Thread thread = new Thread(() -> {
-                if (nice > 0) {
-                    ThreadPriority.lowerCurrentThread(nice);
-                }
+                priority.applyToCurrentThread();
                 runnable.run();
             }, name);
             thread.setDaemon(true);

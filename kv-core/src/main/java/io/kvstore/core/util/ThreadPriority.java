@@ -6,7 +6,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Lowers the CPU priority of the calling thread, for background work (flushes, compactions) that
+ * Lowers the CPU priority of the calling thread (a higher nice value, or the SCHED_IDLE policy), for background work (flushes, compactions) that
  * should use the cores the threads serving requests leave idle, as RocksDB's
  * {@code Env::LowerThreadPoolCPUPriority} does. Linux keeps a nice value per thread, so
  * {@code setpriority(PRIO_PROCESS, 0, nice)} changes the caller only; raising one's own nice value
@@ -18,6 +18,7 @@ public final class ThreadPriority {
     public static final int MAX_NICE = 19;
     private static final Logger LOG = LoggerFactory.getLogger(ThreadPriority.class);
     private static final int PRIO_PROCESS = 0;
+    private static final int SCHED_IDLE = 5;
     private static volatile boolean warned;
 
     private ThreadPriority() {
@@ -54,6 +55,30 @@ public final class ThreadPriority {
         return false;
     }
 
+    /**
+     * Moves the calling thread to the SCHED_IDLE policy (Linux schedules it only on cores no other
+     * thread wants, and preempts it at once when one does; unprivileged threads may move to it);
+     * returns whether the thread now runs under it. Never throws for a failed call.
+     */
+    public static boolean idleCurrentThread() {
+        if (!System.getProperty("os.name", "").startsWith("Linux")) {
+            warnOnce("not Linux");
+            return false;
+        }
+        try {
+            if (LibC.sched_getscheduler(0) == SCHED_IDLE) {
+                return true;
+            }
+            if (LibC.sched_setscheduler(0, SCHED_IDLE, new int[] {0}) == 0) { // pid 0: the calling thread
+                return true;
+            }
+            warnOnce("sched_setscheduler failed with errno " + Native.getLastError());
+        } catch (LinkageError e) {
+            warnOnce(e.toString());
+        }
+        return false;
+    }
+
     private static void warnOnce(String reason) {
         if (!warned) {
             warned = true;
@@ -70,5 +95,10 @@ public final class ThreadPriority {
         static native int getpriority(int which, int who);
 
         static native int setpriority(int which, int who, int prio);
+
+        static native int sched_getscheduler(int pid);
+
+        /** {@code param}: struct sched_param, one int (the static priority, 0 for SCHED_IDLE). */
+        static native int sched_setscheduler(int pid, int policy, int[] param);
     }
 }

@@ -1,5 +1,6 @@
 package io.kvstore.core.lsm;
 
+import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
@@ -218,17 +219,28 @@ class LsmDaoTest {
 
     @Test
     @EnabledOnOs(OS.LINUX)
-    void flushesAndCompactionsRunAtTheBackgroundNiceValue() throws IOException {
-        try (LsmDao dao = LsmDao.open(small().toBuilder().backgroundNice(ThreadPriority.MAX_NICE).build())) {
-            for (int i = 0; i < 200; i++) {
-                dao.upsert(Entry.value(b("key" + i), b("value" + i), i + 1));
-            }
-            dao.compact(); // runs on both threads, and waits for them
+    void flushesAndCompactionsRunAtTheBackgroundPriority() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) { // the default: nice 19
+            flushAndCompact(dao);
             for (String thread : List.of("kvstore-flush", "kvstore-compaction")) {
                 List<Integer> nices = ProcThreads.nicesOfThreadsNamed(thread);
                 assertTrue(nices.contains(ThreadPriority.MAX_NICE), thread + " threads' nice values: " + nices);
             }
         }
+        try (LsmDao dao = LsmDao.open(small().toBuilder().backgroundPriority(BackgroundPriority.IDLE).build())) {
+            flushAndCompact(dao);
+            for (String thread : List.of("kvstore-flush", "kvstore-compaction")) {
+                List<Integer> policies = ProcThreads.policiesOfThreadsNamed(thread);
+                assertTrue(policies.contains(ProcThreads.SCHED_IDLE), thread + " threads' policies: " + policies);
+            }
+        }
+    }
+
+    private static void flushAndCompact(LsmDao dao) throws IOException {
+        for (int i = 0; i < 200; i++) {
+            dao.upsert(Entry.value(b("key" + i), b("value" + i), i + 1));
+        }
+        dao.compact(); // runs on both threads, and waits for them
     }
 
     static void copyDirectory(Path from, Path to) throws IOException {

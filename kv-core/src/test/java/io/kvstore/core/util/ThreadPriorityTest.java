@@ -32,6 +32,23 @@ class ThreadPriorityTest {
     }
 
     @Test
+    @EnabledOnOs(OS.LINUX)
+    void movesTheCallingThreadOnlyToSchedIdle() throws Exception {
+        int before = ProcThreads.policyOfCurrentThread();
+        CompletableFuture<int[]> seen = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            boolean first = ThreadPriority.idleCurrentThread();
+            boolean again = ThreadPriority.idleCurrentThread(); // already there: still true
+            seen.complete(new int[] {first && again ? 1 : 0, ProcThreads.policyOfCurrentThread()});
+        });
+        thread.start();
+        int[] result = seen.get(10, TimeUnit.SECONDS);
+        assertEquals(1, result[0], "sched_setscheduler through JNA");
+        assertEquals(ProcThreads.SCHED_IDLE, result[1], "the new thread's policy");
+        assertEquals(before, ProcThreads.policyOfCurrentThread(), "the caller's policy");
+    }
+
+    @Test
     void refusesNiceValuesOutsideZeroToNineteen() {
         assertThrows(IllegalArgumentException.class, () -> ThreadPriority.lowerCurrentThread(-1));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -1,0 +1,73 @@
+package io.kvstore.core;
+
+import io.kvstore.core.util.ThreadPriority;
+
+/**
+ * The CPU priority of a store's background threads (flushes, compactions), on Linux with JNA on the
+ * class path: either a nice value, or {@link #IDLE}, the kernel's SCHED_IDLE policy (RocksDB's
+ * {@code CpuPriority::kIdle}). A nice-19 thread still holds a core until its slice ends when a request
+ * thread wakes; a SCHED_IDLE thread gives it up at once, and runs only on cores nothing else wants
+ * (with a share of about 0.3% of a busy core, so it is slowed, never stopped: writers stall, and stop
+ * competing, when it falls behind). Elsewhere the threads keep the normal priority.
+ */
+public final class BackgroundPriority {
+    /** The SCHED_IDLE policy. */
+    public static final BackgroundPriority IDLE = new BackgroundPriority(-1);
+    /** The normal priority: nice 0. */
+    public static final BackgroundPriority NORMAL = new BackgroundPriority(0);
+
+    private final int nice; // -1 for IDLE
+
+    private BackgroundPriority(int nice) {
+        this.nice = nice;
+    }
+
+    /** Nice value {@code nice}, 0 (normal) to {@link ThreadPriority#MAX_NICE}. */
+    public static BackgroundPriority nice(int nice) {
+        if (nice < 0 || nice > ThreadPriority.MAX_NICE) {
+            throw new IllegalArgumentException("nice must be in [0, " + ThreadPriority.MAX_NICE + "], got " + nice);
+        }
+        return nice == 0 ? NORMAL : new BackgroundPriority(nice);
+    }
+
+    /** Parses {@code idle} or a nice value 0 to 19, as {@link #toString()} writes them. */
+    public static BackgroundPriority parse(String text) {
+        if (text.equals("idle")) {
+            return IDLE;
+        }
+        try {
+            return nice(Integer.parseInt(text));
+        } catch (IllegalArgumentException e) { // not a number, or out of range
+            throw new IllegalArgumentException("background priority must be idle or a nice value 0-"
+                    + ThreadPriority.MAX_NICE + ", got '" + text + "'");
+        }
+    }
+
+    public boolean isIdle() {
+        return nice < 0;
+    }
+
+    /** Lowers the calling thread to this priority (never raises it); false if it could not. */
+    public boolean applyToCurrentThread() {
+        if (isIdle()) {
+            return ThreadPriority.idleCurrentThread();
+        }
+        return nice == 0 || ThreadPriority.lowerCurrentThread(nice);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof BackgroundPriority && ((BackgroundPriority) o).nice == nice;
+    }
+
+    @Override
+    public int hashCode() {
+        return nice;
+    }
+
+    /** {@code idle} or the nice value. */
+    @Override
+    public String toString() {
+        return isIdle() ? "idle" : Integer.toString(nice);
+    }
+}
