@@ -1,6 +1,5 @@
 package io.kvstore.core;
 
-
 import java.nio.file.Path;
 import java.util.Objects;
 
