@@ -7,7 +7,10 @@ import io.vertx.core.http.HttpServerOptions;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 
-/** One HTTP listener on one event loop; Vert.x spreads connections over the instances sharing a port. */
+/**
+ * One HTTP listener on one event loop, with its {@link SlowClientGuard}; Vert.x spreads connections over
+ * the instances sharing a port.
+ */
 final class HttpVerticle extends VerticleBase {
     /** How long a stopping server lets requests in flight finish. */
     private static final long SHUTDOWN_SECONDS = 10;
@@ -16,23 +19,35 @@ final class HttpVerticle extends VerticleBase {
     private final HttpServerOptions options;
     private final int port;
     private final IntConsumer onListening;
+    private final long requestDeadlineMillis;
     private HttpServer server;
+    private SlowClientGuard guard;
 
-    HttpVerticle(RequestRouter router, HttpServerOptions options, int port, IntConsumer onListening) {
+    /** {@code requestDeadlineMillis}: see {@link SlowClientGuard}. */
+    HttpVerticle(RequestRouter router, HttpServerOptions options, int port, long requestDeadlineMillis, IntConsumer onListening) {
         this.router = router;
         this.options = options;
         this.port = port;
+        this.requestDeadlineMillis = requestDeadlineMillis;
         this.onListening = onListening;
     }
 
     @Override
     public Future<?> start() {
-        server = vertx.createHttpServer(options).requestHandler(router);
+        guard = new SlowClientGuard(vertx, requestDeadlineMillis);
+        guard.start();
+        server = vertx.createHttpServer(options)
+                .connectionHandler(guard::connected)
+                .requestHandler(request -> {
+                    guard.requestArrived(request);
+                    router.handle(request);
+                });
         return server.listen(port).onSuccess(s -> onListening.accept(s.actualPort()));
     }
 
     @Override
     public Future<?> stop() {
+        guard.stop();
         return server.shutdown(SHUTDOWN_SECONDS, TimeUnit.SECONDS);
     }
 }

@@ -145,7 +145,7 @@ public final class KvServer {
     }
 
     private Future<Void> deploy(RequestRouter router, HttpServerOptions options, int listenPort, int instances) {
-        return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort, this::listening),
+        return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort, config.idleTimeout().toMillis(), this::listening),
                         new DeploymentOptions().setInstances(instances))
                 .map(id -> {
                     synchronized (deployments) {

@@ -163,7 +163,10 @@ public final class KvServerConfig {
         return replicaTimeout;
     }
 
-    /** Connections idle this long are closed. */
+    /**
+     * Connections idle this long are closed; so are connections that take longer than this to send a
+     * request's headers (after connecting or after the previous response) or its body (after the headers).
+     */
     public Duration idleTimeout() {
         return idleTimeout;
     }

@@ -1,6 +1,7 @@
 package io.kvstore.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
 import java.io.InputStream;
@@ -79,6 +80,74 @@ class LimitsAndStreamingTest {
             assertEquals(-1, stalled.getInputStream().read(), "a request that stops half-way is closed");
         }
         assertEquals(404, node.get(0, "id=k").statusCode(), "everyone else is still served");
+    }
+
+    @Test
+    void requestsTrickledSlowerThanTheDeadlineAreCutOffAndQuickOnesAreNot() throws Exception {
+        node = new TestCluster(dir, 1, b -> b.idleTimeout(java.time.Duration.ofMillis(300)));
+        // A byte every 50 ms keeps the idle timeout from ever firing; the whole request takes too long.
+        long headers = trickleUntilClosed("GET /v0/entity?id=k HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+        long body = trickleUntilClosed("PUT /v0/entity?id=k HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n");
+        for (long millis : new long[] {headers, body}) {
+            assertTrue(millis >= 300 && millis < 5_000, "closed after " + millis + " ms");
+        }
+        assertEquals(404, node.get(0, "id=k").statusCode(), "the cut-off body stored nothing");
+        // One connection, a request every 100 ms for 1 s: each within the deadline, the whole far beyond it.
+        try (Socket socket = new Socket("127.0.0.1", port())) {
+            socket.setSoTimeout(10_000);
+            for (int i = 0; i < 10; i++) {
+                socket.getOutputStream().write("GET /v0/entity?id=k HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                String head = readHead(socket.getInputStream());
+                assertTrue(head.startsWith("http/1.1 404"), head);
+                int length = Integer.parseInt(head.replaceAll("(?s).*content-length: (\\d+).*", "$1"));
+                assertEquals(length, socket.getInputStream().readNBytes(length).length);
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    /** Sends {@code start}, then one byte every 50 ms until the server closes; returns how long that took. */
+    private long trickleUntilClosed(String start) throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", port())) {
+            socket.setSoTimeout(10_000);
+            long began = System.nanoTime();
+            OutputStream out = socket.getOutputStream();
+            out.write(start.getBytes(StandardCharsets.US_ASCII));
+            Thread trickler = new Thread(() -> {
+                try {
+                    while (true) {
+                        Thread.sleep(50);
+                        out.write('a');
+                        out.flush();
+                    }
+                } catch (Exception closed) {
+                    // the server closed the connection, or the test did
+                }
+            });
+            trickler.start();
+            try {
+                assertEquals(-1, socket.getInputStream().read(), "closed without an answer");
+            } catch (java.net.SocketException reset) {
+                // closed while bytes were still arriving: a reset is a close too
+            }
+            long millis = (System.nanoTime() - began) / 1_000_000;
+            socket.close();
+            trickler.join(10_000);
+            return millis;
+        }
+    }
+
+    /** Reads up to the blank line after the headers, lower-cased. */
+    private static String readHead(InputStream in) throws Exception {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                throw new AssertionError("closed after " + head);
+            }
+            head.append((char) b);
+        }
+        return head.toString().toLowerCase(java.util.Locale.ROOT);
     }
 
     private void awaitOpenRangeIterators(int expected) throws Exception {
