@@ -12,8 +12,8 @@
 # 2/3 PUT +15% and GET +45% against the per-node defaults of one of each per core; and java.nio, whose
 # 2/3 PUT p99 at 14-15k req/s was 4.8-7.5 ms against 6.4-12.9 ms on the native transport, at the same
 # rates: see docs/BENCHMARKS.md, "Native transport and a mapped log").
-# The ceiling runs with one event loop per core, as the node's defaults, and with ONE_LOOP_FLAGS; the
-# higher of the two is this machine's ceiling. The single node is measured on one store with the
+# The ceiling runs with one event loop per core, as the node's defaults, and with one; the higher of
+# the two is this machine's ceiling. The single node is measured on one store with the
 # server's defaults (one event loop per core) and, restarted, with ONE_LOOP_FLAGS (default: one event loop, since the generator takes one of this
 # machine's two cores; the storage placement stays the default). GETs run before PUTs, so they read the
 # preloaded store rather than one still compacting the PUT rows' writes, and only once the nodes are
@@ -122,8 +122,7 @@ start_ceiling
 measure "ceiling (bare Vert.x)" "http://127.0.0.1:$BASE_PORT" put
 measure "ceiling (bare Vert.x)" "http://127.0.0.1:$BASE_PORT" get
 stop_all
-# shellcheck disable=SC2086 # ONE_LOOP_FLAGS is a list of flags
-start_ceiling $ONE_LOOP_FLAGS
+start_ceiling --event-loops 1
 measure "ceiling, 1 event loop" "http://127.0.0.1:$BASE_PORT" put
 measure "ceiling, 1 event loop" "http://127.0.0.1:$BASE_PORT" get
 stop_all

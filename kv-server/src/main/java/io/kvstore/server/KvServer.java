@@ -125,7 +125,11 @@ public final class KvServer {
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setMaxHeaderSize(16 << 10)
                 .setMaxInitialLineLength(16 << 10)
-                .setDecompressionSupported(false);
+                .setDecompressionSupported(false)
+                // The protocol is HTTP/1.1: a client asking to upgrade to HTTP/2 (h2c) carries on in
+                // 1.1. (Vert.x also holds back a connection's handler until it knows, so the
+                // SlowClientGuard would not see a connection that never completes a request.)
+                .setHttp2ClearTextEnabled(false);
         // One listener per event loop, all on one port. Vert.x gives listeners asking for port 0 a
         // random port each, and listeners asking for the same negative number one shared random port.
         CompletableFuture<KvServer> started = new CompletableFuture<>();
@@ -145,7 +149,7 @@ public final class KvServer {
     }
 
     private Future<Void> deploy(RequestRouter router, HttpServerOptions options, int listenPort, int instances) {
-        return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort, config.idleTimeout().toMillis(), this::listening),
+        return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort, config.requestTimeout(), this::listening),
                         new DeploymentOptions().setInstances(instances))
                 .map(id -> {
                     synchronized (deployments) {

@@ -43,8 +43,9 @@ public final class Main {
             "  --max-buffered-bytes N    request body bytes held at once over all requests; beyond: 503",
             "                            (default: an eighth of the heap, at least --max-body-bytes)",
             "  --replica-timeout-ms N    how long a request waits for ack replicas before 504 (default 2000)",
-            "  --idle-timeout-s N        idle connections, and connections that take longer than this to send a",
-            "                            request's headers or its body, are closed (default 60)",
+            "  --idle-timeout-s N        idle connections are closed after this (default 60)",
+            "  --request-timeout-s N     connections that take longer than this to send a request's headers or its",
+            "                            body, however steadily the bytes trickle in, are closed (default 60)",
             "  --event-loops N           HTTP event loops (default: number of cores)",
             "  --storage-threads N       threads for point reads and writes that may block (reads of tables not",
             "                            in memory, memtable switches, synced writes); 0 runs all on the event loops",
@@ -125,6 +126,7 @@ public final class Main {
                 case "--max-buffered-bytes": b.maxBufferedBodyBytes(longValue(flag, value)); break;
                 case "--replica-timeout-ms": b.replicaTimeout(Duration.ofMillis(longValue(flag, value))); break;
                 case "--idle-timeout-s": b.idleTimeout(Duration.ofSeconds(longValue(flag, value))); break;
+                case "--request-timeout-s": b.requestTimeout(Duration.ofSeconds(longValue(flag, value))); break;
                 case "--event-loops": b.eventLoops(intValue(flag, value)); break;
                 case "--storage-threads": b.storageThreads(intValue(flag, value)); break;
                 case "--transport": b.nativeTransport(nativeTransport(flag, value)); break;

@@ -123,7 +123,8 @@ final class RangeHandler {
             this.request = request;
             this.response = response;
             this.entries = entries;
-            request.connection().closeHandler(gone -> finish());
+            // Also called when the connection closes before the response ends. (Not the connection's
+            // close handler: it has one owner, the SlowClientGuard.)
             response.exceptionHandler(error -> finish());
             response.drainHandler(room -> fetch());
         }

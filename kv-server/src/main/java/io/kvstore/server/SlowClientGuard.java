@@ -3,44 +3,44 @@ package io.kvstore.server;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 
 /**
- * Closes connections that send a request too slowly. The idle timeout alone does not: it restarts at
- * every byte, so a client trickling one byte a second holds a connection (and, for a body, its memory
- * budget) for ever. Here a connection has {@code deadline} to deliver each request's headers (counted
- * from when it connected or its previous response ended) and then its body (counted from the headers).
- * The time a response takes, a long range stream say, is not limited here: a client that stops
- * reading one stops the writes, and the idle timeout closes it.
+ * Closes connections that send requests too slowly. The idle timeout alone does not: it restarts at
+ * every byte, so a client trickling one byte a second holds a connection (and, for a body, its share of
+ * the body memory budget) for ever. Here a connection has {@code deadline} to deliver a request's
+ * headers, counted from when it connected or its previous response ended, and then its body, counted
+ * from its headers. The time the server takes to respond, a long range stream say, is not limited: a
+ * client that stops reading one stops the writes, and the idle timeout closes it.
  *
- * <p>One guard per event loop, used only on it, so nothing is shared. Per request it costs a map
- * lookup and three field writes; a sweep every quarter of the deadline (at most once a second) checks
- * the connections against a clock it advances itself, so a slow connection is closed never before the
- * deadline and at most half a deadline after it.
+ * <p>The server speaks HTTP/1.1 only (no h2c), where Vert.x hands a connection's next request to the
+ * handler only once the previous response has ended, pipelined or not: a connection has at most one
+ * request to watch. One guard per event loop, used only on it. Per request it costs a map lookup, a
+ * clock read and two field writes; a sweep every quarter of the deadline (at most once a second) checks
+ * the connections, so a slow connection is closed never before the deadline and at most a quarter of
+ * it (or a second) after.
  */
 final class SlowClientGuard {
     private final Vertx vertx;
-    private final long deadlineMillis;
+    private final long deadlineNanos;
     private final long sweepMillis;
     private final Map<HttpConnection, Watch> watches = new HashMap<>();
-    private long now; // milliseconds since this guard started, advanced by each sweep
     private long timer = -1;
 
-    SlowClientGuard(Vertx vertx, long deadlineMillis) {
+    SlowClientGuard(Vertx vertx, Duration deadline) {
         this.vertx = vertx;
-        this.deadlineMillis = deadlineMillis;
-        this.sweepMillis = Math.max(10, Math.min(1000, deadlineMillis / 4));
+        long millis = Math.max(1, Math.min(deadline.toMillis(), Integer.MAX_VALUE)); // at most ~24 days
+        this.deadlineNanos = millis * 1_000_000;
+        this.sweepMillis = Math.max(10, Math.min(1000, millis / 4));
     }
 
     /** Starts the sweeps; call on the event loop the guarded server runs on. */
     void start() {
-        long started = System.nanoTime();
-        timer = vertx.setPeriodic(sweepMillis, id -> {
-            now = (System.nanoTime() - started) / 1_000_000;
-            sweep();
-        });
+        timer = vertx.setPeriodic(sweepMillis, id -> sweep(System.nanoTime()));
     }
 
     void stop() {
@@ -50,7 +50,7 @@ final class SlowClientGuard {
     }
 
     void connected(HttpConnection connection) {
-        watches.put(connection, new Watch(now));
+        watches.put(connection, new Watch(System.nanoTime()));
         connection.closeHandler(v -> watches.remove(connection));
     }
 
@@ -59,37 +59,42 @@ final class SlowClientGuard {
         Watch watch = watches.get(request.connection());
         if (watch != null) {
             watch.request = request;
-            watch.since = now;
-            watch.responded = false;
+            watch.since = System.nanoTime();
         }
     }
 
-    private void sweep() {
+    private void sweep(long now) {
         for (Iterator<Map.Entry<HttpConnection, Watch>> it = watches.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<HttpConnection, Watch> e = it.next();
             Watch watch = e.getValue();
             HttpServerRequest request = watch.request;
-            boolean waitingForHeaders = request == null || watch.responded;
-            if (request != null && !watch.responded && request.isEnded() && request.response().ended()) {
-                // Its response is done; the next request's headers are due from now.
-                watch.responded = true;
-                watch.since = now;
-                continue;
+            if (request != null) {
+                HttpServerResponse response = request.response();
+                if (response.closed()) { // the connection is gone (its close handler may be someone else's)
+                    it.remove();
+                    continue;
+                }
+                if (response.ended()) { // the next request's headers are due
+                    watch.request = null;
+                    watch.since = now; // noticed at a sweep: later than it happened, never earlier
+                    continue;
+                }
+                if (request.isEnded()) {
+                    continue; // the server is answering: not the client's time
+                }
             }
-            boolean readingBody = request != null && !watch.responded && !request.isEnded();
-            // since is the sweep clock's reading when the phase began, up to one sweep before it did.
-            if ((waitingForHeaders || readingBody) && now - watch.since > deadlineMillis + sweepMillis) {
+            // Waiting for headers (no request) or for the rest of a body.
+            if (now - watch.since > deadlineNanos) {
                 it.remove();
                 e.getKey().close();
             }
         }
     }
 
-    /** What a connection is doing, and since when (guard clock, milliseconds). */
+    /** A connection's request being received or answered (null: none), and since when. */
     private static final class Watch {
-        HttpServerRequest request; // the latest request, or null before the first
+        HttpServerRequest request;
         long since;
-        boolean responded; // the latest request's response has ended
 
         Watch(long since) {
             this.since = since;

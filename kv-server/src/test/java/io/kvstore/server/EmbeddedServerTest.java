@@ -20,7 +20,7 @@ class EmbeddedServerTest {
         try {
             assertTrue(server.port() > 0, "port " + server.port());
             URI uri = URI.create("http://127.0.0.1:" + server.port() + "/v0/entity?id=k");
-            // A client per request, so each is a new connection, and Vert.x hands them to the loops in turn.
+            // A client per request, so each is a new connection.
             for (int i = 0; i < 6; i++) {
                 HttpClient client = HttpClient.newHttpClient();
                 HttpResponse<Void> put = client.send(HttpRequest.newBuilder(uri).PUT(HttpRequest.BodyPublishers.ofString("v" + i)).build(),

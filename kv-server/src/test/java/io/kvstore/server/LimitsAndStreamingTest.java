@@ -7,12 +7,16 @@ import io.vertx.core.json.JsonObject;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,8 +88,8 @@ class LimitsAndStreamingTest {
 
     @Test
     void requestsTrickledSlowerThanTheDeadlineAreCutOffAndQuickOnesAreNot() throws Exception {
-        node = new TestCluster(dir, 1, b -> b.idleTimeout(java.time.Duration.ofMillis(300)));
-        // A byte every 50 ms keeps the idle timeout from ever firing; the whole request takes too long.
+        // The idle timeout (60 s) never fires on a byte every 50 ms; the whole request takes too long.
+        node = new TestCluster(dir, 1, b -> b.requestTimeout(java.time.Duration.ofMillis(300)));
         long headers = trickleUntilClosed("GET /v0/entity?id=k HTTP/1.1\r\nHost: x\r\nX-Slow: ");
         long body = trickleUntilClosed("PUT /v0/entity?id=k HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n");
         for (long millis : new long[] {headers, body}) {
@@ -103,6 +107,47 @@ class LimitsAndStreamingTest {
                 assertEquals(length, socket.getInputStream().readNBytes(length).length);
                 Thread.sleep(100);
             }
+        }
+    }
+
+    @Test
+    @Tag("slow")
+    void aResponseThatTakesLongerThanTheRequestTimeoutIsNotCutAndHttp2IsNotOffered() throws Exception {
+        node = new TestCluster(dir, 1, b -> b.requestTimeout(java.time.Duration.ofMillis(200)));
+        byte[] value = new byte[100_000];
+        Arrays.fill(value, (byte) 'v');
+        for (int i = 0; i < 300; i++) { // 30 MB: more than sockets and the HTTP/2 window hold
+            assertEquals(201, node.send(0, "PUT", String.format("/v0/entity?id=k%05d", i), value).statusCode());
+        }
+        for (HttpClient.Version version : new HttpClient.Version[] {HttpClient.Version.HTTP_1_1, HttpClient.Version.HTTP_2}) {
+            HttpClient client = HttpClient.newBuilder().version(version).build();
+            URI base = URI.create("http://127.0.0.1:" + port());
+            // A client asking to upgrade to HTTP/2 (h2c) is answered in HTTP/1.1, the protocol's version.
+            HttpResponse<String> first = client.send(HttpRequest.newBuilder(base.resolve("/v0/entity?id=k00000")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(HttpClient.Version.HTTP_1_1, first.version());
+            HttpResponse<InputStream> range = client.send(HttpRequest.newBuilder(base.resolve("/v0/entities?start=k")).build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            long began = System.nanoTime();
+            long bytes = 0;
+            try (InputStream in = range.body()) {
+                byte[] buffer = new byte[64 << 10];
+                for (int n; (n = in.read(buffer)) > 0; ) {
+                    bytes += n;
+                    // Read at 30 MB/s: the response lasts about a second, five request timeouts.
+                    while (bytes > (System.nanoTime() - began) / 1_000_000 * 30_000) {
+                        Thread.sleep(1);
+                    }
+                    if (bytes > (8 << 20) && bytes - n <= (8 << 20)) {
+                        // Midway, a quick request on another connection of the client's pool.
+                        assertEquals(200, client.send(HttpRequest.newBuilder(base.resolve("/v0/entity?id=k00001")).build(),
+                                HttpResponse.BodyHandlers.discarding()).statusCode());
+                    }
+                }
+            }
+            long millis = (System.nanoTime() - began) / 1_000_000;
+            assertEquals(300L * (6 + 1 + value.length), bytes, version + ": every entry, after " + millis + " ms");
+            assertTrue(millis > 400, version + ": the stream outlived the request timeout (" + millis + " ms)");
         }
     }
 

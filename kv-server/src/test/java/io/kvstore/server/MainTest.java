@@ -43,6 +43,8 @@ class MainTest {
         assertEquals(BackgroundPriority.NORMAL, Main.parse("--background-priority", "0").backgroundPriority());
         assertEquals(BackgroundPriority.nice(19), Main.parse("--background-priority", "19").backgroundPriority());
         assertEquals(BackgroundPriority.IDLE, Main.parse("--background-priority", "idle").backgroundPriority());
+        assertEquals(java.time.Duration.ofSeconds(7), Main.parse("--request-timeout-s", "7").requestTimeout());
+        assertEquals(java.time.Duration.ofSeconds(60), Main.parse().requestTimeout());
         assertNull(Main.parse("--help"));
     }
 

@@ -63,7 +63,7 @@ public final class CeilingServer {
 
         @Override
         public Future<?> start() {
-            HttpServer server = vertx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true));
+            HttpServer server = vertx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true).setHttp2ClearTextEnabled(false));
             server.requestHandler(request -> answer(request, value));
             synchronized (servers) {
                 servers.add(server);
