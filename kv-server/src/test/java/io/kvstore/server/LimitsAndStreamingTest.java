@@ -101,7 +101,7 @@ class LimitsAndStreamingTest {
             socket.setSoTimeout(10_000);
             for (int i = 0; i < 10; i++) {
                 socket.getOutputStream().write("GET /v0/entity?id=k HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                String head = readHead(socket.getInputStream());
+                String head = TestCluster.readHead(socket.getInputStream()).toLowerCase(java.util.Locale.ROOT);
                 assertTrue(head.startsWith("http/1.1 404"), head);
                 int length = Integer.parseInt(head.replaceAll("(?s).*content-length: (\\d+).*", "$1"));
                 assertEquals(length, socket.getInputStream().readNBytes(length).length);
@@ -180,19 +180,6 @@ class LimitsAndStreamingTest {
             trickler.join(10_000);
             return millis;
         }
-    }
-
-    /** Reads up to the blank line after the headers, lower-cased. */
-    private static String readHead(InputStream in) throws Exception {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new AssertionError("closed after " + head);
-            }
-            head.append((char) b);
-        }
-        return head.toString().toLowerCase(java.util.Locale.ROOT);
     }
 
     private void awaitOpenRangeIterators(int expected) throws Exception {

@@ -63,7 +63,7 @@ class RangeMemoryTest {
                 socket.getOutputStream().write("GET /v0/entities?start=k HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
                         .getBytes(StandardCharsets.US_ASCII));
                 InputStream in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
-                String head = readHead(in);
+                String head = TestCluster.readHead(in);
                 assertTrue(head.startsWith("HTTP/1.1 200"), head);
                 assertTrue(head.toLowerCase().contains("transfer-encoding: chunked"), head);
                 byte[] expected = value.clone();
@@ -99,18 +99,6 @@ class RangeMemoryTest {
         for (int b = 0; b < 8; b++) {
             value[b] = (byte) (i >>> (8 * b));
         }
-    }
-
-    private static String readHead(InputStream in) throws IOException {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int c = in.read();
-            if (c < 0) {
-                throw new IOException("connection closed in the headers: " + head);
-            }
-            head.append((char) c);
-        }
-        return head.toString();
     }
 
     /** One chunk of chunked transfer encoding: hex size, CRLF, data, CRLF. */

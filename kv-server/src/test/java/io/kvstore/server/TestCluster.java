@@ -122,6 +122,19 @@ final class TestCluster {
     }
 
     /** Sends raw bytes on a fresh connection and returns everything the node answers until it closes. */
+    /** Reads a response's status line and headers, up to and including the blank line after them. */
+    static String readHead(java.io.InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int c = in.read();
+            if (c < 0) {
+                throw new IOException("connection closed in the headers: " + head);
+            }
+            head.append((char) c);
+        }
+        return head.toString();
+    }
+
     String raw(int node, String request) throws IOException {
         URI uri = URI.create(urls.get(node));
         try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {

@@ -42,10 +42,9 @@ public final class CeilingServer {
         Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops).setPreferNativeTransport(nativeTransport));
         CeilingServer ceiling = new CeilingServer(vertx);
         Buffer value = Buffer.buffer(new byte[valueSize]);
-        // One verticle instance per event loop: Vert.x gives each its own loop and spreads the port's
-        // connections over them. (Listeners created from one thread share that thread's context, so
-        // they would all run on one loop whatever the pool size.)
-        // As KvServer: listeners asking for one negative port share one random port.
+        // One verticle instance per event loop, as KvServer: Vert.x gives each its own loop and spreads
+        // the port's connections over them (listeners created from one thread would share its context,
+        // so one loop), and listeners asking for one negative port share one random port.
         int listenPort = port == 0 ? -1 : port;
         return vertx.deployVerticle(() -> ceiling.new Listener(listenPort, value), new DeploymentOptions().setInstances(eventLoops))
                 .map(ceiling);
