@@ -6,6 +6,7 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
 
 /**
@@ -21,21 +22,24 @@ final class HttpVerticle extends VerticleBase {
     private final int port;
     private final IntConsumer onListening;
     private final Duration requestTimeout;
+    private final LongAdder slowConnectionsClosed;
     private HttpServer server;
     private SlowClientGuard guard;
 
-    /** {@code requestTimeout}: see {@link SlowClientGuard}. */
-    HttpVerticle(RequestRouter router, HttpServerOptions options, int port, Duration requestTimeout, IntConsumer onListening) {
+    /** {@code requestTimeout}, {@code slowConnectionsClosed}: see {@link SlowClientGuard}. */
+    HttpVerticle(RequestRouter router, HttpServerOptions options, int port, Duration requestTimeout,
+            LongAdder slowConnectionsClosed, IntConsumer onListening) {
         this.router = router;
         this.options = options;
         this.port = port;
         this.requestTimeout = requestTimeout;
+        this.slowConnectionsClosed = slowConnectionsClosed;
         this.onListening = onListening;
     }
 
     @Override
     public Future<?> start() {
-        guard = new SlowClientGuard(vertx, requestTimeout);
+        guard = new SlowClientGuard(vertx, requestTimeout, slowConnectionsClosed);
         guard.start();
         server = vertx.createHttpServer(options)
                 .connectionHandler(guard::connected)

@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +62,8 @@ public final class KvServer {
     private final ExecutorService storagePool;
     private final List<String> deployments = new ArrayList<>();
     private volatile int port;
+    /** Connections the {@link SlowClientGuard}s closed, for {@code /v0/status}. */
+    private final LongAdder slowConnectionsClosed = new LongAdder();
     private CompletableFuture<Void> stopped;
 
     private KvServer(KvServerConfig config, Vertx vertx, Dao dao, ReplicaCoordinator coordinator, WebClient client,
@@ -118,7 +121,8 @@ public final class KvServer {
                 new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
                 ranges,
                 new InternalHandler(local, clock, config.maxBodyBytes(), bodyBudget),
-                new StatusHandler(config, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget, ranges));
+                new StatusHandler(config, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget, ranges,
+                        server.slowConnectionsClosed));
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toMillis()))
@@ -149,7 +153,7 @@ public final class KvServer {
     }
 
     private Future<Void> deploy(RequestRouter router, HttpServerOptions options, int listenPort, int instances) {
-        return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort, config.requestTimeout(), this::listening),
+        return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort, config.requestTimeout(), slowConnectionsClosed, this::listening),
                         new DeploymentOptions().setInstances(instances))
                 .map(id -> {
                     synchronized (deployments) {

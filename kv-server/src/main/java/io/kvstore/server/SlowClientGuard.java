@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Closes connections that send requests too slowly. The idle timeout alone does not: it restarts at
@@ -29,10 +30,13 @@ final class SlowClientGuard {
     private final long deadlineNanos;
     private final long sweepMillis;
     private final Map<HttpConnection, Watch> watches = new HashMap<>();
+    private final LongAdder closed;
     private long timer = -1;
 
-    SlowClientGuard(Vertx vertx, Duration deadline) {
+    /** {@code closed}: counts the connections this guard closes (shared by the node's guards). */
+    SlowClientGuard(Vertx vertx, Duration deadline, LongAdder closed) {
         this.vertx = vertx;
+        this.closed = closed;
         long millis = Math.max(1, Math.min(deadline.toMillis(), Integer.MAX_VALUE)); // at most ~24 days
         this.deadlineNanos = millis * 1_000_000;
         this.sweepMillis = Math.max(10, Math.min(1000, millis / 4));
@@ -86,6 +90,7 @@ final class SlowClientGuard {
             // Waiting for headers (no request) or for the rest of a body.
             if (now - watch.since > deadlineNanos) {
                 it.remove();
+                closed.increment();
                 e.getKey().close();
             }
         }

@@ -8,6 +8,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /** {@code GET /v0/status}: what this node is and how it is doing, as JSON (an extension of protocol v0). */
 final class StatusHandler {
@@ -16,11 +17,13 @@ final class StatusHandler {
     private final BodyMemoryBudget bodyBudget;
     private final RangeHandler ranges;
     private final String transport;
+    private final LongAdder slowConnectionsClosed;
     private final long startedMillis = System.currentTimeMillis();
 
     StatusHandler(KvServerConfig config, String transport, AtomicInteger inFlight, BodyMemoryBudget bodyBudget,
-                  RangeHandler ranges) {
+                  RangeHandler ranges, LongAdder slowConnectionsClosed) {
         this.transport = transport;
+        this.slowConnectionsClosed = slowConnectionsClosed;
         this.ranges = ranges;
         this.config = config;
         this.inFlight = inFlight;
@@ -39,7 +42,8 @@ final class StatusHandler {
                 .put("uptimeMillis", System.currentTimeMillis() - startedMillis)
                 .put("requestsInFlight", inFlight.get() - 1) // not counting this one
                 .put("bufferedBodyBytes", bodyBudget.inUse())
-                .put("openRangeIterators", ranges.openIterators());
+                .put("openRangeIterators", ranges.openIterators())
+                .put("slowConnectionsClosed", slowConnectionsClosed.sum());
         request.response().putHeader("Content-Type", "application/json").end(status.encodePrettily());
     }
 

@@ -96,6 +96,7 @@ class LimitsAndStreamingTest {
             assertTrue(millis >= 300 && millis < 5_000, "closed after " + millis + " ms");
         }
         assertEquals(404, node.get(0, "id=k").statusCode(), "the cut-off body stored nothing");
+        assertEquals(2, status().getLong("slowConnectionsClosed"));
         // One connection, a request every 100 ms for 1 s: each within the deadline, the whole far beyond it.
         try (Socket socket = new Socket("127.0.0.1", port())) {
             socket.setSoTimeout(10_000);
