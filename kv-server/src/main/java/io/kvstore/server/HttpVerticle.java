@@ -22,24 +22,26 @@ final class HttpVerticle extends VerticleBase {
     private final int port;
     private final IntConsumer onListening;
     private final Duration requestTimeout;
+    private final Duration idleTimeout;
     private final LongAdder slowConnectionsClosed;
     private HttpServer server;
     private SlowClientGuard guard;
 
-    /** {@code requestTimeout}, {@code slowConnectionsClosed}: see {@link SlowClientGuard}. */
-    HttpVerticle(RequestRouter router, HttpServerOptions options, int port, Duration requestTimeout,
+    /** {@code requestTimeout}, {@code idleTimeout}, {@code slowConnectionsClosed}: see {@link SlowClientGuard}. */
+    HttpVerticle(RequestRouter router, HttpServerOptions options, int port, Duration requestTimeout, Duration idleTimeout,
             LongAdder slowConnectionsClosed, IntConsumer onListening) {
         this.router = router;
         this.options = options;
         this.port = port;
         this.requestTimeout = requestTimeout;
+        this.idleTimeout = idleTimeout;
         this.slowConnectionsClosed = slowConnectionsClosed;
         this.onListening = onListening;
     }
 
     @Override
     public Future<?> start() {
-        guard = new SlowClientGuard(vertx, requestTimeout, slowConnectionsClosed);
+        guard = new SlowClientGuard(vertx, requestTimeout, idleTimeout, slowConnectionsClosed);
         guard.start();
         server = vertx.createHttpServer(options)
                 .connectionHandler(guard::connected)

@@ -171,9 +171,10 @@ public final class KvServerConfig {
     }
 
     /**
-     * Connections that take longer than this to send a request's headers (counted from when they
-     * connected or their previous response ended) or its body (counted from its headers) are closed,
-     * however steadily their bytes trickle in. Default 60 s: a 4 MiB body at 70 KB/s.
+     * Connections that take longer than this to send a request's body (counted from its headers), or
+     * longer than this and the idle timeout to send its headers (counted from when they connected or
+     * their previous response ended), are closed, however steadily their bytes trickle in. Default
+     * 60 s: a 4 MiB body at 70 KB/s.
      */
     public Duration requestTimeout() {
         return requestTimeout;

@@ -11,35 +11,45 @@ import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Closes connections that send requests too slowly. The idle timeout alone does not: it restarts at
- * every byte, so a client trickling one byte a second holds a connection (and, for a body, its share of
- * the body memory budget) for ever. Here a connection has {@code deadline} to deliver a request's
- * headers, counted from when it connected or its previous response ended, and then its body, counted
- * from its headers. The time the server takes to respond, a long range stream say, is not limited: a
+ * Closes connections that send requests too slowly. The idle timeout alone does not: Vert.x restarts it
+ * at every piece of a body it receives, so a client trickling a body a byte a second holds a connection,
+ * and its share of the body memory budget, for ever (a half-sent header it does time out, as a whole
+ * message it has not seen). Here a connection has the larger of the request and idle timeouts
+ * to deliver a request's headers, counted from when it connected or its previous response ended (so
+ * that a keep-alive connection is never cut before the idle timeout), and then the request timeout for
+ * its body, counted from its headers. The time the server takes to respond, a long range stream say, is not limited: a
  * client that stops reading one stops the writes, and the idle timeout closes it.
  *
  * <p>The server speaks HTTP/1.1 only (no h2c), where Vert.x hands a connection's next request to the
  * handler only once the previous response has ended, pipelined or not: a connection has at most one
- * request to watch. One guard per event loop, used only on it. Per request it costs a map lookup, a
- * clock read and two field writes; a sweep every quarter of the deadline (at most once a second) checks
- * the connections, so a slow connection is closed never before the deadline and at most a quarter of
- * it (or a second) after.
+ * request to watch. A response counts as ended once {@code end()} is called; its last bytes may still
+ * be draining to a slow reader, and closing the connection flushes them first. One guard per event
+ * loop, used only on it. Per request it costs a map lookup, a clock read and two field writes; a sweep
+ * every quarter of the shorter deadline (at most once a second) checks the connections, so a slow
+ * connection is closed never before its deadline and at most a quarter of it (or a second) after.
  */
 final class SlowClientGuard {
     private final Vertx vertx;
-    private final long deadlineNanos;
+    private final long headersDeadlineNanos;
+    private final long bodyDeadlineNanos;
     private final long sweepMillis;
     private final Map<HttpConnection, Watch> watches = new HashMap<>();
     private final LongAdder closed;
     private long timer = -1;
 
     /** {@code closed}: counts the connections this guard closes (shared by the node's guards). */
-    SlowClientGuard(Vertx vertx, Duration deadline, LongAdder closed) {
+    SlowClientGuard(Vertx vertx, Duration requestTimeout, Duration idleTimeout, LongAdder closed) {
         this.vertx = vertx;
         this.closed = closed;
-        long millis = Math.max(1, Math.min(deadline.toMillis(), Integer.MAX_VALUE)); // at most ~24 days
-        this.deadlineNanos = millis * 1_000_000;
-        this.sweepMillis = Math.max(10, Math.min(1000, millis / 4));
+        long body = clampedMillis(requestTimeout);
+        long headers = Math.max(body, clampedMillis(idleTimeout));
+        this.bodyDeadlineNanos = body * 1_000_000;
+        this.headersDeadlineNanos = headers * 1_000_000;
+        this.sweepMillis = Math.max(10, Math.min(1000, body / 4));
+    }
+
+    private static long clampedMillis(Duration timeout) {
+        return Math.max(1, Math.min(timeout.toMillis(), Integer.MAX_VALUE)); // at most ~24 days
     }
 
     /** Starts the sweeps; call on the event loop the guarded server runs on. */
@@ -88,7 +98,7 @@ final class SlowClientGuard {
                 }
             }
             // Waiting for headers (no request) or for the rest of a body.
-            if (now - watch.since > deadlineNanos) {
+            if (now - watch.since > (request == null ? headersDeadlineNanos : bodyDeadlineNanos)) {
                 it.remove();
                 closed.increment();
                 e.getKey().close();
