@@ -4,9 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
 
 /**
@@ -21,27 +19,20 @@ final class HttpVerticle extends VerticleBase {
     private final HttpServerOptions options;
     private final int port;
     private final IntConsumer onListening;
-    private final Duration requestTimeout;
-    private final Duration idleTimeout;
-    private final LongAdder slowConnectionsClosed;
+    private final SlowClientGuard guard;
     private HttpServer server;
-    private SlowClientGuard guard;
 
-    /** {@code requestTimeout}, {@code idleTimeout}, {@code slowConnectionsClosed}: see {@link SlowClientGuard}. */
-    HttpVerticle(RequestRouter router, HttpServerOptions options, int port, Duration requestTimeout, Duration idleTimeout,
-            LongAdder slowConnectionsClosed, IntConsumer onListening) {
+    /** {@code guard}: this listener's own, for its event loop. */
+    HttpVerticle(RequestRouter router, HttpServerOptions options, int port, SlowClientGuard guard, IntConsumer onListening) {
         this.router = router;
         this.options = options;
         this.port = port;
-        this.requestTimeout = requestTimeout;
-        this.idleTimeout = idleTimeout;
-        this.slowConnectionsClosed = slowConnectionsClosed;
+        this.guard = guard;
         this.onListening = onListening;
     }
 
     @Override
     public Future<?> start() {
-        guard = new SlowClientGuard(vertx, requestTimeout, idleTimeout, slowConnectionsClosed);
         guard.start();
         server = vertx.createHttpServer(options)
                 .connectionHandler(guard::connected)

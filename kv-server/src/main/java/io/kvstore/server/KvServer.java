@@ -153,8 +153,9 @@ public final class KvServer {
     }
 
     private Future<Void> deploy(RequestRouter router, HttpServerOptions options, int listenPort, int instances) {
-        return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort, config.requestTimeout(), config.idleTimeout(),
-                        slowConnectionsClosed, this::listening),
+        return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort,
+                        new SlowClientGuard(vertx, config.requestTimeout(), config.idleTimeout(), slowConnectionsClosed),
+                        this::listening),
                         new DeploymentOptions().setInstances(instances))
                 .map(id -> {
                     synchronized (deployments) {

@@ -14,11 +14,11 @@ import java.util.concurrent.atomic.LongAdder;
  * Closes connections that send requests too slowly. The idle timeout alone does not: Vert.x restarts it
  * at every piece of a body it receives, so a client trickling a body a byte a second holds a connection,
  * and its share of the body memory budget, for ever (a half-sent header it does time out, as a whole
- * message it has not seen). Here a connection has the larger of the request and idle timeouts
- * to deliver a request's headers, counted from when it connected or its previous response ended (so
- * that a keep-alive connection is never cut before the idle timeout), and then the request timeout for
- * its body, counted from its headers. The time the server takes to respond, a long range stream say, is not limited: a
- * client that stops reading one stops the writes, and the idle timeout closes it.
+ * message it has not seen). Here a connection has the larger of the request and idle timeouts to
+ * deliver a request's headers, counted from when it connected or its previous response ended (so that
+ * a keep-alive connection is never cut before the idle timeout), and then the request timeout for its
+ * body, counted from its headers. The time the server takes to respond, a long range stream say, is
+ * not limited: a client that stops reading one stops the writes, and the idle timeout closes it.
  *
  * <p>The server speaks HTTP/1.1 only (no h2c), where Vert.x hands a connection's next request to the
  * handler only once the previous response has ended, pipelined or not: a connection has at most one

@@ -6,11 +6,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Lowers the CPU priority of the calling thread (a higher nice value, or the SCHED_IDLE policy), for background work (flushes, compactions) that
- * should use the cores the threads serving requests leave idle, as RocksDB's
- * {@code Env::LowerThreadPoolCPUPriority} does. Linux keeps a nice value per thread, so
- * {@code setpriority(PRIO_PROCESS, 0, nice)} changes the caller only; raising one's own nice value
- * needs no privilege. Calls the C library through JNA, an optional dependency of kv-core (kv-server
+ * Lowers the CPU priority of the calling thread (a higher nice value, or the SCHED_IDLE policy), for
+ * background work (flushes, compactions) that should use the cores the threads serving requests leave
+ * idle, as RocksDB's {@code Env::LowerThreadPoolCPUPriority} does. Linux keeps a nice value per
+ * thread, so {@code setpriority(PRIO_PROCESS, 0, nice)} changes the caller only; raising one's own nice
+ * value needs no privilege. Calls the C library through JNA, an optional dependency of kv-core (kv-server
  * brings it): without JNA, or on another system, nothing changes and the first call logs why.
  */
 public final class ThreadPriority {
