@@ -3,6 +3,7 @@ package io.kvstore.server;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 import java.util.Arrays;
 import java.util.function.Function;
 
@@ -12,6 +13,11 @@ import java.util.function.Function;
  * arrives) and the node's {@link BodyMemoryBudget} (no room: 503 + Retry-After). Refusals close the
  * connection so the rest of the body is never read. The bytes stay reserved until the consumer's future
  * completes, i.e. until every replica that will get a copy has it.
+ *
+ * <p>A client that sent {@code Expect: 100-continue} (curl does for bodies over 1 KiB) gets its
+ * {@code 100 Continue} once the body has passed both limits, and a refusal instead of it when not, so a
+ * refused body is never sent; without the 100 such a client waits a second or more before sending.
+ * Any other expectation is refused with 417.
  */
 final class BodyReader {
     private final HttpServerRequest request;
@@ -52,6 +58,11 @@ final class BodyReader {
             }
             capacity = (int) length;
         }
+        String expectation = request.getHeader("Expect");
+        if (expectation != null && !expectation.trim().equalsIgnoreCase("100-continue")) {
+            refuse(417, "cannot meet the expectation '" + expectation + "'; only 100-continue is supported");
+            return;
+        }
         if (!reserve(capacity)) {
             return;
         }
@@ -59,6 +70,9 @@ final class BodyReader {
         request.handler(this::onChunk);
         request.exceptionHandler(error -> releaseAll());
         request.endHandler(end -> onEnd());
+        if (expectation != null && request.version() == HttpVersion.HTTP_1_1) { // never a 100 to HTTP/1.0
+            request.response().writeContinue();
+        }
     }
 
     private void onChunk(Buffer chunk) {

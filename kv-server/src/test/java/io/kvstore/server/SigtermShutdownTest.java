@@ -32,9 +32,13 @@ class SigtermShutdownTest {
         assertEquals(202, client.delete(0, "id=key7"));
         try (Socket inFlight = new Socket("127.0.0.1", port)) {
             OutputStream out = inFlight.getOutputStream();
-            out.write("PUT /v0/entity?id=in-flight HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\nhal"
+            inFlight.setSoTimeout(30_000);
+            out.write("PUT /v0/entity?id=in-flight HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 6\r\n\r\nhal"
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();
+            // The 100 says the server has read the headers: the request is in flight, not just in a socket
+            // buffer (a connection whose request has not been read yet is closed by a stopping server).
+            assertTrue(TestCluster.readHead(inFlight.getInputStream()).startsWith("HTTP/1.1 100 "));
             first.terminate();
             first.awaitLine("shutting down");
             out.write("f!!".getBytes(StandardCharsets.US_ASCII));

@@ -149,6 +149,34 @@ class SingleNodeTest {
     }
 
     @Test
+    void expectContinueIsAnsweredBeforeTheBodyIsSentAndARefusalComesInsteadOfIt() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", port())) {
+            socket.setSoTimeout(10_000); // a server that never sends the 100 fails here, not by hanging
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            out.write("PUT /v0/entity?id=expected HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            assertTrue(TestCluster.readHead(in).startsWith("HTTP/1.1 100 "), "100 Continue before a byte of the body");
+            out.write("hello".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            assertTrue(TestCluster.readHead(in).startsWith("HTTP/1.1 201 "));
+        }
+        assertEquals("hello", new String(node.get(0, "id=expected").body(), StandardCharsets.UTF_8));
+
+        String tooLarge = node.raw(0, "PUT /v0/entity?id=huge HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: "
+                + (6 << 20) + "\r\n\r\n");
+        assertTrue(tooLarge.startsWith("HTTP/1.1 413 "), "refused without a 100, the body never sent: " + tooLarge);
+        String unknown = node.raw(0, "PUT /v0/entity?id=odd HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\nab");
+        assertTrue(unknown.startsWith("HTTP/1.1 417 "), unknown);
+        String http10 = node.raw(0, "PUT /v0/entity?id=old HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nab");
+        assertTrue(http10.startsWith("HTTP/1.0 201 "), "no 100 to an HTTP/1.0 client: " + http10);
+        assertEquals(404, node.get(0, "id=huge").statusCode());
+        assertEquals(404, node.get(0, "id=odd").statusCode());
+        assertEquals("ab", new String(node.get(0, "id=old").body(), StandardCharsets.UTF_8));
+    }
+
+    @Test
     void aChunkedBodyOverTheLimitIsRefusedWhileStreaming() throws Exception {
         try (Socket socket = new Socket("127.0.0.1", port())) {
             OutputStream out = socket.getOutputStream();
