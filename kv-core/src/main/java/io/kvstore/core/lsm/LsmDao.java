@@ -182,7 +182,7 @@ public final class LsmDao implements Dao {
         if (!recovered.isEmpty()) {
             long number = next.getAndIncrement();
             tables.add(0, writeTable(dir, number, recovered.iterator(null, null, Long.MAX_VALUE), recovered.keyCount(),
-                    options, Long.MIN_VALUE, () -> false));
+                    options, Long.MIN_VALUE, () -> false).table());
         }
         long logNumber = next.getAndIncrement();
         SsTable[] tableArray = tables.toArray(new SsTable[0]);
@@ -420,7 +420,7 @@ public final class LsmDao implements Dao {
     public void compact() throws IOException {
         flush();
         await(compactor.submit(() -> {
-            compactOldestNow(Integer.MAX_VALUE);
+            compactOldestNow(Integer.MAX_VALUE, () -> { });
             return null;
         }), "compaction");
     }
@@ -479,16 +479,23 @@ public final class LsmDao implements Dao {
 
     /** Compacts the {@code count} oldest tables now, as a background compaction would (for tests). */
     void compactOldest(int count) throws IOException {
+        compactOldest(count, () -> { });
+    }
+
+    /** {@link #compactOldest(int)}, running {@code afterMerge} between each merge and its switch (for tests). */
+    void compactOldest(int count, Runnable afterMerge) throws IOException {
         await(compactor.submit(() -> {
-            compactOldestNow(count);
+            compactOldestNow(count, afterMerge);
             return null;
         }), "compaction");
     }
 
-    private void compactOldestNow(int count) throws IOException {
-        Compaction job = planOldest(current, count);
-        if (job != null) {
-            compactRun(job);
+    private void compactOldestNow(int count, Runnable afterMerge) throws IOException {
+        while (true) {
+            Compaction job = planOldest(current, count);
+            if (job == null || compactRun(job, afterMerge)) {
+                return;
+            }
         }
     }
 
@@ -596,7 +603,7 @@ public final class LsmDao implements Dao {
             SsTable table = null;
             if (!memtable.isEmpty()) {
                 table = writeTable(dir, nextFileNumber.getAndIncrement(), memtable.iterator(null, null, Long.MAX_VALUE),
-                        memtable.keyCount(), options, Long.MIN_VALUE, () -> false);
+                        memtable.keyCount(), options, Long.MIN_VALUE, () -> false).table();
                 flushedBytes.addAndGet(table.fileSize());
             }
             synchronized (versionLock) {
@@ -634,7 +641,7 @@ public final class LsmDao implements Dao {
                 if (job == null) {
                     return;
                 }
-                compactRun(job);
+                compactRun(job, () -> { });
             }
         } catch (CancellationException e) {
             LOG.debug("Compaction in {} cancelled by close", dir);
@@ -675,20 +682,33 @@ public final class LsmDao implements Dao {
         if (end == v.tables.length) {
             // Nothing older can hide behind a tombstone; keep it only while a newer source may hold an
             // older-timestamped version it must still shadow.
-            long minNewer = Math.min(v.active.minTimestamp(), Long.MAX_VALUE);
-            for (Memtable memtable : v.frozen) {
-                minNewer = Math.min(minNewer, memtable.minTimestamp());
-            }
-            for (int i = 0; i < start; i++) {
-                minNewer = Math.min(minNewer, v.tables[i].minTimestamp());
-            }
-            dropTombstonesBelow = minNewer;
+            dropTombstonesBelow = minTimestampNewerThan(v, inputs[0]);
         }
         return new Compaction(inputs, dropTombstonesBelow);
     }
 
-    /** Merges {@code job}'s inputs into one table that takes their place. */
-    private void compactRun(Compaction job) throws IOException {
+    /** The smallest timestamp in {@code v}'s memtables and in its tables newer than {@code table}. */
+    private static long minTimestampNewerThan(Version v, SsTable table) {
+        long min = v.active.minTimestamp();
+        for (Memtable memtable : v.frozen) {
+            min = Math.min(min, memtable.minTimestamp());
+        }
+        for (SsTable newer : v.tables) {
+            if (newer == table) {
+                break;
+            }
+            min = Math.min(min, newer.minTimestamp());
+        }
+        return min;
+    }
+
+    /**
+     * Merges {@code job}'s inputs into one table that takes their place ({@code afterMerge} runs between
+     * the merge and the switch: a test's window). Returns false, having installed nothing, if a write
+     * that a tombstone left out of the output still had to shadow arrived during the merge; planned
+     * again, the compaction keeps that tombstone.
+     */
+    private boolean compactRun(Compaction job, Runnable afterMerge) throws IOException {
         SsTable[] inputs = job.inputs();
         long expectedKeys = 0;
         List<CloseableIterator<Entry>> sources = new ArrayList<>(inputs.length);
@@ -696,17 +716,37 @@ public final class LsmDao implements Dao {
             expectedKeys += table.entryCount();
             sources.add(table.iterator(null, null));
         }
-        SsTable output;
+        Written written;
         try (MergeIterator merged = new MergeIterator(sources)) {
-            output = writeTable(dir, nextFileNumber.getAndIncrement(), merged, expectedKeys, options,
+            written = writeTable(dir, nextFileNumber.getAndIncrement(), merged, expectedKeys, options,
                     job.dropTombstonesBelow(), () -> closed);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
-        synchronized (versionLock) {
-            Version next = current.withCompacted(inputs, output);
-            new Manifest(nextFileNumber.get(), next.oldestLogNumber(), next.tableNumbers()).write(dir);
-            current = next;
+        afterMerge.run();
+        SsTable output = written.table();
+        // The tombstones left out were older than every newer source when the merge was planned; a write
+        // arriving since (a late replica's, with an older timestamp) may need one to stay hidden. No write
+        // may land between this check and the switch, hence the write lock.
+        lockForWrite();
+        try {
+            synchronized (versionLock) {
+                if (written.newestDroppedTombstone() != Long.MIN_VALUE
+                        && written.newestDroppedTombstone() >= minTimestampNewerThan(current, inputs[0])) {
+                    LOG.info("Compaction of {} tables of {} discarded: a write older than a tombstone it left out "
+                            + "arrived during the merge", inputs.length, dir);
+                    if (output != null) {
+                        output.markObsolete();
+                        output.release();
+                    }
+                    return false;
+                }
+                Version next = current.withCompacted(inputs, output);
+                new Manifest(nextFileNumber.get(), next.oldestLogNumber(), next.tableNumbers()).write(dir);
+                current = next;
+            }
+        } finally {
+            writeLock.unlock();
         }
         if (output != null) {
             compactedBytes.addAndGet(output.fileSize());
@@ -716,17 +756,23 @@ public final class LsmDao implements Dao {
             table.markObsolete();
         }
         RangeIterator.releaseAll(inputs);
+        return true;
+    }
+
+    /** A table just written, and the newest timestamp among the tombstones left out of it. */
+    private record Written(SsTable table, long newestDroppedTombstone) {
     }
 
     /**
      * Writes {@code entries} as table {@code number}, leaving out tombstones older than
-     * {@code dropTombstonesBelow}; returns the opened table, or null if nothing was left to write.
+     * {@code dropTombstonesBelow}; the opened table is null if nothing was left to write.
      * Throws {@link CancellationException} (having deleted the partial file) once {@code cancelled}.
      */
-    private static SsTable writeTable(Path dir, long number, Iterator<Entry> entries, long expectedKeys,
+    private static Written writeTable(Path dir, long number, Iterator<Entry> entries, long expectedKeys,
                                       DaoOptions options, long dropTombstonesBelow, BooleanSupplier cancelled)
             throws IOException {
         Path path = FileNames.table(dir, number);
+        long newestDropped = Long.MIN_VALUE;
         try (SsTableWriter writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(),
                 expectedKeys)) {
             long seen = 0;
@@ -736,19 +782,20 @@ public final class LsmDao implements Dao {
                 }
                 Entry entry = entries.next();
                 if (entry.isTombstone() && entry.timestamp() < dropTombstonesBelow) {
+                    newestDropped = Math.max(newestDropped, entry.timestamp());
                     continue;
                 }
                 writer.add(entry);
             }
             if (writer.entryCount() == 0) {
-                return null;
+                return new Written(null, newestDropped);
             }
             writer.finish();
         }
         SsTable table = SsTable.open(path, number);
         // Just written through the page cache, so normally resident: reads need not wait for a check.
         table.checkResidency();
-        return table;
+        return new Written(table, newestDropped);
     }
 
     private void ensureOpen() throws IOException {
