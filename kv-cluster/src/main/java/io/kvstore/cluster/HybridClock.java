@@ -18,15 +18,22 @@ import java.util.function.LongSupplier;
  *
  * <p>Guarantees: {@link #now()} is unique and strictly increasing across all threads of this node, even
  * when the wall clock steps back; it is never below {@code wallMillis << 16}; after
- * {@link #observe(long)} every {@link #now()} is greater than the observed timestamp. Lock-free.
+ * {@link #observe(long)} of a timestamp it {@linkplain #accepts accepts}, every {@link #now()} is greater
+ * than that timestamp. Lock-free.
  *
- * <p>Observing is trusting: a peer whose wall clock runs far ahead drags this clock ahead with it (and
- * its writes win over later ones from nodes that have not heard from it). Keep the nodes' clocks
- * synchronized (NTP); the HLC only absorbs the small steps and skews that remain.
+ * <p>Observing is trusting, within a bound: a peer whose wall clock runs ahead drags this clock ahead
+ * with it (and its writes win over later ones from nodes that have not heard from it), but by at most
+ * {@link #MAX_AHEAD_MILLIS} past this node's wall clock. A timestamp further ahead is only absorbed up
+ * to that bound, and {@link #accepts} tells a caller to refuse a write carrying one: a misconfigured
+ * peer or a forged request must not pin a key or drag every later write of the node into the future
+ * (at {@code Long.MAX_VALUE} the clock could not even move on). Keep the nodes' clocks synchronized
+ * (NTP); the HLC only absorbs the small steps and skews that remain.
  */
 public final class HybridClock {
     /** Bits of the logical counter below the milliseconds. */
     public static final int LOGICAL_BITS = 16;
+    /** How far past this node's wall clock a timestamp from elsewhere may be, in milliseconds. */
+    public static final long MAX_AHEAD_MILLIS = 60_000;
 
     private final LongSupplier wallMillis;
     private final AtomicLong last = new AtomicLong(Long.MIN_VALUE);
@@ -53,9 +60,24 @@ public final class HybridClock {
         }
     }
 
-    /** Makes later {@link #now()} results exceed {@code remoteTimestamp}, e.g. one read from a replica. */
+    /**
+     * Makes later {@link #now()} results exceed {@code remoteTimestamp}, e.g. one read from a replica; a
+     * timestamp this clock does not {@linkplain #accepts accept} moves it only as far as the bound.
+     */
     public void observe(long remoteTimestamp) {
-        last.accumulateAndGet(remoteTimestamp, Math::max);
+        last.accumulateAndGet(Math.min(remoteTimestamp, latestAccepted()), Math::max);
+    }
+
+    /**
+     * Whether {@code remoteTimestamp} is at most {@link #MAX_AHEAD_MILLIS} past this node's wall clock:
+     * a write carrying one further ahead should be refused.
+     */
+    public boolean accepts(long remoteTimestamp) {
+        return remoteTimestamp <= latestAccepted();
+    }
+
+    private long latestAccepted() {
+        return ((wallMillis.getAsLong() + MAX_AHEAD_MILLIS + 1) << LOGICAL_BITS) - 1;
     }
 
     /** The wall-clock milliseconds part of a timestamp. */

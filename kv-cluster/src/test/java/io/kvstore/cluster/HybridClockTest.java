@@ -43,6 +43,21 @@ class HybridClockTest {
     }
 
     @Test
+    void aTimestampTooFarAheadIsNotAcceptedAndMovesTheClockOnlyToTheBound() {
+        long bound = (NOV_2026 + HybridClock.MAX_AHEAD_MILLIS) << HybridClock.LOGICAL_BITS;
+        assertTrue(clock.accepts(bound));
+        assertTrue(clock.accepts(bound | 0xFFFF), "any logical count within the last accepted millisecond");
+        assertEquals(false, clock.accepts((NOV_2026 + HybridClock.MAX_AHEAD_MILLIS + 1) << HybridClock.LOGICAL_BITS));
+        assertEquals(false, clock.accepts(Long.MAX_VALUE));
+        clock.observe(Long.MAX_VALUE); // a forged or broken replica's answer
+        long next = clock.now();
+        assertEquals(NOV_2026 + HybridClock.MAX_AHEAD_MILLIS + 1, HybridClock.millisOf(next), "held just past the bound");
+        assertTrue(clock.now() > next, "and still moves on");
+        wall.addAndGet(2 * HybridClock.MAX_AHEAD_MILLIS);
+        assertEquals(NOV_2026 + 2 * HybridClock.MAX_AHEAD_MILLIS, HybridClock.millisOf(clock.now()), "follows the wall clock again");
+    }
+
+    @Test
     void aWallClockSteppingBackDoesNotMakeTimeGoBackwards() {
         wall.set(NOV_2026 + 1_000);
         long beforeStep = clock.now();

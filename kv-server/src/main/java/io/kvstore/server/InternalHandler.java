@@ -9,17 +9,22 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Serves {@link InternalProtocol} from this node's own replica: never forwarded anywhere. */
 final class InternalHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(InternalHandler.class);
     private final Replica local;
     private final HybridClock clock;
+    private final int maxKeyBytes;
     private final int maxBodyBytes;
     private final BodyMemoryBudget bodyBudget;
 
-    InternalHandler(Replica local, HybridClock clock, int maxBodyBytes, BodyMemoryBudget bodyBudget) {
+    InternalHandler(Replica local, HybridClock clock, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget) {
         this.local = local;
         this.clock = clock;
+        this.maxKeyBytes = maxKeyBytes;
         this.maxBodyBytes = maxBodyBytes;
         this.bodyBudget = bodyBudget;
     }
@@ -32,6 +37,10 @@ final class InternalHandler {
             return;
         }
         byte[] key = InternalProtocol.decodeKey(encodedKey);
+        if (key.length > maxKeyBytes) {
+            Responses.send(request, 400, "key of " + key.length + " bytes exceeds the limit of " + maxKeyBytes);
+            return;
+        }
         HttpMethod method = request.method();
         Context context = Vertx.currentContext();
         if (method == HttpMethod.GET) {
@@ -58,14 +67,25 @@ final class InternalHandler {
             return;
         }
         long timestamp = InternalProtocol.parseTimestamp(QueryParameters.text(query, InternalProtocol.TIMESTAMP_PARAM));
-        clock.observe(timestamp);
+        if (!clock.accepts(timestamp)) {
+            LOG.warn("Refused a replica write from {} timestamped {} ms past this node's clock (more than {} ms)",
+                    request.remoteAddress(), HybridClock.millisOf(timestamp) - System.currentTimeMillis(),
+                    HybridClock.MAX_AHEAD_MILLIS);
+            Responses.send(request, 400, "timestamp " + timestamp + " is more than " + HybridClock.MAX_AHEAD_MILLIS
+                    + " ms ahead of this node's clock");
+            return;
+        }
+        // The clock moves only for a write that is stored, not for one refused on its body.
         if (method == HttpMethod.DELETE) {
+            clock.observe(timestamp);
             Future.fromCompletionStage(local.upsert(Entry.tombstone(key, timestamp)), context)
                     .onComplete(done -> Responses.completed(request, 202, done.cause()));
         } else {
-            BodyReader.read(request, maxBodyBytes, bodyBudget, value ->
-                    Future.fromCompletionStage(local.upsert(Entry.value(key, value, timestamp)), context)
-                            .onComplete(done -> Responses.completed(request, 201, done.cause())));
+            BodyReader.read(request, maxBodyBytes, bodyBudget, value -> {
+                clock.observe(timestamp);
+                return Future.fromCompletionStage(local.upsert(Entry.value(key, value, timestamp)), context)
+                        .onComplete(done -> Responses.completed(request, 201, done.cause()));
+            });
         }
     }
 }

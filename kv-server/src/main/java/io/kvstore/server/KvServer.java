@@ -120,7 +120,7 @@ public final class KvServer {
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
                 new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
                 ranges,
-                new InternalHandler(local, clock, config.maxBodyBytes(), bodyBudget),
+                new InternalHandler(local, clock, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
                 new StatusHandler(config, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget, ranges,
                         server.slowConnectionsClosed));
         HttpServerOptions options = new HttpServerOptions()

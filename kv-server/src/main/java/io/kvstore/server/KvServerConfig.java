@@ -38,6 +38,11 @@ public final class KvServerConfig {
     public static final long DEFAULT_FLUSH_THRESHOLD_BYTES = 8L << 20;
     /** Default largest key, in bytes after percent-decoding. */
     public static final int DEFAULT_MAX_KEY_BYTES = 4096;
+    /**
+     * The largest {@code maxKeyBytes}: a replica write carries its key in base64 on the request line,
+     * which a node reads up to 16 KiB, so a longer key could be stored by its coordinator and by no peer.
+     */
+    public static final int LARGEST_MAX_KEY_BYTES = 8192;
     /** Default largest request body: 8 MiB, so 4 MiB values pass with room. */
     public static final int DEFAULT_MAX_BODY_BYTES = 8 << 20;
     /** Default requests in flight on this node beyond which it answers 503. */
@@ -350,7 +355,8 @@ public final class KvServerConfig {
 
         public KvServerConfig build() {
             require(port >= 0 && port <= 65535, "port must be in [0, 65535], got " + port);
-            require(maxKeyBytes >= 1, "max key bytes must be >= 1, got " + maxKeyBytes);
+            require(maxKeyBytes >= 1 && maxKeyBytes <= LARGEST_MAX_KEY_BYTES,
+                    "max key bytes must be in [1, " + LARGEST_MAX_KEY_BYTES + "], got " + maxKeyBytes);
             require(maxBodyBytes >= 0, "max body bytes must be >= 0, got " + maxBodyBytes);
             require(maxInFlight >= 1, "max in-flight requests must be >= 1, got " + maxInFlight);
             require(eventLoops >= 1, "event loops must be >= 1, got " + eventLoops);

@@ -37,7 +37,8 @@ public final class Main {
             "                            every acknowledged write survives a killed process, not a power cut)",
             "  --flush-threshold BYTES   memtable size before it is written to a table (default "
                     + KvServerConfig.DEFAULT_FLUSH_THRESHOLD_BYTES + ")",
-            "  --max-key-bytes N         longest id after percent-decoding (default " + KvServerConfig.DEFAULT_MAX_KEY_BYTES + ")",
+            "  --max-key-bytes N         longest id after percent-decoding (default " + KvServerConfig.DEFAULT_MAX_KEY_BYTES
+                    + ", at most " + KvServerConfig.LARGEST_MAX_KEY_BYTES + ")",
             "  --max-body-bytes N        largest request body; larger gets 413 (default " + KvServerConfig.DEFAULT_MAX_BODY_BYTES + ")",
             "  --max-in-flight N         requests in progress before 503 + Retry-After (default " + KvServerConfig.DEFAULT_MAX_IN_FLIGHT + ")",
             "  --max-buffered-bytes N    request body bytes held at once over all requests; beyond: 503",

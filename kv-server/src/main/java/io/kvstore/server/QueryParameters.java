@@ -48,27 +48,24 @@ final class QueryParameters {
     }
 
     private static byte[] decode(String query, int from, int to, String name) {
+        // Every escape is checked before the output is sized by them: a stray '%' must be a 400, not an
+        // array overrun.
         int escapes = 0;
         for (int i = from; i < to; i++) {
             if (query.charAt(i) == '%') {
+                if (i + 2 >= to || hex(query.charAt(i + 1)) < 0 || hex(query.charAt(i + 2)) < 0) {
+                    throw malformed(query, from, to, name);
+                }
                 escapes++;
+                i += 2;
             }
         }
-        int outLength = to - from - 2 * escapes;
-        if (outLength < 0) {
-            throw malformed(query, from, to, name);
-        }
-        byte[] out = new byte[outLength];
+        byte[] out = new byte[to - from - 2 * escapes];
         int o = 0;
         for (int i = from; i < to; i++) {
             char c = query.charAt(i);
             if (c == '%') {
-                int high = i + 2 < to ? hex(query.charAt(i + 1)) : -1;
-                int low = high >= 0 ? hex(query.charAt(i + 2)) : -1;
-                if (low < 0) {
-                    throw malformed(query, from, to, name);
-                }
-                out[o++] = (byte) (high << 4 | low);
+                out[o++] = (byte) (hex(query.charAt(i + 1)) << 4 | hex(query.charAt(i + 2)));
                 i += 2;
             } else if (c < 0x80) {
                 out[o++] = (byte) c;

@@ -5,12 +5,15 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Status answers with a short plain-text reason, and the mapping of failures to status codes. */
 final class Responses {
     private static final Logger LOG = LoggerFactory.getLogger(Responses.class);
+    /** The longest a refused connection stays open if writing its answer never completes. */
+    private static final long CLOSE_GRACE_SECONDS = 10;
 
     private Responses() {
     }
@@ -24,14 +27,18 @@ final class Responses {
     }
 
     /**
-     * An answer after which the connection is closed, for requests whose body is left unread (413, 503):
-     * closing is what keeps the rest of that body from ever being read.
+     * An answer after which the connection is closed, for requests whose body is left unread (413, 503)
+     * or cannot be framed: closing is what keeps the rest of that body from ever being read. The
+     * connection is shut down before the answer, so that nothing the client sent after this request
+     * (a pipelined request, or a body's bytes that would parse as one) is ever dispatched; it is closed
+     * once the answer is written.
      */
     static void sendAndClose(HttpServerRequest request, int status, String reason) {
         HttpServerResponse response = request.response();
         if (response.ended() || response.closed()) {
             return;
         }
+        request.connection().shutdown(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS);
         response.setStatusCode(status).putHeader("Connection", "close")
                 .putHeader("Content-Type", "text/plain; charset=utf-8")
                 .end(reason + "\n")

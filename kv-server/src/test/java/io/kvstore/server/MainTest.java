@@ -66,6 +66,8 @@ class MainTest {
         assertMessage("background priority must be idle or a nice value 0-19, got '20'", "--background-priority", "20");
         assertMessage("background priority must be idle or a nice value 0-19, got '-5'", "--background-priority", "-5");
         assertMessage("background priority must be idle or a nice value 0-19, got 'IDLE'", "--background-priority", "IDLE");
+        assertMessage("max key bytes must be in [1, 8192], got 16000", "--max-key-bytes", "16000");
+        assertMessage("max key bytes must be in [1, 8192], got 0", "--max-key-bytes", "0");
         assertThrows(IllegalArgumentException.class, () -> Main.parse("--engine", "leveldb"));
     }
 

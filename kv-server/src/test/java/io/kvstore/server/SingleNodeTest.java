@@ -177,6 +177,79 @@ class SingleNodeTest {
     }
 
     @Test
+    void aStrayPercentSignIsA400AndHoldsNoRequestSlot() throws Exception {
+        node.close();
+        node = new TestCluster(dir.resolve("limited"), 1, b -> b.maxInFlight(2));
+        for (String target : new String[] {"/v0/entity?id=a%", "/v0/entity?id=ab%", "/v0/entity?id=%41%",
+                "/v0/entities?start=a%", "/v0/entity?id=k&ack=1%"}) {
+            String answer = node.raw(0, "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            assertTrue(answer.startsWith("HTTP/1.1 400 "), target + ": " + answer);
+        }
+        assertEquals(404, node.get(0, "id=k").statusCode(), "every slot was given back: not 503");
+    }
+
+    @Test
+    void nothingSentAfterARefusedRequestOnItsConnectionIsServed() throws Exception {
+        assertEquals(201, node.put(0, "id=victim", "still here"));
+        String pipelined = "PUT /v0/entity?id=after HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+                + "DELETE /v0/entity?id=victim HTTP/1.1\r\nHost: x\r\n\r\n";
+        String tooLarge = node.raw(0, "PUT /v0/entity?id=big HTTP/1.1\r\nHost: x\r\nContent-Length: " + (6 << 20)
+                + "\r\n\r\nxyz" + pipelined);
+        String oddExpectation = node.raw(0, "PUT /v0/entity?id=odd HTTP/1.1\r\nHost: x\r\nExpect: x\r\nContent-Length: 2\r\n\r\nab"
+                + pipelined);
+        for (String answer : new String[] {tooLarge, oddExpectation}) {
+            assertTrue(answer.matches("(?s)HTTP/1.1 41[37] .*"), answer);
+            assertEquals(1, answer.split("HTTP/1.1 ", -1).length - 1, "one answer, then the connection is closed: " + answer);
+        }
+        assertEquals(404, node.get(0, "id=after").statusCode());
+        assertEquals("still here", new String(node.get(0, "id=victim").body(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aBodyFramedByAnythingButAFinalChunkedIsRefusedAndNeverReadAsARequest() throws Exception {
+        assertEquals(201, node.put(0, "id=victim", "still here"));
+        String smuggled = "DELETE /v0/entity?id=victim HTTP/1.1\r\nHost: x\r\n\r\n";
+        for (String coding : new String[] {"identity", "gzip", "chunked, gzip", "xchunked"}) {
+            // Chunked framing for a decoder that sees chunked in it, none for one that does not.
+            String answer = node.raw(0, "PUT /v0/entity?id=x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: " + coding
+                    + "\r\n\r\n3\r\nabc\r\n0\r\n\r\n" + smuggled);
+            assertTrue(answer.startsWith("HTTP/1.1 400 "), coding + ": " + answer);
+            assertEquals(1, answer.split("HTTP/1.1 ", -1).length - 1, coding + ": " + answer);
+        }
+        String gzipped = node.raw(0, "PUT /v0/entity?id=x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+                + "3\r\nabc\r\n0\r\n\r\n" + smuggled);
+        assertTrue(gzipped.startsWith("HTTP/1.1 501 "), gzipped);
+        assertEquals(404, node.get(0, "id=x").statusCode());
+        assertEquals("still here", new String(node.get(0, "id=victim").body(), StandardCharsets.UTF_8));
+        String chunked = node.raw(0, "PUT /v0/entity?id=x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: Chunked\r\n"
+                + "Connection: close\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+        assertTrue(chunked.startsWith("HTTP/1.1 201 "), chunked);
+    }
+
+    @Test
+    void theInternalRouteRefusesTimestampsFarAheadAndKeysOverTheLimitAndMovesTheClockOnlyForStoredWrites() throws Exception {
+        String victim = InternalProtocol.PATH + "?key=" + InternalProtocol.encodeKey("victim".getBytes(StandardCharsets.UTF_8));
+        long farAhead = (System.currentTimeMillis() + 2 * io.kvstore.cluster.HybridClock.MAX_AHEAD_MILLIS) << 16;
+        for (long ts : new long[] {Long.MAX_VALUE, farAhead}) {
+            assertEquals(400, node.send(0, "PUT", victim + "&ts=" + ts, "pinned".getBytes(StandardCharsets.UTF_8)).statusCode());
+            assertEquals(400, node.send(0, "DELETE", victim + "&ts=" + ts, null).statusCode());
+        }
+        // Refused on its body: the timestamp it carried must not move the clock either.
+        assertEquals(413, node.send(0, "PUT", victim + "&ts=" + (farAhead - (3 * io.kvstore.cluster.HybridClock.MAX_AHEAD_MILLIS << 16) / 2),
+                new byte[(5 << 20) + 1]).statusCode());
+        assertEquals(201, node.put(0, "id=victim", "good"));
+        assertEquals(202, node.delete(0, "id=victim"));
+        assertEquals(404, node.get(0, "id=victim").statusCode(), "the client's own writes win");
+        assertEquals(201, node.put(0, "id=victim", "again"));
+        long stored = Long.parseLong(node.send(0, "GET", victim, null).headers().firstValue(InternalProtocol.TIMESTAMP_HEADER).orElseThrow());
+        assertTrue(stored >> 16 <= System.currentTimeMillis() + 1_000, "the clock was not dragged ahead: " + (stored >> 16));
+
+        String longKey = InternalProtocol.PATH + "?key=" + InternalProtocol.encodeKey(new byte[1001]);
+        assertEquals(400, node.send(0, "PUT", longKey + "&ts=1", new byte[] {1}).statusCode(), "the key limit holds here too");
+        assertEquals(400, node.send(0, "GET", longKey, null).statusCode());
+    }
+
+    @Test
     void aChunkedBodyOverTheLimitIsRefusedWhileStreaming() throws Exception {
         try (Socket socket = new Socket("127.0.0.1", port())) {
             OutputStream out = socket.getOutputStream();

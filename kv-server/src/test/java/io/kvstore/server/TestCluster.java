@@ -135,13 +135,28 @@ final class TestCluster {
         return head.toString();
     }
 
+    /**
+     * Sends {@code request} as is and returns everything the node answers until it closes the connection
+     * (a reset after the answer, as a close with unread input causes, ends it too).
+     */
     String raw(int node, String request) throws IOException {
         URI uri = URI.create(urls.get(node));
         try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
             socket.setSoTimeout(20_000);
             socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
             socket.getOutputStream().flush();
-            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            java.io.ByteArrayOutputStream answer = new java.io.ByteArrayOutputStream();
+            byte[] buffer = new byte[8192];
+            try {
+                for (int n; (n = socket.getInputStream().read(buffer)) >= 0; ) {
+                    answer.write(buffer, 0, n);
+                }
+            } catch (java.net.SocketException reset) {
+                if (answer.size() == 0) {
+                    throw reset;
+                }
+            }
+            return answer.toString(StandardCharsets.ISO_8859_1);
         }
     }
 
