@@ -1,5 +1,7 @@
 package io.kvstore.core;
 
+import io.kvstore.core.util.Directories;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -112,8 +114,8 @@ final class PersistentClock {
     }
 
     private static void syncDirectory(Path directory) {
-        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-            channel.force(true);
+        try {
+            Directories.sync(directory);
         } catch (IOException e) {
             // Some platforms cannot open a directory; the rename is then as durable as they allow.
             log.debug("Cannot fsync directory {}", directory, e);

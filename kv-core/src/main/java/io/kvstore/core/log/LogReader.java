@@ -8,20 +8,28 @@ import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
  * Replays a log file written by {@link LogWriter}.
  *
- * <p>A torn tail — the last record cut short or garbled by a crash mid-write (in a mapped log, a
- * record followed by the zeros of the window ahead), or a zero-filled tail — ends the log quietly:
- * what precedes it is returned, and opening never fails on it. A bad
- * record followed by further data is corruption, reported with the file and the record's offset.
+ * <p>A torn tail ends the log quietly: what precedes it is returned, and opening never fails on it. A
+ * bad record (an impossible or overlong length, or a failed checksum) is a torn tail when no valid
+ * record follows it anywhere in the file (the last record cut short or garbled by a crash mid-write;
+ * in a mapped log, a record followed by the zeros of the window ahead; a zero-filled tail), or when it
+ * lies on a 4 KiB page of zeros (a machine crash wrote back later pages of the file but not that one,
+ * so what follows was never forced to the device). Any other bad record is corruption, reported with
+ * the file and the record's offset: a damaged length must not quietly drop every record after it.
  */
 public final class LogReader {
+    private static final long PAGE_BYTES = 4096;
     /** Receives each replayed entry in log order. */
     @FunctionalInterface
     public interface Sink {
@@ -70,14 +78,12 @@ public final class LogReader {
                 int storedCrc = Coding.getInt(recordHeader, 0);
                 int length = Coding.getInt(recordHeader, 4);
                 if (length < LogFormat.PAYLOAD_HEADER || length > LogFormat.MAX_PAYLOAD) {
-                    // Only zeros after it: a header cut short by a crash (or itself zeros).
-                    if (restIsZero(in)) {
-                        return torn(position, size, records);
-                    }
-                    throw new CorruptionException(file, position, "impossible record length " + length);
+                    return tornOrCorrupt(file, size, position, LogFormat.RECORD_HEADER, records,
+                            "impossible record length " + length);
                 }
                 if (LogFormat.RECORD_HEADER + (long) length > remaining) {
-                    return torn(position, size, records);
+                    return tornOrCorrupt(file, size, position, remaining, records,
+                            "record length " + length + " reaches past the end of the file");
                 }
                 byte[] payload = readExactly(in, length);
                 crc.reset();
@@ -85,12 +91,7 @@ public final class LogReader {
                 crc.update(payload, 0, length);
                 long end = position + LogFormat.RECORD_HEADER + length;
                 if ((int) crc.getValue() != storedCrc) {
-                    // The last record, or followed only by zeros: one a crash cut short while it was
-                    // being copied into a mapped log (whose window ahead is zeros), or a zero-filled tail.
-                    if (end == size || restIsZero(in)) {
-                        return torn(position, size, records);
-                    }
-                    throw new CorruptionException(file, position, "record checksum mismatch");
+                    return tornOrCorrupt(file, size, position, end - position, records, "record checksum mismatch");
                 }
                 sink.accept(decode(file, position, payload));
                 records++;
@@ -125,18 +126,59 @@ public final class LogReader {
         return new Result(records, position, size - position);
     }
 
-    /** True if everything left in the stream is zero bytes (a mapped window's or a preallocated tail). */
-    private static boolean restIsZero(InputStream in) throws IOException {
-        byte[] chunk = new byte[8192];
-        int n;
-        while ((n = in.read(chunk)) > 0) {
-            for (int i = 0; i < n; i++) {
-                if (chunk[i] != 0) {
-                    return false;
-                }
+    /**
+     * The bad record of {@code span} bytes at {@code position}: a torn tail (see the class comment), or a
+     * {@link CorruptionException} saying {@code problem}.
+     */
+    private static Result tornOrCorrupt(Path file, long size, long position, long span, long records, String problem)
+            throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer rest = channel.map(FileChannel.MapMode.READ_ONLY, position, size - position)
+                    .order(ByteOrder.LITTLE_ENDIAN);
+            if (liesOnAZeroPage(rest, position, span) || nextValidRecord(rest) < 0) {
+                return torn(position, size, records);
             }
         }
-        return true;
+        throw new CorruptionException(file, position, problem);
+    }
+
+    /**
+     * Whether {@code [position, position + span)} touches a 4 KiB page of the file that holds only zeros
+     * from the record on (the bytes before it on its first page are the good records read so far).
+     */
+    private static boolean liesOnAZeroPage(ByteBuffer rest, long position, long span) {
+        long fileEnd = position + rest.capacity();
+        for (long page = position & -PAGE_BYTES; page < position + span; page += PAGE_BYTES) {
+            if (page + PAGE_BYTES > fileEnd) {
+                return false; // a partial last page proves nothing: a tail is judged by what follows it
+            }
+            boolean zeros = true;
+            for (long at = Math.max(page, position); at < page + PAGE_BYTES && zeros; at++) {
+                zeros = rest.get((int) (at - position)) == 0;
+            }
+            if (zeros) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Offset in {@code rest} of the first record after its first byte whose checksum holds, or -1. */
+    private static int nextValidRecord(ByteBuffer rest) {
+        CRC32C crc = new CRC32C();
+        int size = rest.capacity();
+        for (int at = 1; at + LogFormat.RECORD_HEADER + LogFormat.PAYLOAD_HEADER <= size; at++) {
+            int length = rest.getInt(at + 4);
+            if (length < LogFormat.PAYLOAD_HEADER || length > size - at - LogFormat.RECORD_HEADER) {
+                continue;
+            }
+            crc.reset();
+            crc.update(rest.duplicate().position(at + 4).limit(at + LogFormat.RECORD_HEADER + length));
+            if ((int) crc.getValue() == rest.getInt(at)) {
+                return at;
+            }
+        }
+        return -1;
     }
 
     private static byte[] readExactly(InputStream in, int length) throws IOException {

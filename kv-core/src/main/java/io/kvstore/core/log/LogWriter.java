@@ -1,6 +1,7 @@
 package io.kvstore.core.log;
 
 import io.kvstore.core.Entry;
+import io.kvstore.core.util.Directories;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -75,6 +76,10 @@ final class LogWriter implements Closeable {
         writeAt(header, 0);
         position = LogFormat.FILE_HEADER;
         zeroedEnd = position;
+        if (!mapped) {
+            // The policies that fsync records: an fsync of the file covers its contents, not its name.
+            Directories.sync(path.toAbsolutePath().getParent());
+        }
     }
 
     Path path() {

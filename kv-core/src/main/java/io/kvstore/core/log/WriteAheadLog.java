@@ -35,6 +35,12 @@ public final class WriteAheadLog implements Closeable {
     private final Object fileLock = new Object();
     private LogWriter writer;
     private volatile long appended;
+    /**
+     * The first failed force, after which the log takes nothing more: Linux reports a failed writeback
+     * to one fsync and clears it, so a later fsync may succeed over pages that never reached the device,
+     * and a write acknowledged after it would not be durable.
+     */
+    private volatile IOException forceFailure;
     /** The next file, made ahead on the zeroer by {@link #prepare}; null if none is asked for. */
     private CompletableFuture<LogWriter> prepared;
 
@@ -51,6 +57,7 @@ public final class WriteAheadLog implements Closeable {
 
     /** Appends {@code entry}; returns the logical position to pass to {@link #awaitDurable}. */
     public long append(Entry entry) throws IOException {
+        failIfForceFailed();
         long end = appended + writer.append(entry);
         appended = end;
         return end;
@@ -75,7 +82,7 @@ public final class WriteAheadLog implements Closeable {
         synchronized (fileLock) {
             old = writer;
             if (syncer.forcesOnRotation()) {
-                old.force();
+                force(old);
             }
             writer = fresh;
         }
@@ -185,8 +192,33 @@ public final class WriteAheadLog implements Closeable {
     long forceCurrent() throws IOException {
         synchronized (fileLock) {
             long covered = appended;
-            writer.force();
+            force(writer);
             return covered;
+        }
+    }
+
+    /** Forces {@code file}, unless a force failed before; a failure is kept for every later call. */
+    private void force(LogWriter file) throws IOException {
+        failIfForceFailed();
+        try {
+            file.force();
+        } catch (IOException e) {
+            forceFailed(e);
+            throw e;
+        }
+    }
+
+    /** From now on every append, force and rotation fails with {@code failure} as the cause. */
+    void forceFailed(IOException failure) {
+        if (forceFailure == null) {
+            forceFailure = failure;
+        }
+    }
+
+    private void failIfForceFailed() throws IOException {
+        IOException failure = forceFailure;
+        if (failure != null) {
+            throw new IOException("an earlier fsync of the log failed; writes since may not be on the device", failure);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.kvstore.core.lsm;
 
+import io.kvstore.core.util.Directories;
+
 import io.kvstore.core.util.Coding;
 import io.kvstore.core.CorruptionException;
 import io.kvstore.core.util.Crc32c;
@@ -91,13 +93,6 @@ final class Manifest {
         }
         Files.move(tmp, dir.resolve(FileNames.MANIFEST), StandardCopyOption.ATOMIC_MOVE,
                 StandardCopyOption.REPLACE_EXISTING);
-        syncDirectory(dir);
-    }
-
-    /** Forces a directory's entries (creations, renames, deletions) to the device. */
-    static void syncDirectory(Path dir) throws IOException {
-        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-            channel.force(true);
-        }
+        Directories.sync(dir);
     }
 }

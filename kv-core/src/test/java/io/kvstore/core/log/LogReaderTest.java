@@ -143,6 +143,50 @@ class LogReaderTest {
     }
 
     @Test
+    void aLengthDamagedToReachPastTheEndIsCorruptionWhileRecordsFollowIt() throws IOException {
+        Path file = dir.resolve("000001.wal");
+        long[] starts = writeLog(file);
+        for (int record : new int[] {0, 3}) {
+            Path damaged = dir.resolve("damaged-" + record + ".wal");
+            Files.copy(file, damaged);
+            flipByte(damaged, starts[record] + 7); // the length's high byte: far past the end of the file
+            CorruptionException e = assertThrows(CorruptionException.class, () -> replay(damaged),
+                    "every record after it would be dropped without a word");
+            assertEquals(starts[record], e.offset());
+            assertTrue(e.getMessage().contains("past the end"), e.getMessage());
+        }
+        Path last = dir.resolve("last.wal");
+        Files.copy(file, last);
+        flipByte(last, starts[RECORDS - 1] + 7);
+        assertEquals(RECORDS - 1, replay(last).size(), "the last record's length: a torn tail");
+    }
+
+    @Test
+    void aPageOfZerosBeforeMoreRecordsIsATornTail() throws IOException {
+        // After a machine crash the OS may have written back later pages of a log but not an earlier one,
+        // which then reads as zeros: nothing after it was forced, so the log ends there.
+        Path file = dir.resolve("000001.wal");
+        List<Long> starts = new ArrayList<>();
+        try (WriteAheadLog log = new WriteAheadLog(file, SyncPolicy.NONE, 2)) {
+            for (int i = 0; i < 300; i++) {
+                starts.add(LogFormat.FILE_HEADER + log.append(Entry.value(key(i), new byte[90], i)) );
+            }
+        }
+        byte[] bytes = Files.readAllBytes(file);
+        assertTrue(bytes.length > 4 * 4096);
+        Arrays.fill(bytes, 2 * 4096, 3 * 4096, (byte) 0);
+        Files.write(file, bytes);
+        int before = 0;
+        while (starts.get(before) <= 2 * 4096) {
+            before++; // records ending at or before the zero page
+        }
+        LogReader.Result result = LogReader.replay(file, entry -> { });
+        assertEquals(before, result.records);
+        assertEquals(before == 0 ? LogFormat.FILE_HEADER : starts.get(before - 1), result.validLength);
+        assertEquals(bytes.length - result.validLength, result.tornBytes);
+    }
+
+    @Test
     void fileShorterThanItsHeaderIsAnEmptyLog() throws IOException {
         Path file = dir.resolve("000001.wal");
         Files.write(file, new byte[] {0x4B, 0x56});

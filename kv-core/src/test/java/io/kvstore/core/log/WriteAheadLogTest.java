@@ -71,6 +71,44 @@ class WriteAheadLogTest {
         assertTrue(a.records > 0 && b.records > 0);
     }
 
+    /**
+     * Linux reports a failed writeback to one fsync and then forgets it: a later fsync that succeeds says
+     * nothing about the pages lost. So after one failure nothing may be acknowledged again, whether by a
+     * writer's own fsync (EVERY_WRITE) or by the group commit or a rotation's fsync (GROUP_COMMIT).
+     */
+    @ParameterizedTest
+    @EnumSource(value = SyncPolicy.class, names = {"GROUP_COMMIT", "EVERY_WRITE"})
+    void afterAFailedFsyncNothingIsAppendedForcedOrAcknowledgedAgain(SyncPolicy policy) throws Exception {
+        try (WriteAheadLog log = new WriteAheadLog(dir.resolve("000001.wal"), policy, 1)) {
+            log.awaitDurable(log.append(Entry.value(new byte[] {1}, new byte[] {1}, 1)));
+            long pending = log.append(Entry.value(new byte[] {2}, new byte[] {2}, 2));
+            IOException eio = new IOException("Input/output error");
+            log.forceFailed(eio); // what force() records when fsync fails
+            try {
+                log.awaitDurable(pending);
+                assertEquals(SyncPolicy.GROUP_COMMIT, policy, "only a group commit may have covered it before the failure");
+            } catch (IOException waited) {
+                assertTrue(causes(waited, eio), "the write waiting for a sync learns it failed: " + waited);
+            }
+            assertTrue(causes(org.junit.jupiter.api.Assertions.assertThrows(IOException.class, log::forceCurrent), eio));
+            assertTrue(causes(org.junit.jupiter.api.Assertions.assertThrows(IOException.class,
+                    () -> log.append(Entry.value(new byte[] {3}, new byte[] {3}, 3))), eio));
+            assertTrue(causes(org.junit.jupiter.api.Assertions.assertThrows(IOException.class,
+                    () -> log.rotate(dir.resolve("000002.wal"))), eio));
+        } catch (IOException closing) {
+            assertTrue(closing.getMessage().contains("fsync"), "closing reports the failure too: " + closing);
+        }
+    }
+
+    private static boolean causes(Throwable thrown, Throwable cause) {
+        for (Throwable t = thrown; t != null; t = t.getCause()) {
+            if (t == cause) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @ParameterizedTest
     @EnumSource(SyncPolicy.class)
     void aRotationMovesToThePreparedFileAndTheClosedFilesEndAtTheirLastRecords(SyncPolicy policy) throws IOException {
