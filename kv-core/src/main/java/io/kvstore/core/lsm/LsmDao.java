@@ -731,14 +731,17 @@ public final class LsmDao implements Dao {
         lockForWrite();
         try {
             synchronized (versionLock) {
+                if (closed) {
+                    // close() may have stopped waiting for this compaction and given the directory up:
+                    // nothing may be installed any more. (closed is set under the write lock.)
+                    discard(output);
+                    throw new CancellationException("compaction of " + dir + " abandoned: store closed");
+                }
                 if (written.newestDroppedTombstone() != Long.MIN_VALUE
                         && written.newestDroppedTombstone() >= minTimestampNewerThan(current, inputs[0])) {
                     LOG.info("Compaction of {} tables of {} discarded: a write older than a tombstone it left out "
                             + "arrived during the merge", inputs.length, dir);
-                    if (output != null) {
-                        output.markObsolete();
-                        output.release();
-                    }
+                    discard(output);
                     return false;
                 }
                 Version next = current.withCompacted(inputs, output);
@@ -757,6 +760,14 @@ public final class LsmDao implements Dao {
         }
         RangeIterator.releaseAll(inputs);
         return true;
+    }
+
+    /** Deletes a table written but never installed (none if {@code table} is null). */
+    private static void discard(SsTable table) throws IOException {
+        if (table != null) {
+            table.markObsolete();
+            table.release();
+        }
     }
 
     /** A table just written, and the newest timestamp among the tombstones left out of it. */
