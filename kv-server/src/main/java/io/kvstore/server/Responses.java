@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 /** Status answers with a short plain-text reason, and the mapping of failures to status codes. */
 final class Responses {
     private static final Logger LOG = LoggerFactory.getLogger(Responses.class);
-    /** The longest a refused connection stays open if writing its answer never completes. */
-    private static final long CLOSE_GRACE_SECONDS = 10;
+    /** How long a refused request's connection goes on reading (and dropping) its body before it closes. */
+    static final long LINGER_SECONDS = 5;
 
     private Responses() {
     }
@@ -27,22 +27,26 @@ final class Responses {
     }
 
     /**
-     * An answer after which the connection is closed, for requests whose body is left unread (413, 503)
-     * or cannot be framed: closing is what keeps the rest of that body from ever being read. The
-     * connection is shut down before the answer, so that nothing the client sent after this request
-     * (a pipelined request, or a body's bytes that would parse as one) is ever dispatched; it is closed
-     * once the answer is written.
+     * An answer after which the connection is closed, for a request whose body is refused unread (413,
+     * 417, 503) or cannot be framed (400, 501). The connection is shut down before the answer, so nothing
+     * the client sent after this request (a pipelined request, or a body's bytes that would parse as one)
+     * is ever dispatched. What is left of the body is read and dropped (never held) until it ends or for
+     * {@link #LINGER_SECONDS}, then the connection closes: closing at once, with the client's bytes
+     * unread, would make the kernel answer with a reset that can destroy the answer before a client that
+     * sends its body without waiting (no {@code Expect: 100-continue}) reads it.
      */
     static void sendAndClose(HttpServerRequest request, int status, String reason) {
         HttpServerResponse response = request.response();
         if (response.ended() || response.closed()) {
             return;
         }
-        request.connection().shutdown(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS);
+        if (!request.isEnded()) {
+            request.handler(ignored -> { });
+        }
+        request.connection().shutdown(LINGER_SECONDS, TimeUnit.SECONDS);
         response.setStatusCode(status).putHeader("Connection", "close")
                 .putHeader("Content-Type", "text/plain; charset=utf-8")
-                .end(reason + "\n")
-                .onComplete(done -> request.connection().close());
+                .end(reason + "\n");
     }
 
     /** The answer to a write: {@code status} on success, else the failure's status. */

@@ -135,6 +135,17 @@ final class TestCluster {
         return head.toString();
     }
 
+    /** Sends {@code request} as is and returns the head of the answer (status line and headers). */
+    String rawHead(int node, String request) throws IOException {
+        URI uri = URI.create(urls.get(node));
+        try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            return readHead(socket.getInputStream());
+        }
+    }
+
     /**
      * Sends {@code request} as is and returns everything the node answers until it closes the connection
      * (a reset after the answer, as a close with unread input causes, ends it too).
