@@ -2,6 +2,7 @@ package io.kvstore.server;
 
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +36,10 @@ final class RequestRouter implements Handler<HttpServerRequest> {
                 : transferCodingError(String.join(",", request.headers().getAll("Transfer-Encoding")));
         if (framingError != null) {
             Responses.sendAndClose(request, framingError.startsWith("unsupported") ? 501 : 400, framingError);
+            return;
+        }
+        if (request.version() == HttpVersion.HTTP_1_1 && request.getHeader("Host") == null) {
+            Responses.send(request, 400, "an HTTP/1.1 request needs a Host header");
             return;
         }
         if (inFlight.incrementAndGet() > maxInFlight) {

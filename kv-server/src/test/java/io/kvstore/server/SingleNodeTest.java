@@ -77,6 +77,9 @@ class SingleNodeTest {
         assertTrue(node.raw(0, "GET /v0/entity?id=k%2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 .startsWith("HTTP/1.1 400"), "truncated escape");
         assertEquals(400, node.get(0, "id=k&from=").statusCode(), "empty from");
+        assertTrue(node.raw(0, "GET /v0/entity?id=k HTTP/1.1\r\nConnection: close\r\n\r\n")
+                .startsWith("HTTP/1.1 400"), "an HTTP/1.1 request without Host (RFC 9112 3.2)");
+        assertTrue(node.raw(0, "GET /v0/entity?id=k HTTP/1.0\r\n\r\n").startsWith("HTTP/1.0 404"), "HTTP/1.0 needs none");
     }
 
     @Test
