@@ -2,6 +2,7 @@ package io.kvstore.server;
 
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
 import java.util.Arrays;
@@ -42,7 +43,7 @@ final class BodyReader {
     }
 
     private void start() {
-        String declared = request.getHeader("Content-Length");
+        String declared = request.getHeader(HttpHeaders.CONTENT_LENGTH);
         int capacity = 0;
         if (declared != null) {
             long length;
@@ -58,7 +59,7 @@ final class BodyReader {
             }
             capacity = (int) length;
         }
-        String expectation = request.getHeader("Expect");
+        String expectation = request.getHeader(HttpHeaders.EXPECT);
         if (expectation != null && !expectation.trim().equalsIgnoreCase("100-continue")) {
             refuse(417, "cannot meet the expectation '" + expectation + "'; only 100-continue is supported");
             return;

@@ -1,6 +1,7 @@
 package io.kvstore.server;
 
 import io.vertx.core.Handler;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,13 +33,13 @@ final class RequestRouter implements Handler<HttpServerRequest> {
 
     @Override
     public void handle(HttpServerRequest request) {
-        String framingError = request.getHeader("Transfer-Encoding") == null ? null
-                : transferCodingError(String.join(",", request.headers().getAll("Transfer-Encoding")));
+        String framingError = request.getHeader(HttpHeaders.TRANSFER_ENCODING) == null ? null
+                : transferCodingError(String.join(",", request.headers().getAll(HttpHeaders.TRANSFER_ENCODING)));
         if (framingError != null) {
             Responses.sendAndClose(request, framingError.startsWith("unsupported") ? 501 : 400, framingError);
             return;
         }
-        if (request.version() == HttpVersion.HTTP_1_1 && request.getHeader("Host") == null) {
+        if (request.version() == HttpVersion.HTTP_1_1 && request.getHeader(HttpHeaders.HOST) == null) {
             Responses.send(request, 400, "an HTTP/1.1 request needs a Host header");
             return;
         }
