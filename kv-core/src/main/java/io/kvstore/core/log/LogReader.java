@@ -133,8 +133,9 @@ public final class LogReader {
     private static Result tornOrCorrupt(Path file, long size, long position, long span, long records, String problem)
             throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer rest = channel.map(FileChannel.MapMode.READ_ONLY, position, size - position)
-                    .order(ByteOrder.LITTLE_ENDIAN);
+            // At most one mapping's worth (2 GiB): far more than any record the store writes.
+            long length = Math.min(size - position, Integer.MAX_VALUE);
+            ByteBuffer rest = channel.map(FileChannel.MapMode.READ_ONLY, position, length).order(ByteOrder.LITTLE_ENDIAN);
             if (liesOnAZeroPage(rest, position, span) || nextValidRecord(rest) < 0) {
                 return torn(position, size, records);
             }
