@@ -137,11 +137,7 @@ final class TestCluster {
 
     /** Sends {@code request} as is and returns the head of the answer (status line and headers). */
     String rawHead(int node, String request) throws IOException {
-        URI uri = URI.create(urls.get(node));
-        try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
-            socket.setSoTimeout(20_000);
-            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-            socket.getOutputStream().flush();
+        try (java.net.Socket socket = sendRaw(node, request)) {
             return readHead(socket.getInputStream());
         }
     }
@@ -151,11 +147,7 @@ final class TestCluster {
      * (a reset after the answer, as a close with unread input causes, ends it too).
      */
     String raw(int node, String request) throws IOException {
-        URI uri = URI.create(urls.get(node));
-        try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
-            socket.setSoTimeout(20_000);
-            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-            socket.getOutputStream().flush();
+        try (java.net.Socket socket = sendRaw(node, request)) {
             java.io.ByteArrayOutputStream answer = new java.io.ByteArrayOutputStream();
             byte[] buffer = new byte[8192];
             try {
@@ -168,6 +160,21 @@ final class TestCluster {
                 }
             }
             return answer.toString(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    /** A new connection to {@code node} that has sent {@code request}, with a 20 s read timeout. */
+    private java.net.Socket sendRaw(int node, String request) throws IOException {
+        URI uri = URI.create(urls.get(node));
+        java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort());
+        try {
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            return socket;
+        } catch (IOException e) {
+            socket.close();
+            throw e;
         }
     }
 
