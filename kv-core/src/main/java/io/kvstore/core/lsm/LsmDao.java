@@ -745,7 +745,15 @@ public final class LsmDao implements Dao {
                     return false;
                 }
                 Version next = current.withCompacted(inputs, output);
-                new Manifest(nextFileNumber.get(), next.oldestLogNumber(), next.tableNumbers()).write(dir);
+                try {
+                    new Manifest(nextFileNumber.get(), next.oldestLogNumber(), next.tableNumbers()).write(dir);
+                } catch (IOException e) {
+                    // Not installed: delete the output, or every retry on a full disk would leave one more.
+                    if (output != null && !Manifest.lists(dir, output.fileNumber())) {
+                        discard(output);
+                    }
+                    throw e;
+                }
                 current = next;
             }
         } finally {

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 
 /**
  * The live file set of a store: its tables from newest to oldest, the oldest log still needed, and
@@ -68,6 +69,19 @@ final class Manifest {
             tables[i] = Coding.getLong(bytes, 28 + 8 * i);
         }
         return new Manifest(next, log, tables);
+    }
+
+    /**
+     * Whether the manifest on disk in {@code dir} lists table {@code number}: after a failed
+     * {@link #write}, whether the new set was installed anyway. True when it cannot be read (keep the file).
+     */
+    static boolean lists(Path dir, long number) {
+        try {
+            Manifest onDisk = read(dir);
+            return onDisk == null || Arrays.stream(onDisk.tables).anyMatch(table -> table == number);
+        } catch (IOException e) {
+            return true;
+        }
     }
 
     /** Atomically replaces the manifest of {@code dir} with this one. */

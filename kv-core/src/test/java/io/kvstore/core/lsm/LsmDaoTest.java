@@ -168,6 +168,32 @@ class LsmDaoTest {
     }
 
     @Test
+    void aCompactionWhoseManifestCannotBeWrittenLeavesNoTableBehind() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            for (int round = 0; round < 2; round++) {
+                dao.upsert(Entry.value(b("k" + round), b("v" + round), round));
+                dao.flush();
+            }
+            java.util.Set<Path> before = tableFiles();
+            // A directory where the manifest's temporary file goes: writing the manifest fails, as on a full disk.
+            java.nio.file.Files.createDirectory(dir.resolve(FileNames.MANIFEST_TMP));
+            IOException failed = assertThrows(IOException.class, dao::compact);
+            assertTrue(failed.getMessage().contains(dir.toString()), "names the store: " + failed.getMessage());
+            assertEquals(before, tableFiles(), "the unused output is deleted; the inputs stay");
+            assertArrayEquals(b("v1"), dao.get(b("k1")).value());
+            java.nio.file.Files.delete(dir.resolve(FileNames.MANIFEST_TMP));
+            dao.compact();
+            assertEquals(1, tableFiles().size());
+        }
+    }
+
+    private java.util.Set<Path> tableFiles() throws IOException {
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
+            return files.filter(f -> f.toString().endsWith(".sst")).collect(java.util.stream.Collectors.toSet());
+        }
+    }
+
+    @Test
     void rangeHonoursBoundsAndReturnsTombstones() throws IOException {
         try (LsmDao dao = LsmDao.open(small())) {
             for (int i = 0; i < 10; i++) {
