@@ -12,8 +12,9 @@ import java.util.function.Function;
  * Reads a request body into one exactly sized array, within two limits: the per-request limit (over it:
  * 413, refused on the declared Content-Length before a byte is read, or counted while a chunked body
  * arrives) and the node's {@link BodyMemoryBudget} (no room: 503 + Retry-After). After a refusal the rest
- * of the body is dropped as it arrives and the connection closed ({@link Responses#sendAndClose}). The bytes stay reserved until the consumer's future
- * completes, i.e. until every replica that will get a copy has it.
+ * of the body is dropped as it arrives and the connection closed ({@link Responses#sendAndClose}). The
+ * bytes stay reserved until the consumer's future completes, i.e. until every replica that will get a
+ * copy has it.
  *
  * <p>A client that sent {@code Expect: 100-continue} (curl does for bodies over 1 KiB) gets its
  * {@code 100 Continue} once the body has passed both limits, and a refusal instead of it when not, so a

@@ -33,11 +33,15 @@ final class RequestRouter implements Handler<HttpServerRequest> {
 
     @Override
     public void handle(HttpServerRequest request) {
-        String framingError = request.getHeader(HttpHeaders.TRANSFER_ENCODING) == null ? null
-                : transferCodingError(String.join(",", request.headers().getAll(HttpHeaders.TRANSFER_ENCODING)));
-        if (framingError != null) {
-            Responses.sendAndClose(request, framingError.startsWith("unsupported") ? 501 : 400, framingError);
-            return;
+        if (request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null) {
+            String codings = String.join(",", request.headers().getAll(HttpHeaders.TRANSFER_ENCODING));
+            int refusal = transferCodingRefusal(codings);
+            if (refusal != 0) {
+                Responses.sendAndClose(request, refusal, refusal == 501
+                        ? "unsupported transfer coding in '" + codings + "': only chunked"
+                        : "Transfer-Encoding '" + codings + "' does not end in chunked: the body cannot be framed");
+                return;
+            }
         }
         if (request.version() == HttpVersion.HTTP_1_1 && request.getHeader(HttpHeaders.HOST) == null) {
             Responses.send(request, 400, "an HTTP/1.1 request needs a Host header");
@@ -86,19 +90,16 @@ final class RequestRouter implements Handler<HttpServerRequest> {
     }
 
     /**
-     * Why a request's {@code Transfer-Encoding} leaves its body unframed or undecodable (RFC 9112 6.1,
-     * 6.3), or null if it is absent or just {@code chunked}. Any other value is refused and the connection
-     * closed: the decoder would otherwise read no body at all (for {@code identity}, say) and parse the
-     * body's bytes as the next request.
+     * The status refusing a request with these transfer codings (RFC 9112 6.1, 6.3), or 0 if they are
+     * just {@code chunked}: 400 when chunked is not the last (the body cannot be framed; the decoder would
+     * read none, for {@code identity} say, and parse the body's bytes as the next request), 501 when
+     * chunked is last but another coding is applied too. Either way the connection is closed.
      */
-    static String transferCodingError(String transferEncoding) {
-        if (transferEncoding == null || transferEncoding.trim().equalsIgnoreCase("chunked")) {
-            return null;
+    static int transferCodingRefusal(String codings) {
+        if (codings.trim().equalsIgnoreCase("chunked")) {
+            return 0;
         }
-        String[] codings = transferEncoding.split(",");
-        if (codings[codings.length - 1].trim().equalsIgnoreCase("chunked")) {
-            return "unsupported transfer coding in '" + transferEncoding + "': only chunked";
-        }
-        return "Transfer-Encoding '" + transferEncoding + "' does not end in chunked: the body cannot be framed";
+        String[] each = codings.split(",");
+        return each[each.length - 1].trim().equalsIgnoreCase("chunked") ? 501 : 400;
     }
 }
