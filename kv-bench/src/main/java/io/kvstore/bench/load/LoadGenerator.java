@@ -53,7 +53,7 @@ public final class LoadGenerator {
 
     /** Runs one load and prints its report; returns the process exit code. */
     static int run(LoadOptions options, PrintStream out, PrintStream progress) throws Exception {
-        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.threads).setPreferNativeTransport(options.nativeTransport));
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.threads).setPreferNativeTransport(options.nativeTransport()));
         try {
             String unreachable = preflight(vertx, options);
             if (unreachable != null) {
@@ -98,7 +98,7 @@ public final class LoadGenerator {
         Counts atEnd = Counts.of(workers);
         drain(workers, options, progress);
         total.add(intervalHistogram(workers));
-        report(options, out, atEnd.minus(atWarmupEnd), options.durationSeconds, total);
+        report(vertx, options, out, atEnd.minus(atWarmupEnd), options.durationSeconds, total);
         return 0;
     }
 
@@ -123,7 +123,7 @@ public final class LoadGenerator {
         total.add(intervalHistogram(workers));
         double seconds = (System.nanoTime() - start) / 1e9;
         closeAll(workers);
-        report(options, out, Counts.of(workers), seconds, total);
+        report(vertx, options, out, Counts.of(workers), seconds, total);
         return 0;
     }
 
@@ -192,13 +192,14 @@ public final class LoadGenerator {
         }
     }
 
-    private static void report(LoadOptions options, PrintStream out, Counts counts, double seconds,
+    private static void report(Vertx vertx, LoadOptions options, PrintStream out, Counts counts, double seconds,
             Histogram latency) throws IOException {
         String mode = options.preload > 0 ? "preload"
                 : options.openLoop() ? String.format(Locale.ROOT, "open loop at %.0f req/s", options.rate) : "closed loop";
-        out.printf(Locale.ROOT, "kvstore load: %s, ops=%s, keys=%d %s, value=%d B, connections=%d, threads=%d, targets=%s%s%n",
+        out.printf(Locale.ROOT, "kvstore load: %s, ops=%s, keys=%d %s, value=%d B, connections=%d, threads=%d on %s, targets=%s%s%n",
                 mode, options.preload > 0 ? "put" : options.opsSpec, options.preload > 0 ? options.preload : options.keys,
-                options.distribution, options.valueSize, options.connections, options.threads, options.targets,
+                options.distribution, options.valueSize, options.connections, options.threads,
+                vertx.isNativeTransportEnabled() ? "epoll" : "java.nio", options.targets,
                 options.replicationQuery().isEmpty() ? "" : ", " + options.replicationQuery().substring(1));
         double rps = counts.completed / seconds;
         out.printf(Locale.ROOT, "requests: %d in %.1f s = %.0f req/s (seed %d)%n", counts.completed, seconds, rps, options.seed);

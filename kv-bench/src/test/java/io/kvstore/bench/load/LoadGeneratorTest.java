@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -43,6 +44,7 @@ class LoadGeneratorTest {
         assertTrue(report.contains("201=") && report.contains("200="), report);
         assertTrue(rps(report) > 100, report);
         assertTrue(report.contains("errors=0 non2xx=0"), report);
+        assertTrue(report.contains("threads=1 on java.nio,"), "closed loop keeps java.nio: " + report);
         assertTrue(Files.readString(hgrm).contains("Percentile"), "hgrm written");
     }
 
@@ -52,6 +54,11 @@ class LoadGeneratorTest {
                 "--duration", "2", "--warmup", "0");
         assertEquals(500, rps(report), 100, report);
         assertTrue(report.contains("RESULT mode=open"), report);
+        Vertx probe = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
+        boolean nativeLoads = probe.isNativeTransportEnabled();
+        probe.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertTrue(report.contains(nativeLoads ? " on epoll," : " on java.nio,"),
+                "open loop on the native transport where it loads: " + report);
         // A loopback round trip takes tens of microseconds: a median near zero would mean requests
         // were timed from a slot later than when they actually left.
         Matcher p50 = Pattern.compile(" p50=([\\d.]+)").matcher(report);

@@ -22,8 +22,10 @@ class LoadOptionsTest {
         assertTrue(o.openLoop());
         assertEquals(1500.5, o.rate);
         assertEquals(42, o.seed);
-        assertTrue(o.nativeTransport);
-        assertFalse(LoadOptions.parse().nativeTransport);
+        assertTrue(o.nativeTransport());
+        assertFalse(LoadOptions.parse().nativeTransport(), "closed loop: java.nio by default");
+        assertTrue(LoadOptions.parse("--rate", "10").nativeTransport(), "open loop: native by default");
+        assertFalse(LoadOptions.parse("--rate", "10", "--transport", "nio").nativeTransport());
     }
 
     @Test
