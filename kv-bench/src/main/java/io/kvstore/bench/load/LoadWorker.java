@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -35,8 +34,6 @@ import org.HdrHistogram.Recorder;
  * and that backlog, drained at one round trip at a time per lane, would be measured as the server's.
  */
 final class LoadWorker {
-    /** A lane due sooner than this sends at once: a timer would cost more than it is early. */
-    private static final long MIN_TIMER_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
 
     private final LoadOptions options;
     private final Context context;
@@ -121,10 +118,9 @@ final class LoadWorker {
         long now = System.nanoTime();
         // Still warming up: a late lane starts again from now, so no backlog reaches the measurement.
         long intended = slot < now && now < warmupEndNanos ? now : slot;
-        long wait = intended - now;
-        if (wait >= MIN_TIMER_NANOS) {
-            // On this worker's event loop (the caller's context); as precise as the transport's timers.
-            context.owner().timer(wait, TimeUnit.NANOSECONDS).onComplete(ar -> fire(intended));
+        long waitMillis = (intended - now) / 1_000_000;
+        if (waitMillis >= 1) {
+            context.owner().setTimer(waitMillis, id -> fire(intended));
         } else {
             fire(intended);
         }
@@ -135,8 +131,10 @@ final class LoadWorker {
             checkDrained();
             return;
         }
-        // A request may leave up to MIN_TIMER_NANOS before its slot; it is then timed from when it
-        // left, never from the later slot (which would hide part of its latency).
+        // Lanes wait in whole milliseconds, so a request may leave up to 1 ms before its slot; it is then
+        // timed from when it left, never from the later slot (which would hide part of its latency).
+        // Timers to the microsecond (epoll has them) cost a wake-up per request on both sides and
+        // measured worse: docs/BENCHMARKS.md, "The generator's open loop spun on java.nio".
         send(nextOp(), keys.next(random), Math.min(intended, System.nanoTime()), intended);
     }
 
