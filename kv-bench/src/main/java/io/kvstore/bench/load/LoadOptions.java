@@ -27,9 +27,9 @@ final class LoadOptions {
             "  --seed S                 random seed (default: time based, printed)",
             "  --timeout MILLIS         per-request timeout (default 10000)",
             "  --transport NAME         nio | native: the generator's own event loops (default: native in open loop,",
-            "                           whose timers need sub-millisecond precision that java.nio's selector",
-            "                           only reaches by spinning; nio otherwise, the closed-loop instrument",
-            "                           of every figure in docs/BENCHMARKS.md)",
+            "                           where java.nio's selector would spin through the last half millisecond",
+            "                           before each lane's timer; nio otherwise, the closed-loop instrument of",
+            "                           every figure in docs/BENCHMARKS.md)",
             "  --help                   this text");
 
     List<URI> targets = List.of(URI.create("http://localhost:8080"));
@@ -100,9 +100,9 @@ final class LoadOptions {
 
     /**
      * Whether the generator's event loops prefer Netty's native transport. By default they do in open
-     * loop only: java.nio's selector waits in whole milliseconds, so with a lane's next slot always less
-     * than half a millisecond away it polls without sleeping, a core's worth at 48k req/s, taken from
-     * the server it measures on a small machine; epoll's timers wait to the microsecond. Closed loop
+     * loop only: java.nio's selector waits in whole milliseconds, so with one of the lanes' timers
+     * always less than half a millisecond away it polls without sleeping, a core's worth at 48k req/s,
+     * taken from the server it measures on a small machine; epoll waits to the microsecond. Closed loop
      * sets no timers and keeps java.nio: a cheaper generator raises the ceiling, not the node, and
      * every closed-loop figure in docs/BENCHMARKS.md was taken with it.
      */
