@@ -8,8 +8,8 @@
 #   KEYS=200000 DURATION=5 WARMUP=3 kv-bench/scripts/http-suite.sh   # a quick run
 #
 # The generator measures closed loops on java.nio and open loops on Netty's epoll transport (its
-# defaults: java.nio's selector spins to keep sub-millisecond timers; docs/BENCHMARKS.md, "The
-# generator's open loop spun on java.nio").
+# defaults: java.nio's selector spins through the last half millisecond before each lane's timer;
+# docs/BENCHMARKS.md, "The generator's open loop spun on java.nio").
 # The three cluster nodes share this machine's cores with each other and the generator, so each runs
 # with CLUSTER_FLAGS (default: one event loop and one storage thread per node, measured on 2 cores at
 # 2/3 PUT +15% and GET +45% against the per-node defaults of one of each per core; and java.nio, whose
