@@ -17,6 +17,7 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -53,6 +54,16 @@ public final class KvServer {
      */
     private static final int INTERNODE_CONNECTIONS_PER_PEER = 8;
     private static final int INTERNODE_PIPELINING_LIMIT = 16;
+
+    /**
+     * How long an internode connection may sit unused in the pool: half the idle timeout, which the
+     * peers are assumed to share, so that this node closes an idle connection before the peer does.
+     * With both at 60 s (Vert.x's default keep-alive) the peer sometimes closed one just as this node
+     * sent requests on it, and they failed (HttpReplica then sends them again).
+     */
+    static int internodeKeepAliveSeconds(Duration idleTimeout) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, idleTimeout.toSeconds() / 2));
+    }
 
     private final KvServerConfig config;
     private final Vertx vertx;
@@ -101,7 +112,8 @@ public final class KvServer {
         Executor storage = storagePool == null ? Runnable::run : storagePool;
         HybridClock clock = new HybridClock();
         WebClient client = WebClient.create(vertx,
-                new WebClientOptions().setKeepAlive(true).setTcpNoDelay(true)
+                new WebClientOptions().setKeepAlive(true).setKeepAliveTimeout(internodeKeepAliveSeconds(config.idleTimeout()))
+                        .setTcpNoDelay(true)
                         .setPipelining(true).setPipeliningLimit(INTERNODE_PIPELINING_LIMIT)
                         .setConnectTimeout((int) config.replicaTimeout().toMillis()),
                 new PoolOptions().setHttp1MaxSize(INTERNODE_CONNECTIONS_PER_PEER));

@@ -170,7 +170,10 @@ public final class KvServerConfig {
         return replicaTimeout;
     }
 
-    /** Connections idle this long are closed. */
+    /**
+     * Connections idle this long are closed. This node's own connections to its peers idle out after
+     * half of it, so that it, not the peer, closes them: the nodes of a cluster should share this value.
+     */
     public Duration idleTimeout() {
         return idleTimeout;
     }

@@ -187,6 +187,72 @@ class LsmDaoTest {
         }
     }
 
+    /**
+     * A compaction that leaves out no tombstone switches versions without the writers' lock: its
+     * manifest's fsyncs (milliseconds each) must not hold every write up. The manifest's temporary file
+     * is made a named pipe, so the compaction stays inside its manifest write until the test reads it.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void writesGoOnWhileACompactionThatDropsNoTombstoneWritesItsManifest() throws Exception {
+        Path pipe = dir.resolve(FileNames.MANIFEST_TMP);
+        try (LsmDao dao = LsmDao.open(DaoOptions.builder(dir).flushThresholdBytes(1 << 20).build())) {
+            for (int round = 0; round < 2; round++) {
+                dao.upsert(Entry.value(b("k" + round), b("v" + round), round));
+                dao.flush();
+            }
+            org.junit.jupiter.api.Assumptions.assumeTrue(
+                    new ProcessBuilder("mkfifo", pipe.toString()).inheritIO().start().waitFor() == 0, "mkfifo");
+            Thread[] compacting = new Thread[1];
+            java.util.concurrent.CountDownLatch merged = new java.util.concurrent.CountDownLatch(1);
+            ExecutorService caller = Executors.newSingleThreadExecutor();
+            Future<?> compaction = caller.submit(() -> {
+                dao.compactOldest(2, () -> {
+                    compacting[0] = Thread.currentThread();
+                    merged.countDown();
+                });
+                return null;
+            });
+            boolean inManifestWrite = false;
+            try {
+                assertTrue(merged.await(10, TimeUnit.SECONDS), "the merge ran");
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (java.util.Arrays.stream(compacting[0].getStackTrace())
+                        .noneMatch(frame -> frame.getClassName().equals(Manifest.class.getName()))) {
+                    assertTrue(System.nanoTime() < deadline, "the compaction reached its manifest write");
+                    Thread.yield();
+                }
+                inManifestWrite = true;
+                java.util.concurrent.CompletableFuture<Void> write = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                    try {
+                        dao.upsert(Entry.value(b("k2"), b("v2"), 2));
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+                write.get(10, TimeUnit.SECONDS);
+                assertArrayEquals(b("v2"), dao.get(b("k2")).value());
+                assertTrue(!compaction.isDone(), "the compaction was still writing its manifest");
+            } finally {
+                if (inManifestWrite) {
+                    // Let it through: it writes into the pipe, whose fsync fails, and leaves its inputs in place.
+                    assertTrue(java.nio.file.Files.readAllBytes(pipe).length > 0);
+                }
+                java.nio.file.Files.delete(pipe);
+                caller.shutdown();
+            }
+            java.util.concurrent.ExecutionException failed = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> compaction.get(10, TimeUnit.SECONDS));
+            assertTrue(failed.getCause() instanceof IOException, String.valueOf(failed.getCause()));
+            dao.compact();
+        }
+        try (LsmDao dao = LsmDao.open(small())) {
+            for (int i = 0; i < 3; i++) {
+                assertArrayEquals(b("v" + i), dao.get(b("k" + i)).value());
+            }
+        }
+    }
+
     private java.util.Set<Path> tableFiles() throws IOException {
         try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
             return files.filter(f -> f.toString().endsWith(".sst")).collect(java.util.stream.Collectors.toSet());
