@@ -23,6 +23,7 @@ final class LoadOptions {
             "  --rate RPS               open loop at this total rate; latency counted from when each request",
             "                           was due (coordinated-omission corrected). Absent: closed loop, maximum rate",
             "  --preload N              instead of a timed run: PUT keys 0..N-1 once each, as fast as possible",
+            "                           (key names are as wide as N's: later runs name the same keys with --keys N)",
             "  --hgrm FILE              also write the latency percentile distribution (HdrHistogram .hgrm)",
             "  --seed S                 random seed (default: time based, printed)",
             "  --timeout MILLIS         per-request timeout (default 10000)",
@@ -96,6 +97,16 @@ final class LoadOptions {
 
     boolean openLoop() {
         return rate > 0;
+    }
+
+    /**
+     * Digits of the fixed-width key names ({@code key0000042}): those of the largest index, {@code --preload}'s
+     * in a preload and {@code --keys}' otherwise, so that a preload of N keys and a run over {@code --keys N}
+     * name the same keys. (Until 2026-11-24 a preload took the larger of the two, with --keys' default of
+     * 1,000,000: a preload of 1,000 keys wrote {@code key000042} and a run over 1,000 keys read {@code key042}.)
+     */
+    int keyDigits() {
+        return Long.toString((preload > 0 ? preload : keys) - 1).length();
     }
 
     /**

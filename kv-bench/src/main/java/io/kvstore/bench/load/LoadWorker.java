@@ -73,7 +73,7 @@ final class LoadWorker {
         byte[] bytes = new byte[options.valueSize];
         random.nextBytes(bytes);
         this.value = Buffer.buffer(bytes);
-        this.keyDigits = Long.toString(Math.max(options.keys, options.preload) - 1).length();
+        this.keyDigits = options.keyDigits();
         int perTarget = Math.max(1, connections / targets.size());
         this.client = vertx.createHttpClient(
                 new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true),

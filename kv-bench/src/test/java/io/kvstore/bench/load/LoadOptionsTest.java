@@ -29,6 +29,16 @@ class LoadOptionsTest {
     }
 
     @Test
+    void aPreloadOfNKeysAndARunOverNKeysNameTheSameKeys() {
+        for (String n : new String[] {"1", "10", "1000", "200000", "5000000"}) {
+            assertEquals(LoadOptions.parse("--keys", n).keyDigits(), LoadOptions.parse("--preload", n).keyDigits(), n);
+        }
+        assertEquals(3, LoadOptions.parse("--preload", "1000").keyDigits(), "not widened by --keys' default");
+        assertEquals(7, LoadOptions.parse("--keys", "5000000").keyDigits(), "the suite's key names: key0000042");
+        assertEquals(1, LoadOptions.parse("--keys", "1").keyDigits());
+    }
+
+    @Test
     void rejectsBadInputWithTheOffendingValue() {
         assertMessage("unknown option --nope (see --help)", "--nope", "1");
         assertMessage("missing value for --keys", "--keys");
