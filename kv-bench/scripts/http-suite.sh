@@ -37,6 +37,8 @@ WORK=${WORK:-$(mktemp -d /tmp/kvstore-suite.XXXXXX)}
 OUT=${OUT:-docs/BENCHMARKS.md}
 SERVER_JAR=${SERVER_JAR:-kv-server/target/kv-server.jar}
 BENCH_JAR=${BENCH_JAR:-kv-bench/target/benchmarks.jar}
+# JVM options of every node (not of the generator or the ceiling), e.g. NODE_JAVA_OPTS=-XX:+UseShenandoahGC
+NODE_JAVA_OPTS=${NODE_JAVA_OPTS:-}
 mkdir -p "$WORK"
 
 if [[ ! -f $SERVER_JAR || ! -f $BENCH_JAR ]]; then
@@ -115,7 +117,8 @@ start_node() { # start_node PORT CLUSTER [FLAGS...]
   local port=$1 cluster=$2
   local args=(--port "$port" --data-dir "$WORK/data-$port")
   [[ -n $cluster ]] && args+=(--cluster "$cluster" --self "http://127.0.0.1:$port")
-  java -jar "$SERVER_JAR" "${args[@]}" "${@:3}" >"$WORK/node-$port.log" 2>&1 &
+  # shellcheck disable=SC2086 # NODE_JAVA_OPTS is a list of options
+  java $NODE_JAVA_OPTS -jar "$SERVER_JAR" "${args[@]}" "${@:3}" >"$WORK/node-$port.log" 2>&1 &
   pids+=($!)
   wait_for_port "$port"
 }
@@ -164,7 +167,7 @@ stop_all
 table=$(
   echo "<!-- http-suite:start -->"
   echo "Run $(date -u +%Y-%m-%d), $(nproc) cores, $(java -version 2>&1 | head -1); keys=$KEYS, value=$VALUE_SIZE B, $CONNECTIONS connections, ${DURATION}s per run after ${WARMUP}s warm-up."
-  echo "Command: \`KEYS=$KEYS DURATION=$DURATION WARMUP=$WARMUP kv-bench/scripts/http-suite.sh\` (1 event loop: $ONE_LOOP_FLAGS; cluster nodes: $CLUSTER_FLAGS)"
+  echo "Command: \`${NODE_JAVA_OPTS:+NODE_JAVA_OPTS=\"$NODE_JAVA_OPTS\" }KEYS=$KEYS DURATION=$DURATION WARMUP=$WARMUP kv-bench/scripts/http-suite.sh\` (1 event loop: $ONE_LOOP_FLAGS; cluster nodes: $CLUSTER_FLAGS)"
   echo
   echo "| setup | op | max req/s (closed loop) | errors/non-2xx | open-loop rate | p50 ms | p99 ms | p99.9 ms | max ms |"
   echo "|---|---|---|---|---|---|---|---|---|"
