@@ -15,10 +15,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -29,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class LsmDaoTest {
     @TempDir
@@ -151,7 +158,7 @@ class LsmDaoTest {
                         dao.upsert(Entry.value(b("k"), b("late"), 80));
                         assertTrue(dao.get(b("k")).isTombstone());
                     } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
+                        throw new UncheckedIOException(e);
                     }
                 }
             });
@@ -176,12 +183,12 @@ class LsmDaoTest {
             }
             java.util.Set<Path> before = tableFiles();
             // A directory where the manifest's temporary file goes: writing the manifest fails, as on a full disk.
-            java.nio.file.Files.createDirectory(dir.resolve(FileNames.MANIFEST_TMP));
+            Files.createDirectory(dir.resolve(FileNames.MANIFEST_TMP));
             IOException failed = assertThrows(IOException.class, dao::compact);
             assertTrue(failed.getMessage().contains(dir.toString()), "names the store: " + failed.getMessage());
             assertEquals(before, tableFiles(), "the unused output is deleted; the inputs stay");
             assertArrayEquals(b("v1"), dao.get(b("k1")).value());
-            java.nio.file.Files.delete(dir.resolve(FileNames.MANIFEST_TMP));
+            Files.delete(dir.resolve(FileNames.MANIFEST_TMP));
             dao.compact();
             assertEquals(1, tableFiles().size());
         }
@@ -201,10 +208,9 @@ class LsmDaoTest {
                 dao.upsert(Entry.value(b("k" + round), b("v" + round), round));
                 dao.flush();
             }
-            org.junit.jupiter.api.Assumptions.assumeTrue(
-                    new ProcessBuilder("mkfifo", pipe.toString()).inheritIO().start().waitFor() == 0, "mkfifo");
+            assumeTrue(new ProcessBuilder("mkfifo", pipe.toString()).inheritIO().start().waitFor() == 0, "mkfifo");
             Thread[] compacting = new Thread[1];
-            java.util.concurrent.CountDownLatch merged = new java.util.concurrent.CountDownLatch(1);
+            CountDownLatch merged = new CountDownLatch(1);
             ExecutorService caller = Executors.newSingleThreadExecutor();
             Future<?> compaction = caller.submit(() -> {
                 dao.compactOldest(2, () -> {
@@ -217,17 +223,17 @@ class LsmDaoTest {
             try {
                 assertTrue(merged.await(10, TimeUnit.SECONDS), "the merge ran");
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (java.util.Arrays.stream(compacting[0].getStackTrace())
+                while (Arrays.stream(compacting[0].getStackTrace())
                         .noneMatch(frame -> frame.getClassName().equals(Manifest.class.getName()))) {
                     assertTrue(System.nanoTime() < deadline, "the compaction reached its manifest write");
                     Thread.yield();
                 }
                 inManifestWrite = true;
-                java.util.concurrent.CompletableFuture<Void> write = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                CompletableFuture<Void> write = CompletableFuture.runAsync(() -> {
                     try {
                         dao.upsert(Entry.value(b("k2"), b("v2"), 2));
                     } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
+                        throw new UncheckedIOException(e);
                     }
                 });
                 write.get(10, TimeUnit.SECONDS);
@@ -236,12 +242,12 @@ class LsmDaoTest {
             } finally {
                 if (inManifestWrite) {
                     // Let it through: it writes into the pipe, whose fsync fails, and leaves its inputs in place.
-                    assertTrue(java.nio.file.Files.readAllBytes(pipe).length > 0);
+                    assertTrue(Files.readAllBytes(pipe).length > 0);
                 }
-                java.nio.file.Files.delete(pipe);
+                Files.delete(pipe);
                 caller.shutdown();
             }
-            java.util.concurrent.ExecutionException failed = assertThrows(java.util.concurrent.ExecutionException.class,
+            ExecutionException failed = assertThrows(ExecutionException.class,
                     () -> compaction.get(10, TimeUnit.SECONDS));
             assertTrue(failed.getCause() instanceof IOException, String.valueOf(failed.getCause()));
             dao.compact();
@@ -254,7 +260,7 @@ class LsmDaoTest {
     }
 
     private java.util.Set<Path> tableFiles() throws IOException {
-        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
             return files.filter(f -> f.toString().endsWith(".sst")).collect(java.util.stream.Collectors.toSet());
         }
     }
@@ -300,12 +306,12 @@ class LsmDaoTest {
             dao.flush();
         }
         Path table;
-        try (var files = java.nio.file.Files.list(dir)) {
+        try (var files = Files.list(dir)) {
             table = files.filter(p -> p.toString().endsWith(".sst")).findFirst().orElseThrow();
         }
-        byte[] bytes = java.nio.file.Files.readAllBytes(table);
+        byte[] bytes = Files.readAllBytes(table);
         bytes[20] ^= 0x10; // inside the first data block
-        java.nio.file.Files.write(table, bytes);
+        Files.write(table, bytes);
         try (LsmDao dao = LsmDao.open(small())) {
             io.kvstore.core.CorruptionException e =
                     assertThrows(io.kvstore.core.CorruptionException.class, () -> dao.get(b("k00000")));
@@ -370,11 +376,11 @@ class LsmDaoTest {
     }
 
     static void copyDirectory(Path from, Path to) throws IOException {
-        java.nio.file.Files.createDirectories(to);
-        try (var files = java.nio.file.Files.list(from)) {
+        Files.createDirectories(to);
+        try (var files = Files.list(from)) {
             for (Path f : (Iterable<Path>) files::iterator) {
                 if (!f.getFileName().toString().equals("LOCK")) {
-                    java.nio.file.Files.copy(f, to.resolve(f.getFileName()));
+                    Files.copy(f, to.resolve(f.getFileName()));
                 }
             }
         }
