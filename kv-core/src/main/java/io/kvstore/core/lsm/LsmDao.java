@@ -40,6 +40,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * kvstore's own log-structured merge-tree engine.
@@ -83,8 +84,14 @@ public final class LsmDao implements Dao {
     private long nextLogNumber;
     /** Serialises writers: log order is memtable order, so "later write wins" means the same in both. */
     private final ReentrantLock writeLock = new ReentrantLock();
-    /** Guards publication of versions and the manifest written with them. */
+    /** Guards publication of versions; held for no I/O, as memtable switches take it under the write lock. */
     private final Object versionLock = new Object();
+    /**
+     * Serialises flushes and compactions from the manifest write to the switch (see {@link #install}):
+     * only they change the tables and the oldest log still needed, which is all a manifest records.
+     * Lock order: writeLock, manifestLock, versionLock.
+     */
+    private final Object manifestLock = new Object();
     private final ExecutorService flusher;
     private final ExecutorService compactor;
     private final AtomicBoolean closeStarted = new AtomicBoolean();
@@ -457,15 +464,18 @@ public final class LsmDao implements Dao {
         } catch (IOException e) {
             failure = chain(failure, e);
         }
-        synchronized (versionLock) {
-            for (SsTable table : current.tables) {
-                try {
-                    table.release();
-                } catch (IOException e) {
-                    failure = chain(failure, e);
+        // Waits for a flush or compaction still between its manifest write and its switch; none starts after.
+        synchronized (manifestLock) {
+            synchronized (versionLock) {
+                for (SsTable table : current.tables) {
+                    try {
+                        table.release();
+                    } catch (IOException e) {
+                        failure = chain(failure, e);
+                    }
                 }
+                versionLock.notifyAll();
             }
-            versionLock.notifyAll();
         }
         try {
             lock.close();
@@ -507,6 +517,11 @@ public final class LsmDao implements Dao {
     /** Bytes written by compactions since opening. */
     long compactedBytes() {
         return compactedBytes.get();
+    }
+
+    /** Memtables frozen and waiting to be flushed (for tests). */
+    int frozenMemtables() {
+        return current.frozen.length;
     }
 
     /** Live tables, newest first (for tests and measurements). */
@@ -600,17 +615,19 @@ public final class LsmDao implements Dao {
                 }
                 memtable = frozen[frozen.length - 1];
             }
-            SsTable table = null;
-            if (!memtable.isEmpty()) {
-                table = writeTable(dir, nextFileNumber.getAndIncrement(), memtable.iterator(null, null, Long.MAX_VALUE),
-                        memtable.keyCount(), options, Long.MIN_VALUE, () -> false).table();
+            SsTable table = memtable.isEmpty() ? null : writeTable(dir, nextFileNumber.getAndIncrement(),
+                    memtable.iterator(null, null, Long.MAX_VALUE), memtable.keyCount(), options, Long.MIN_VALUE,
+                    () -> false).table();
+            if (table != null) {
                 flushedBytes.addAndGet(table.fileSize());
             }
-            synchronized (versionLock) {
-                Version next = current.withFlushed(memtable, table);
-                new Manifest(nextFileNumber.get(), next.oldestLogNumber(), next.tableNumbers()).write(dir);
-                current = next;
-                versionLock.notifyAll();
+            synchronized (manifestLock) {
+                if (closed) {
+                    // close() gave up waiting for this flush: its memtable's log stays and is replayed.
+                    discard(table);
+                    return;
+                }
+                install(v -> v.withFlushed(memtable, table));
             }
             Files.deleteIfExists(FileNames.log(dir, memtable.logNumber()));
             scheduleCompaction();
@@ -727,19 +744,20 @@ public final class LsmDao implements Dao {
         SsTable output = written.table();
         // The tombstones left out were older than every newer source when the merge was planned; a write
         // arriving since (a late replica's, with an older timestamp) may need one to stay hidden. No write
-        // may land between this check and the switch, hence the write lock, taken only then: the switch
-        // writes the manifest (two fsyncs, 1.7 ms at the median and up to 9 ms on this machine's disk),
-        // and every writer would wait that long. Otherwise the version lock alone orders the switch with
-        // flushes and memtable switches, as a flush's own switch is.
+        // may land between this check and the switch, hence the write lock, taken only then: every writer
+        // waits for the manifest write (two fsyncs, 1.7 ms at the median and up to 9 ms on this machine's
+        // disk). Other compactions, like flushes, switch without stopping writers (see install).
         boolean droppedTombstones = written.newestDroppedTombstone() != Long.MIN_VALUE;
+        // The write lock before the manifest lock: a writer holds the former while it waits for a flush,
+        // which needs the latter.
         if (droppedTombstones) {
             lockForWrite();
         }
         try {
-            synchronized (versionLock) {
+            synchronized (manifestLock) {
                 if (closed) {
-                    // close() may have stopped waiting for this compaction and given the directory up:
-                    // nothing may be installed any more. (close() sets closed before it takes the version
+                    // close() may have stopped waiting for this compaction and will give the directory up:
+                    // nothing may be installed any more. (close() sets closed before it takes the manifest
                     // lock to release the tables and then the directory.)
                     discard(output);
                     throw new CancellationException("compaction of " + dir + " abandoned: store closed");
@@ -750,9 +768,8 @@ public final class LsmDao implements Dao {
                     discard(output);
                     return false;
                 }
-                Version next = current.withCompacted(inputs, output);
                 try {
-                    new Manifest(nextFileNumber.get(), next.oldestLogNumber(), next.tableNumbers()).write(dir);
+                    install(v -> v.withCompacted(inputs, output));
                 } catch (IOException e) {
                     // Not installed: delete the output, or every retry on a full disk would leave one more.
                     if (output != null && !Manifest.lists(dir, output.fileNumber())) {
@@ -760,7 +777,6 @@ public final class LsmDao implements Dao {
                     }
                     throw e;
                 }
-                current = next;
             }
         } finally {
             if (droppedTombstones) {
@@ -776,6 +792,32 @@ public final class LsmDao implements Dao {
         }
         RangeIterator.releaseAll(inputs);
         return true;
+    }
+
+    /**
+     * Records in the manifest, then publishes, the version {@code change} makes of the current one.
+     * REQUIRES manifestLock. The manifest is written outside the version lock: a memtable switch takes
+     * that lock while holding the write lock, and every writer would otherwise wait out the manifest's
+     * two fsyncs (milliseconds, or far longer on a busy disk) whenever a switch met a flush or compaction.
+     * Applying {@code change} again to the version current at the switch records the same manifest, since
+     * only flushes and compactions, serialised by manifestLock, change tables or the oldest unflushed
+     * memtable; a switch in between only freezes the active memtable and starts a newer one.
+     */
+    private void install(UnaryOperator<Version> change) throws IOException {
+        Version planned;
+        synchronized (versionLock) {
+            planned = change.apply(current);
+        }
+        new Manifest(nextFileNumber.get(), planned.oldestLogNumber(), planned.tableNumbers()).write(dir);
+        synchronized (versionLock) {
+            Version next = change.apply(current);
+            if (next.oldestLogNumber() != planned.oldestLogNumber()
+                    || !Arrays.equals(next.tableNumbers(), planned.tableNumbers())) {
+                throw new IllegalStateException("the version changed under the manifest lock in " + dir);
+            }
+            current = next;
+            versionLock.notifyAll();
+        }
     }
 
     /** Deletes a table written but never installed (none if {@code table} is null). */

@@ -259,6 +259,64 @@ class LsmDaoTest {
         }
     }
 
+    @Test
+    void aMemtableSwitchGoesOnWhileAFlushWritesItsManifest() throws Exception {
+        Path pipe = dir.resolve(FileNames.MANIFEST_TMP);
+        try (LsmDao dao = LsmDao.open(DaoOptions.builder(dir).flushThresholdBytes(1 << 20).build())) {
+            dao.upsert(Entry.value(b("k0"), b("v0"), 0));
+            assumeTrue(new ProcessBuilder("mkfifo", pipe.toString()).inheritIO().start().waitFor() == 0, "mkfifo");
+            ExecutorService caller = Executors.newSingleThreadExecutor();
+            Future<?> flush = caller.submit(() -> {
+                dao.flush();
+                return null;
+            });
+            boolean inManifestWrite = false;
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!threadInManifestWrite("kvstore-flush")) {
+                    assertTrue(System.nanoTime() < deadline, "the flush reached its manifest write");
+                    Thread.yield();
+                }
+                inManifestWrite = true;
+                byte[] big = new byte[1 << 20];
+                CompletableFuture<Void> writes = CompletableFuture.runAsync(() -> {
+                    try {
+                        dao.upsert(Entry.value(b("k1"), big, 1));
+                        dao.upsert(Entry.value(b("k2"), b("v2"), 2)); // the active memtable is full: a switch
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
+                writes.get(10, TimeUnit.SECONDS);
+                assertEquals(2, dao.frozenMemtables(), "k1's memtable frozen behind the one being flushed");
+                assertArrayEquals(b("v2"), dao.get(b("k2")).value());
+                assertArrayEquals(b("v0"), dao.get(b("k0")).value());
+                assertTrue(!flush.isDone(), "the flush was still writing its manifest");
+            } finally {
+                if (inManifestWrite) {
+                    // Let it through: it writes into the pipe, whose fsync fails; the store refuses writes.
+                    assertTrue(Files.readAllBytes(pipe).length > 0);
+                }
+                Files.delete(pipe);
+                caller.shutdown();
+            }
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> flush.get(10, TimeUnit.SECONDS));
+            assertTrue(failed.getCause() instanceof IOException, String.valueOf(failed.getCause()));
+        }
+        try (LsmDao dao = LsmDao.open(small())) {
+            assertArrayEquals(b("v0"), dao.get(b("k0")).value());
+            assertEquals(1 << 20, dao.get(b("k1")).value().length);
+            assertArrayEquals(b("v2"), dao.get(b("k2")).value());
+        }
+    }
+
+    /** Whether the thread named {@code name} is inside {@link Manifest}'s code. */
+    private static boolean threadInManifestWrite(String name) {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(e -> e.getKey().getName().equals(name))
+                .anyMatch(e -> Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().equals(Manifest.class.getName())));
+    }
+
     private java.util.Set<Path> tableFiles() throws IOException {
         try (java.util.stream.Stream<Path> files = Files.list(dir)) {
             return files.filter(f -> f.toString().endsWith(".sst")).collect(java.util.stream.Collectors.toSet());
