@@ -623,7 +623,8 @@ public final class LsmDao implements Dao {
             }
             synchronized (manifestLock) {
                 if (closed) {
-                    // close() gave up waiting for this flush: its memtable's log stays and is replayed.
+                    // close() has begun: nothing may be installed any more; this memtable's log stays
+                    // and is replayed at the next open.
                     discard(table);
                     return;
                 }
