@@ -7,7 +7,6 @@ import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.Replica;
 import io.kvstore.cluster.ReplicaCoordinator;
 import io.kvstore.core.Dao;
-import io.kvstore.core.DaoOptions;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -94,11 +93,7 @@ public final class KvServer {
     public static CompletionStage<KvServer> start(KvServerConfig config) {
         Dao dao;
         try {
-            dao = config.engine().open(DaoOptions.builder(config.dataDirectory())
-                    .syncPolicy(config.syncPolicy())
-                    .flushThresholdBytes(config.flushThresholdBytes())
-                    .backgroundPriority(config.backgroundPriority())
-                    .build());
+            dao = config.engine().open(config.storeOptions());
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

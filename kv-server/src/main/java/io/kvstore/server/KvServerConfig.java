@@ -26,14 +26,16 @@ import java.util.Objects;
  * }</pre>
  */
 public final class KvServerConfig {
+    /** Default port. */
+    public static final int DEFAULT_PORT = 8080;
+    /** Default data directory, relative to the working directory. */
+    public static final String DEFAULT_DATA_DIRECTORY = "data";
+    /** Default partitioner, one of {@link Partitioners#names()}. */
+    public static final String DEFAULT_PARTITIONER = "ring";
     /**
-     * 8 MiB, a quarter of the embedded store's default: memtable entries live until their flush, so
-     * every young GC copies the live memtable, and a smaller one halves the pauses. Measured on 2 cores,
-     * PUT at 64 connections, 1M keys, two rounds (docs/BENCHMARKS.md): G1 pause time 198-255 ms against
-     * 435-514 ms per run, longest pause 32-36 against 52-71 ms, p99.99 16 against 47-53 ms, maximum
-     * rate 66-68k against 63-64k requests/s; the cost is one more compaction tier. Measured again once
-     * the memtable became an arena of byte arrays (5M keys, two rounds): G1 pause time 134-182 against
-     * 190-245 ms per run, maximum rate and p99 at 36k requests/s the same within the noise.
+     * Default memtable size: 8 MiB, a quarter of the embedded store's default, because memtable entries
+     * live until their flush and every young collection copies the live memtable; a smaller one
+     * shortens the server's GC pauses (docs/BENCHMARKS.md).
      */
     public static final long DEFAULT_FLUSH_THRESHOLD_BYTES = 8L << 20;
     /** Default largest key, in bytes after percent-decoding. */
@@ -47,6 +49,12 @@ public final class KvServerConfig {
     public static final int DEFAULT_MAX_BODY_BYTES = 8 << 20;
     /** Default requests in flight on this node beyond which it answers 503. */
     public static final int DEFAULT_MAX_IN_FLIGHT = 4096;
+    /** Default time a request waits for its replicas before 504. */
+    public static final long DEFAULT_REPLICA_TIMEOUT_MILLIS = 2000;
+    /** Default idle time after which a connection is closed. */
+    public static final long DEFAULT_IDLE_TIMEOUT_SECONDS = 60;
+    /** Default time a client may take to send a request: a 4 MiB body at 70 KB/s. */
+    public static final long DEFAULT_REQUEST_TIMEOUT_SECONDS = 60;
     /**
      * Storage threads when writes wait for an fsync (sync policy other than none): enough writers to
      * share each group commit while the event loops keep serving.
@@ -56,12 +64,10 @@ public final class KvServerConfig {
     private final int port;
     private final String self;
     private final List<String> cluster;
-    private final Path dataDirectory;
     private final String partitioner;
     private final int virtualNodes;
     private final Engine engine;
-    private final SyncPolicy syncPolicy;
-    private final long flushThresholdBytes;
+    private final DaoOptions storeOptions;
     private final int maxKeyBytes;
     private final int maxBodyBytes;
     private final int maxInFlight;
@@ -72,31 +78,27 @@ public final class KvServerConfig {
     private final int eventLoops;
     private final int storageThreads;
     private final boolean nativeTransport;
-    private final BackgroundPriority backgroundPriority;
 
-    private KvServerConfig(Builder b) {
+    private KvServerConfig(Builder b, DaoOptions storeOptions) {
         this.port = b.port;
         this.self = b.self != null ? b.self : "http://localhost:" + b.port;
         this.cluster = b.cluster != null ? List.copyOf(b.cluster) : List.of(this.self);
-        this.dataDirectory = b.dataDirectory;
         this.partitioner = b.partitioner;
         this.virtualNodes = b.virtualNodes;
         this.engine = b.engine;
-        this.syncPolicy = b.syncPolicy;
-        this.flushThresholdBytes = b.flushThresholdBytes;
+        this.storeOptions = storeOptions;
         this.maxKeyBytes = b.maxKeyBytes;
         this.maxBodyBytes = b.maxBodyBytes;
         this.maxInFlight = b.maxInFlight;
         this.maxBufferedBodyBytes = b.maxBufferedBodyBytes > 0 ? b.maxBufferedBodyBytes
                 : Math.max(b.maxBodyBytes, Runtime.getRuntime().maxMemory() / 8);
         this.storageThreads = b.storageThreads >= 0 ? b.storageThreads
-                : b.syncPolicy == SyncPolicy.NONE ? Runtime.getRuntime().availableProcessors() : DEFAULT_SYNCING_STORAGE_THREADS;
+                : storeOptions.syncPolicy() == SyncPolicy.NONE ? Runtime.getRuntime().availableProcessors() : DEFAULT_SYNCING_STORAGE_THREADS;
         this.replicaTimeout = b.replicaTimeout;
         this.idleTimeout = b.idleTimeout;
         this.requestTimeout = b.requestTimeout;
         this.eventLoops = b.eventLoops;
         this.nativeTransport = b.nativeTransport;
-        this.backgroundPriority = b.backgroundPriority;
     }
 
     public static Builder builder() {
@@ -118,8 +120,9 @@ public final class KvServerConfig {
         return cluster;
     }
 
+    /** Where the store keeps its files: {@code storeOptions().dataDirectory()}. */
     public Path dataDirectory() {
-        return dataDirectory;
+        return storeOptions.dataDirectory();
     }
 
     public String partitioner() {
@@ -134,15 +137,12 @@ public final class KvServerConfig {
         return engine;
     }
 
-    public SyncPolicy syncPolicy() {
-        return syncPolicy;
-    }
-
     /**
-     * Memtable size before it is written to a table; default {@link #DEFAULT_FLUSH_THRESHOLD_BYTES}.
+     * The store's options: data directory, sync policy, flush threshold and background priority as
+     * set on the builder, every other option at its {@link DaoOptions} default.
      */
-    public long flushThresholdBytes() {
-        return flushThresholdBytes;
+    public DaoOptions storeOptions() {
+        return storeOptions;
     }
 
     public int maxKeyBytes() {
@@ -199,12 +199,9 @@ public final class KvServerConfig {
      * and a write that only appends to the log in the page cache and the memtable. These threads take
      * the rest: a table not known to be in memory, a memtable switch that may wait for flushes, another
      * writer in the way, and every write under a syncing policy. Default with sync policy none: one per
-     * core. Measured on 2 cores with the load generator, 64 connections, 5M keys (docs/BENCHMARKS.md,
-     * placement table): one event loop reached 119-120k GET/s and 95-99k PUT/s this way, 114-118k and
-     * 102-104k with every call in line; two event loops 85k and 73-74k this way, 74-75k and 66-68k with
-     * every call on these threads. With a syncing policy: {@link #DEFAULT_SYNCING_STORAGE_THREADS},
-     * since each write then waits for an fsync and many writers must share one group commit. Range
-     * reads always run on Vert.x worker threads.
+     * core; with a syncing policy {@link #DEFAULT_SYNCING_STORAGE_THREADS}, since each write then waits
+     * for an fsync and many writers must share one group commit (docs/BENCHMARKS.md). Range reads
+     * always run on Vert.x worker threads.
      */
     public int storageThreads() {
         return storageThreads;
@@ -212,30 +209,21 @@ public final class KvServerConfig {
 
     /**
      * Whether the event loops use Netty's native epoll transport where it loads (Linux on x86_64 and
-     * aarch64; elsewhere Vert.x falls back to java.nio and the server logs why). Default true: on 2
-     * cores with the load generator it served 3-8% more requests per second than java.nio
-     * (docs/BENCHMARKS.md, transport section).
+     * aarch64; elsewhere Vert.x falls back to java.nio and the server logs why). Default true: it
+     * spends fewer system calls and copies per request (docs/BENCHMARKS.md).
      */
     public boolean nativeTransport() {
         return nativeTransport;
     }
 
-    /**
-     * CPU priority of the store's flush and compaction threads; default
-     * {@link DaoOptions#DEFAULT_BACKGROUND_PRIORITY}. See {@link DaoOptions#backgroundPriority()}.
-     */
-    public BackgroundPriority backgroundPriority() {
-        return backgroundPriority;
-    }
-
     /** Builds a {@link KvServerConfig}; {@link #build()} rejects inconsistent settings with a clear message. */
     public static final class Builder {
-        private int port = 8080;
+        private int port = DEFAULT_PORT;
         private String self;
         private List<String> cluster;
-        private Path dataDirectory = Path.of("data");
-        private String partitioner = "ring";
-        private int virtualNodes = 256;
+        private Path dataDirectory = Path.of(DEFAULT_DATA_DIRECTORY);
+        private String partitioner = DEFAULT_PARTITIONER;
+        private int virtualNodes = Partitioners.DEFAULT_VIRTUAL_NODES;
         private Engine engine = Engine.LSM;
         private SyncPolicy syncPolicy = SyncPolicy.NONE;
         private long flushThresholdBytes = DEFAULT_FLUSH_THRESHOLD_BYTES;
@@ -243,9 +231,9 @@ public final class KvServerConfig {
         private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
         private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
         private long maxBufferedBodyBytes = 0;
-        private Duration replicaTimeout = Duration.ofSeconds(2);
-        private Duration idleTimeout = Duration.ofSeconds(60);
-        private Duration requestTimeout = Duration.ofSeconds(60);
+        private Duration replicaTimeout = Duration.ofMillis(DEFAULT_REPLICA_TIMEOUT_MILLIS);
+        private Duration idleTimeout = Duration.ofSeconds(DEFAULT_IDLE_TIMEOUT_SECONDS);
+        private Duration requestTimeout = Duration.ofSeconds(DEFAULT_REQUEST_TIMEOUT_SECONDS);
         private int eventLoops = Runtime.getRuntime().availableProcessors();
         private int storageThreads = -1;
         private boolean nativeTransport = true;
@@ -291,6 +279,7 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** The memtable size before a flush; default {@link #DEFAULT_FLUSH_THRESHOLD_BYTES}. */
         public Builder flushThresholdBytes(long bytes) {
             this.flushThresholdBytes = bytes;
             return this;
@@ -350,7 +339,7 @@ public final class KvServerConfig {
             return this;
         }
 
-        /** See {@link KvServerConfig#backgroundPriority()}. */
+        /** See {@link DaoOptions#backgroundPriority()}. */
         public Builder backgroundPriority(BackgroundPriority priority) {
             this.backgroundPriority = Objects.requireNonNull(priority, "backgroundPriority");
             return this;
@@ -368,14 +357,18 @@ public final class KvServerConfig {
             require(maxBufferedBodyBytes == 0 || maxBufferedBodyBytes >= maxBodyBytes,
                     "max buffered body bytes (" + maxBufferedBodyBytes + ") must hold at least one body of max body bytes ("
                             + maxBodyBytes + ")");
-            require(flushThresholdBytes >= 1, "flush threshold must be >= 1 byte, got " + flushThresholdBytes);
             require(!replicaTimeout.isNegative() && !replicaTimeout.isZero(), "replica timeout must be positive");
             require(!idleTimeout.isNegative() && !idleTimeout.isZero(), "idle timeout must be positive");
             require(!requestTimeout.isNegative() && !requestTimeout.isZero(), "request timeout must be positive");
             require(Partitioners.names().contains(partitioner),
                     "unknown partitioner '" + partitioner + "'; expected one of " + Partitioners.names());
             require(virtualNodes >= 1, "virtual nodes must be >= 1, got " + virtualNodes);
-            KvServerConfig config = new KvServerConfig(this);
+            DaoOptions storeOptions = DaoOptions.builder(dataDirectory)
+                    .syncPolicy(syncPolicy)
+                    .flushThresholdBytes(flushThresholdBytes)
+                    .backgroundPriority(backgroundPriority)
+                    .build();
+            KvServerConfig config = new KvServerConfig(this, storeOptions);
             for (String node : config.cluster) {
                 checkUrl(node);
             }

@@ -1,0 +1,285 @@
+package io.kvstore.server;
+
+import io.kvstore.cluster.Partitioners;
+import io.kvstore.core.BackgroundPriority;
+import io.kvstore.core.Engine;
+import io.kvstore.core.SyncPolicy;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.PropertiesDefaultProvider;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The standalone server's command line: each option sets one field of a {@link KvServerConfig.Builder},
+ * and {@link KvServerConfig.Builder#build()} alone decides what is valid; its refusal is a usage error
+ * like a malformed number or an unknown option.
+ *
+ * <p>Adding an option takes its field, setter and check in {@link KvServerConfig.Builder}, then one
+ * method here: annotated with {@link Option}, its long name as the flag, the builder's default constant
+ * as {@code defaultValue} (none when the default depends on other options: say it in the description),
+ * and a body that calls the setter. The same name without {@code --} becomes its key in a
+ * {@code --config} file, {@code --help} lists it with its default, and docs/OPERATIONS.md must list it
+ * too (a test compares the two).
+ */
+@Command(name = "kv-server", showDefaultValues = true, usageHelpWidth = 110,
+        customSynopsis = "java -jar kv-server/target/kv-server.jar [OPTIONS]",
+        description = {"Serves one node of a kvstore cluster over HTTP; without options, a single node on"
+                + " port 8080 that keeps its files in the directory 'data'.", ""},
+        footer = {"", "A --config file holds key=value lines (Java properties), the key being an option's name without"
+                + " '--', e.g. port=8081 or cluster=http://10.0.0.1:8080,http://10.0.0.2:8080; options on the"
+                + " command line override it."})
+final class ServerCommand {
+    private final KvServerConfig.Builder config = KvServerConfig.builder();
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    private boolean help;
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "a properties file of options (see below); the command line overrides it")
+    private Path configFile;
+
+    @Option(names = "--port", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_PORT,
+            description = "port to listen on; 0 picks a free one (single node only)")
+    void port(int port) {
+        config.port(port);
+    }
+
+    @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = KvServerConfig.DEFAULT_DATA_DIRECTORY,
+            description = "where the store keeps its files")
+    void dataDirectory(Path directory) {
+        config.dataDirectory(directory);
+    }
+
+    @Option(names = "--cluster", paramLabel = "URL,URL,...",
+            description = "every node of the cluster, this one included, in the same order on every node"
+                    + " (default: this node alone)")
+    void cluster(String nodes) {
+        List<String> urls = new ArrayList<>();
+        for (String url : nodes.split(",")) {
+            urls.add(url.trim());
+        }
+        config.cluster(urls);
+    }
+
+    @Option(names = "--self", paramLabel = "URL",
+            description = "this node's URL as written in --cluster (default: http://localhost:<port>)")
+    void self(String url) {
+        config.self(url.trim());
+    }
+
+    @Option(names = "--partitioner", paramLabel = "NAME", defaultValue = KvServerConfig.DEFAULT_PARTITIONER,
+            description = "ring | rendezvous | modn | jump | maglev")
+    void partitioner(String name) {
+        config.partitioner(name);
+    }
+
+    @Option(names = "--vnodes", paramLabel = "N", defaultValue = "" + Partitioners.DEFAULT_VIRTUAL_NODES,
+            description = "virtual nodes per node for the ring")
+    void virtualNodes(int count) {
+        config.virtualNodes(count);
+    }
+
+    @Option(names = "--engine", paramLabel = "NAME", defaultValue = "lsm", description = "lsm | rocksdb")
+    void engine(Engine engine) {
+        config.engine(engine);
+    }
+
+    @Option(names = "--sync", paramLabel = "POLICY", defaultValue = "none",
+            description = "none | group | every: when the write-ahead log reaches the disk; none survives a"
+                    + " killed process, not a power cut")
+    void syncPolicy(SyncPolicy policy) {
+        config.syncPolicy(policy);
+    }
+
+    @Option(names = "--flush-threshold", paramLabel = "BYTES", defaultValue = "" + KvServerConfig.DEFAULT_FLUSH_THRESHOLD_BYTES,
+            description = "memtable size before it is written to a table")
+    void flushThresholdBytes(long bytes) {
+        config.flushThresholdBytes(bytes);
+    }
+
+    @Option(names = "--max-key-bytes", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_MAX_KEY_BYTES,
+            description = "longest id after percent-decoding, at most " + KvServerConfig.LARGEST_MAX_KEY_BYTES)
+    void maxKeyBytes(int bytes) {
+        config.maxKeyBytes(bytes);
+    }
+
+    @Option(names = "--max-body-bytes", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_MAX_BODY_BYTES,
+            description = "largest request body; larger gets 413")
+    void maxBodyBytes(int bytes) {
+        config.maxBodyBytes(bytes);
+    }
+
+    @Option(names = "--max-in-flight", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_MAX_IN_FLIGHT,
+            description = "requests in progress before 503 + Retry-After")
+    void maxInFlight(int requests) {
+        config.maxInFlight(requests);
+    }
+
+    @Option(names = "--max-buffered-bytes", paramLabel = "N",
+            description = "request body bytes held at once over all requests; beyond: 503"
+                    + " (default: an eighth of the heap, at least --max-body-bytes)")
+    void maxBufferedBodyBytes(long bytes) {
+        config.maxBufferedBodyBytes(bytes);
+    }
+
+    @Option(names = "--replica-timeout-ms", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_REPLICA_TIMEOUT_MILLIS,
+            description = "how long a request waits for ack replicas before 504")
+    void replicaTimeoutMillis(long millis) {
+        config.replicaTimeout(Duration.ofMillis(millis));
+    }
+
+    @Option(names = "--idle-timeout-s", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_IDLE_TIMEOUT_SECONDS,
+            description = "idle connections are closed after this; connections to peers after half of it,"
+                    + " so give every node of a cluster the same")
+    void idleTimeoutSeconds(long seconds) {
+        config.idleTimeout(Duration.ofSeconds(seconds));
+    }
+
+    @Option(names = "--request-timeout-s", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_REQUEST_TIMEOUT_SECONDS,
+            description = "connections that take longer than this to send a request's body, or than this and the"
+                    + " idle timeout to send its headers, however steadily the bytes trickle in, are closed")
+    void requestTimeoutSeconds(long seconds) {
+        config.requestTimeout(Duration.ofSeconds(seconds));
+    }
+
+    @Option(names = "--event-loops", paramLabel = "N", description = "HTTP event loops (default: one per core)")
+    void eventLoops(int count) {
+        config.eventLoops(count);
+    }
+
+    @Option(names = "--storage-threads", paramLabel = "N",
+            description = "threads for point reads and writes that may block (reads of tables not in memory,"
+                    + " memtable switches, synced writes); 0 runs all on the event loops (default: one per core"
+                    + " with --sync none, else " + KvServerConfig.DEFAULT_SYNCING_STORAGE_THREADS + ")")
+    void storageThreads(int count) {
+        config.storageThreads(count);
+    }
+
+    @Option(names = "--transport", paramLabel = "NAME", defaultValue = "native",
+            description = "native | nio: native epoll where it loads (Linux), else java.nio")
+    void transport(Transport transport) {
+        config.nativeTransport(transport == Transport.NATIVE);
+    }
+
+    @Option(names = "--background-priority", paramLabel = "P", defaultValue = "19",
+            description = "CPU priority of the store's flush and compaction threads, so that they yield the"
+                    + " cores to requests: idle (Linux's SCHED_IDLE) or a nice value 0-19, 0 the normal priority")
+    void backgroundPriority(BackgroundPriority priority) {
+        config.backgroundPriority(priority);
+    }
+
+    /** The event loops' transport, by its command-line name. */
+    enum Transport {
+        NATIVE, NIO
+    }
+
+    /**
+     * The configuration {@code args} describe, or {@code null} when they ask for help.
+     *
+     * @throws ParameterException for anything wrong in the arguments, the {@code --config} file or
+     *     their combination, with a message that names the option
+     */
+    static KvServerConfig parse(String... args) {
+        CommandLine commandLine = commandLine();
+        ParseResult result = commandLine.parseArgs(args);
+        if (result.isUsageHelpRequested()) {
+            return null;
+        }
+        Path file = commandLine.<ServerCommand>getCommand().configFile;
+        if (file != null) {
+            commandLine = commandLine();
+            commandLine.setDefaultValueProvider(new PropertiesDefaultProvider(readConfigFile(commandLine, file)));
+            commandLine.parseArgs(args);
+        }
+        try {
+            return commandLine.<ServerCommand>getCommand().config.build();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(commandLine, e.getMessage(), e);
+        }
+    }
+
+    /** The generated {@code --help} text. */
+    static String usage() {
+        return commandLine().getUsageMessage(CommandLine.Help.Ansi.OFF);
+    }
+
+    /** Every option {@code --help} lists. */
+    static List<OptionSpec> options() {
+        return commandLine().getCommandSpec().options();
+    }
+
+    private static CommandLine commandLine() {
+        CommandLine commandLine = new CommandLine(new ServerCommand());
+        commandLine.registerConverter(Engine.class, converter(Engine::fromName));
+        commandLine.registerConverter(SyncPolicy.class, converter(ServerCommand::syncPolicy));
+        commandLine.registerConverter(BackgroundPriority.class, converter(BackgroundPriority::parse));
+        commandLine.registerConverter(Transport.class, converter(ServerCommand::transport));
+        return commandLine;
+    }
+
+    private static Properties readConfigFile(CommandLine commandLine, Path file) {
+        Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(file)) {
+            properties.load(reader);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ParameterException(commandLine, "cannot read --config file " + file + ": " + e, e);
+        }
+        Set<String> keys = new TreeSet<>();
+        for (OptionSpec option : commandLine.getCommandSpec().options()) {
+            if (option.arity().max() > 0 && !option.longestName().equals("--config")) {
+                keys.add(option.longestName().substring(2));
+            }
+        }
+        for (String key : properties.stringPropertyNames()) {
+            if (!keys.contains(key)) {
+                throw new ParameterException(commandLine, "unknown key '" + key + "' in --config file " + file
+                        + "; keys are option names without '--': " + keys);
+            }
+        }
+        return properties;
+    }
+
+    private static <T> ITypeConverter<T> converter(Function<String, T> parse) {
+        return value -> {
+            try {
+                return parse.apply(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        };
+    }
+
+    private static SyncPolicy syncPolicy(String name) {
+        switch (name.toLowerCase(Locale.ROOT)) {
+            case "none": return SyncPolicy.NONE;
+            case "group": return SyncPolicy.GROUP_COMMIT;
+            case "every": return SyncPolicy.EVERY_WRITE;
+            default: throw new IllegalArgumentException("must be none, group or every, got '" + name + "'");
+        }
+    }
+
+    private static Transport transport(String name) {
+        switch (name.toLowerCase(Locale.ROOT)) {
+            case "native": return Transport.NATIVE;
+            case "nio": return Transport.NIO;
+            default: throw new IllegalArgumentException("must be native or nio, got '" + name + "'");
+        }
+    }
+}

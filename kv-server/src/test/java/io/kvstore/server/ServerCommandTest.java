@@ -1,0 +1,178 @@
+package io.kvstore.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kvstore.core.BackgroundPriority;
+import io.kvstore.core.Engine;
+import io.kvstore.core.SyncPolicy;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine.ParameterException;
+
+class ServerCommandTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void noOptionsGiveTheBuildersDefaults() {
+        KvServerConfig parsed = ServerCommand.parse();
+        KvServerConfig built = KvServerConfig.builder().build();
+        assertEquals(8080, parsed.port());
+        assertEquals("http://localhost:8080", parsed.self());
+        assertEquals(List.of("http://localhost:8080"), parsed.cluster());
+        assertEquals(Path.of("data"), parsed.dataDirectory());
+        assertEquals(built.self(), parsed.self());
+        assertEquals(built.cluster(), parsed.cluster());
+        assertEquals(built.partitioner(), parsed.partitioner());
+        assertEquals(built.virtualNodes(), parsed.virtualNodes());
+        assertEquals(built.engine(), parsed.engine());
+        assertEquals(built.storeOptions().toString(), parsed.storeOptions().toString());
+        assertEquals(built.maxKeyBytes(), parsed.maxKeyBytes());
+        assertEquals(built.maxBodyBytes(), parsed.maxBodyBytes());
+        assertEquals(built.maxInFlight(), parsed.maxInFlight());
+        assertEquals(built.maxBufferedBodyBytes(), parsed.maxBufferedBodyBytes());
+        assertEquals(built.replicaTimeout(), parsed.replicaTimeout());
+        assertEquals(built.idleTimeout(), parsed.idleTimeout());
+        assertEquals(built.requestTimeout(), parsed.requestTimeout());
+        assertEquals(built.eventLoops(), parsed.eventLoops());
+        assertEquals(built.storageThreads(), parsed.storageThreads());
+        assertEquals(built.nativeTransport(), parsed.nativeTransport());
+    }
+
+    @Test
+    void everyFlagSetsItsField() {
+        KvServerConfig c = ServerCommand.parse("--port", "9001", "--data-dir", "/tmp/x",
+                "--cluster", "http://h1:9001, http://h2:9002", "--self", "http://h1:9001",
+                "--partitioner", "maglev", "--vnodes", "16", "--engine", "rocksdb", "--sync", "group",
+                "--flush-threshold", "1048576", "--max-key-bytes", "100", "--max-body-bytes", "1000",
+                "--max-in-flight", "10", "--max-buffered-bytes", "5000", "--replica-timeout-ms", "300",
+                "--idle-timeout-s", "9", "--request-timeout-s", "7", "--event-loops", "3", "--storage-threads", "0",
+                "--transport", "nio", "--background-priority", "idle");
+        assertEquals(9001, c.port());
+        assertEquals(Path.of("/tmp/x"), c.dataDirectory());
+        assertEquals(List.of("http://h1:9001", "http://h2:9002"), c.cluster());
+        assertEquals("http://h1:9001", c.self());
+        assertEquals("maglev", c.partitioner());
+        assertEquals(16, c.virtualNodes());
+        assertEquals(Engine.ROCKSDB, c.engine());
+        assertEquals(SyncPolicy.GROUP_COMMIT, c.storeOptions().syncPolicy());
+        assertEquals(1048576, c.storeOptions().flushThresholdBytes());
+        assertEquals(100, c.maxKeyBytes());
+        assertEquals(1000, c.maxBodyBytes());
+        assertEquals(10, c.maxInFlight());
+        assertEquals(5000, c.maxBufferedBodyBytes());
+        assertEquals(Duration.ofMillis(300), c.replicaTimeout());
+        assertEquals(Duration.ofSeconds(9), c.idleTimeout());
+        assertEquals(Duration.ofSeconds(7), c.requestTimeout());
+        assertEquals(3, c.eventLoops());
+        assertEquals(0, c.storageThreads());
+        assertFalse(c.nativeTransport());
+        assertEquals(BackgroundPriority.IDLE, c.storeOptions().backgroundPriority());
+    }
+
+    @Test
+    void namesAreCaseInsensitiveWhereTheyWereBefore() {
+        assertTrue(ServerCommand.parse("--transport", "NATIVE").nativeTransport());
+        assertEquals(SyncPolicy.EVERY_WRITE, ServerCommand.parse("--sync", "Every").storeOptions().syncPolicy());
+        assertEquals(BackgroundPriority.NORMAL, ServerCommand.parse("--background-priority", "0").storeOptions().backgroundPriority());
+        assertEquals(BackgroundPriority.nice(19), ServerCommand.parse("--background-priority", "19").storeOptions().backgroundPriority());
+    }
+
+    @Test
+    void helpIsGeneratedWithEveryOptionAndItsDefault() {
+        assertNull(ServerCommand.parse("--help"));
+        assertNull(ServerCommand.parse("-h"));
+        String usage = ServerCommand.usage();
+        for (var option : ServerCommand.options()) {
+            assertTrue(usage.contains(option.longestName()), option.longestName());
+        }
+        assertTrue(usage.contains("Default: 8080"), usage);
+        assertTrue(usage.contains("Default: " + KvServerConfig.DEFAULT_FLUSH_THRESHOLD_BYTES), usage);
+    }
+
+    @Test
+    void badFlagsAreUsageErrorsThatNameTheProblem() {
+        assertUsageError("Unknown options: '--prot'", "--prot", "1");
+        assertUsageError("Missing required parameter for option '--port' (N)", "--port");
+        assertUsageError("Invalid value for option '--port': 'x' is not an int", "--port", "x");
+        assertUsageError("Invalid value for option '--flush-threshold': '8M' is not a long", "--flush-threshold", "8M");
+        assertUsageError("port must be in [0, 65535], got 70000", "--port", "70000");
+        assertUsageError("flushThresholdBytes must be >= 1024, got 100", "--flush-threshold", "100");
+        assertUsageError("unknown partitioner 'hash'; expected one of [ring, rendezvous, modn, jump, maglev]",
+                "--partitioner", "hash");
+        assertUsageError("self http://h3:1 is not in the cluster [http://h1:1, http://h2:1]",
+                "--cluster", "http://h1:1,http://h2:1", "--self", "http://h3:1");
+        assertUsageError("duplicate node in cluster [http://h1:1, http://h1:1]", "--cluster", "http://h1:1,http://h1:1",
+                "--self", "http://h1:1");
+        assertUsageError("node URL must look like http://host:port, got 'h1:1'", "--cluster", "h1:1", "--self", "h1:1");
+        assertUsageError("Invalid value for option '--sync': must be none, group or every, got 'always'", "--sync", "always");
+        assertUsageError("Invalid value for option '--transport': must be native or nio, got 'epol'", "--transport", "epol");
+        assertUsageError("Invalid value for option '--engine': Unknown storage engine 'leveldb'; known engines: lsm, rocksdb",
+                "--engine", "leveldb");
+        assertUsageError("Invalid value for option '--background-priority': background priority must be idle or a nice"
+                + " value 0-19, got '20'", "--background-priority", "20");
+        assertUsageError("Invalid value for option '--background-priority': background priority must be idle or a nice"
+                + " value 0-19, got '-5'", "--background-priority", "-5");
+        assertUsageError("max key bytes must be in [1, 8192], got 16000", "--max-key-bytes", "16000");
+        assertUsageError("replica timeout must be positive", "--replica-timeout-ms", "0");
+        assertUsageError("Unmatched argument at index 0: 'serve'", "serve");
+    }
+
+    @Test
+    void aConfigFileSetsOptionsByTheirNamesAndTheCommandLineWins() throws IOException {
+        Path file = write("port=8081\n"
+                + "cluster=http://127.0.0.1:8081,http://127.0.0.1:8082\n"
+                + "self=http://127.0.0.1:8081\n"
+                + "sync=every\n"
+                + "max-in-flight=77\n");
+        KvServerConfig c = ServerCommand.parse("--config", file.toString());
+        assertEquals(8081, c.port());
+        assertEquals(List.of("http://127.0.0.1:8081", "http://127.0.0.1:8082"), c.cluster());
+        assertEquals(SyncPolicy.EVERY_WRITE, c.storeOptions().syncPolicy());
+        assertEquals(77, c.maxInFlight());
+
+        KvServerConfig overridden = ServerCommand.parse("--max-in-flight", "5", "--config", file.toString());
+        assertEquals(5, overridden.maxInFlight());
+        assertEquals(8081, overridden.port());
+    }
+
+    @Test
+    void aBadConfigFileIsAUsageError() throws IOException {
+        Path unknown = write("port=8081\nprot=8082\n");
+        String message = assertUsageError(null, "--config", unknown.toString());
+        assertTrue(message.startsWith("unknown key 'prot' in --config file " + unknown), message);
+
+        assertUsageError("unknown key 'config' in", "--config", write("config=other.properties\n").toString());
+        assertUsageError("Invalid value for option '--port': 'eighty' is not an int",
+                "--config", write("port=eighty\n").toString());
+        assertUsageError("flushThresholdBytes must be >= 1024, got 100",
+                "--config", write("flush-threshold=100\n").toString());
+        Path missing = dir.resolve("missing.properties");
+        assertUsageError("cannot read --config file " + missing, "--config", missing.toString());
+    }
+
+    private Path write(String properties) throws IOException {
+        Path file = Files.createTempFile(dir, "server", ".properties");
+        Files.writeString(file, properties, StandardCharsets.ISO_8859_1);
+        return file;
+    }
+
+    /** Asserts that {@code args} are refused with a message starting with {@code expected}; returns it. */
+    private static String assertUsageError(String expected, String... args) {
+        String message = assertThrows(ParameterException.class, () -> ServerCommand.parse(args)).getMessage();
+        if (expected != null) {
+            assertTrue(message.startsWith(expected), "expected '" + expected + "', got '" + message + "'");
+        }
+        return message;
+    }
+}
