@@ -14,16 +14,20 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Option;
 
 /**
  * The ceiling: a bare Vert.x HTTP server that speaks the shape of the kvstore protocol (201 for PUT,
  * 202 for DELETE, 200 with a fixed value for GET) but stores nothing. Measured in the same run as the
  * store, it tells how much of a figure is HTTP and this machine, and how much is kvstore.
  *
- * <p>{@code java -cp kv-bench/target/benchmarks.jar io.kvstore.bench.load.CeilingServer [--port 8090]
- * [--event-loops N] [--value-size 100] [--transport native|nio]}. Its transport should be the node's
- * (both default to native), or the ratio measures the transports as well as kvstore.
+ * <p>{@code java -cp kv-bench/target/benchmarks.jar io.kvstore.bench.load.CeilingServer --help} lists
+ * the options. Its transport should be the node's (both default to native), or the ratio measures the
+ * transports as well as kvstore.
  */
 public final class CeilingServer {
     private final Vertx vertx;
@@ -105,41 +109,45 @@ public final class CeilingServer {
         return vertx.close();
     }
 
-    public static void main(String[] args) throws Exception {
-        int port = 8090;
-        int eventLoops = Runtime.getRuntime().availableProcessors();
-        int valueSize = 100;
-        boolean nativeTransport = true;
-        for (int i = 0; i < args.length; i++) {
-            String flag = args[i];
-            if (flag.equals("--help")) {
-                System.out.println("Usage: CeilingServer [--port 8090] [--event-loops N] [--value-size 100] [--transport native|nio]");
-                return;
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("missing value for " + flag);
-            }
-            String value = args[++i];
-            if (flag.equals("--transport")) {
-                nativeTransport = LoadOptions.nativeTransport(flag, value);
-                continue;
-            }
-            int v = Integer.parseInt(value);
-            switch (flag) {
-                case "--port": port = v; break;
-                case "--event-loops": eventLoops = v; break;
-                case "--value-size": valueSize = v; break;
-                default: throw new IllegalArgumentException("unknown option " + flag);
-            }
+    /** Serves until SIGTERM; {@code --help} lists the options. */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Command()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
+    }
+
+    @CommandLine.Command(name = "CeilingServer", showDefaultValues = true, usageHelpWidth = 110,
+            customSynopsis = "java -cp kv-bench/target/benchmarks.jar io.kvstore.bench.load.CeilingServer [OPTIONS]",
+            description = {"A bare HTTP server with the kvstore protocol's statuses that stores nothing.", ""})
+    private static final class Command implements Callable<Integer> {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+        private boolean help;
+
+        @Option(names = "--port", paramLabel = "N", description = "port to listen on")
+        private int port = 8090;
+
+        @Option(names = "--event-loops", paramLabel = "N", showDefaultValue = Visibility.NEVER,
+                description = "event loops, one listener on each (default: one per core)")
+        private int eventLoops = Runtime.getRuntime().availableProcessors();
+
+        @Option(names = "--value-size", paramLabel = "BYTES", description = "body size of every GET answer")
+        private int valueSize = 100;
+
+        @Option(names = "--transport", paramLabel = "NAME", description = "native | nio; the node's, so that the"
+                + " ratio measures kvstore and not the transports")
+        private LoadOptions.Transport transport = LoadOptions.Transport.NATIVE;
+
+        @Override
+        public Integer call() throws Exception {
+            CeilingServer ceiling = start(port, eventLoops, valueSize, transport == LoadOptions.Transport.NATIVE)
+                    .toCompletionStage().toCompletableFuture().get();
+            System.out.println("ceiling server on port " + ceiling.port() + " with " + eventLoops + " event loops on "
+                    + (ceiling.vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio"));
+            CountDownLatch stopped = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                ceiling.stop();
+                stopped.countDown();
+            }));
+            stopped.await();
+            return 0;
         }
-        CeilingServer ceiling = start(port, eventLoops, valueSize, nativeTransport).toCompletionStage().toCompletableFuture().get();
-        System.out.println("ceiling server on port " + ceiling.port() + " with " + eventLoops + " event loops on "
-                + (ceiling.vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio"));
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            ceiling.stop();
-            stopped.countDown();
-        }));
-        stopped.await();
     }
 }

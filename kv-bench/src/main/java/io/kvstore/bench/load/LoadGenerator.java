@@ -34,21 +34,9 @@ public final class LoadGenerator {
     private LoadGenerator() {
     }
 
-    public static void main(String[] args) throws Exception {
-        LoadOptions options;
-        try {
-            options = LoadOptions.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("error: " + e.getMessage());
-            System.err.println(LoadOptions.USAGE);
-            System.exit(2);
-            return;
-        }
-        if (options.help) {
-            System.out.println(LoadOptions.USAGE);
-            return;
-        }
-        System.exit(run(options, System.out, System.err));
+    /** Runs the load {@code args} describe ({@link LoadOptions}); {@code --help} lists the options. */
+    public static void main(String[] args) {
+        System.exit(LoadOptions.commandLine(new LoadOptions()).execute(args));
     }
 
     /** Runs one load and prints its report; returns the process exit code. */

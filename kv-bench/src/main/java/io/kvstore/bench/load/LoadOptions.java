@@ -4,95 +4,158 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+import picocli.CommandLine.Model.CommandSpec;
 
-/** Command-line options of {@link LoadGenerator}, validated when parsed. */
-final class LoadOptions {
-    static final String USAGE = String.join("\n",
-            "Usage: java -cp kv-bench/target/benchmarks.jar io.kvstore.bench.load.LoadGenerator [options]",
-            "",
-            "  --targets URL[,URL...]   nodes to send requests to, spread round-robin (default http://localhost:8080)",
-            "  --ops SPEC               put | get | delete | weights such as put=1,get=3 (default get)",
-            "  --keys N                 size of the key space (default 1000000)",
-            "  --distribution D         uniform | zipfian (default uniform)",
-            "  --value-size BYTES       body size of PUT requests (default 100)",
-            "  --ack A --from F         replication parameters added to each request (default: none, server defaults)",
-            "  --connections N          keep-alive connections in total (default 64)",
-            "  --threads N              event-loop threads of the generator (default 1)",
-            "  --duration SECONDS       measured time (default 30)",
-            "  --warmup SECONDS         time before measuring, results discarded (default 5)",
-            "  --rate RPS               open loop at this total rate; latency counted from when each request",
-            "                           was due (coordinated-omission corrected). Absent: closed loop, maximum rate",
-            "  --preload N              instead of a timed run: PUT keys 0..N-1 once each, as fast as possible",
-            "                           (key names are as wide as N's: later runs name the same keys with --keys N)",
-            "  --hgrm FILE              also write the latency percentile distribution (HdrHistogram .hgrm)",
-            "  --seed S                 random seed (default: time based, printed)",
-            "  --timeout MILLIS         per-request timeout (default 10000)",
-            "  --transport NAME         nio | native: the generator's own event loops (default: native in open loop,",
-            "                           where java.nio's selector would spin through the last half millisecond",
-            "                           before each lane's timer; nio otherwise, the closed-loop instrument of",
-            "                           every figure in docs/BENCHMARKS.md)",
-            "  --help                   this text");
+/**
+ * The command line of {@link LoadGenerator}: its options, checked by {@link #parse}, and the run they
+ * describe ({@link #call()}).
+ */
+@Command(name = "LoadGenerator", showDefaultValues = true, usageHelpWidth = 110,
+        customSynopsis = "java -cp kv-bench/target/benchmarks.jar io.kvstore.bench.load.LoadGenerator [OPTIONS]",
+        description = {"Sends kvstore protocol requests to one or more nodes: closed loop at the maximum rate, open loop"
+                + " at --rate, or a --preload of N keys; prints latency percentiles and a RESULT line.", ""})
+final class LoadOptions implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
 
-    List<URI> targets = List.of(URI.create("http://localhost:8080"));
-    OperationMix ops = OperationMix.parse("get");
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+    private boolean help;
+
+    @Option(names = "--targets", paramLabel = "URL[,URL...]", description = "nodes to send requests to, spread round-robin")
+    String targetsSpec = "http://localhost:8080";
+    List<URI> targets;
+
+    @Option(names = "--ops", paramLabel = "SPEC", description = "put | get | delete | weights such as put=1,get=3")
     String opsSpec = "get";
-    long keys = 1_000_000;
-    String distribution = "uniform";
-    int valueSize = 100;
-    Integer ack;
-    Integer from;
-    int connections = 64;
-    int threads = 1;
-    int durationSeconds = 30;
-    int warmupSeconds = 5;
-    double rate;
-    long preload;
-    Path hgrm;
-    long seed = System.nanoTime();
-    int timeoutMillis = 10_000;
-    /** Null: the default of {@link #nativeTransport()}. */
-    Boolean transport;
-    boolean help;
+    OperationMix ops;
 
+    @Option(names = "--keys", paramLabel = "N", description = "size of the key space")
+    long keys = 1_000_000;
+
+    @Option(names = "--distribution", paramLabel = "D", description = "uniform | zipfian")
+    String distribution = "uniform";
+
+    @Option(names = "--value-size", paramLabel = "BYTES", description = "body size of PUT requests")
+    int valueSize = 100;
+
+    @Option(names = "--ack", paramLabel = "A", description = "ack added to each request (default: the server's)")
+    Integer ack;
+
+    @Option(names = "--from", paramLabel = "F", description = "from added to each request (default: the server's)")
+    Integer from;
+
+    @Option(names = "--connections", paramLabel = "N", description = "keep-alive connections in total")
+    int connections = 64;
+
+    @Option(names = "--threads", paramLabel = "N", description = "event-loop threads of the generator")
+    int threads = 1;
+
+    @Option(names = "--duration", paramLabel = "SECONDS", description = "measured time")
+    int durationSeconds = 30;
+
+    @Option(names = "--warmup", paramLabel = "SECONDS", description = "time before measuring, results discarded")
+    int warmupSeconds = 5;
+
+    @Option(names = "--rate", paramLabel = "RPS", showDefaultValue = Visibility.NEVER, description = "open loop at this total rate; latency counted from when"
+            + " each request was due (coordinated-omission corrected); absent: closed loop at the maximum rate")
+    double rate;
+
+    @Option(names = "--preload", paramLabel = "N", showDefaultValue = Visibility.NEVER, description = "instead of a timed run: PUT keys 0..N-1 once each, as"
+            + " fast as possible (key names are as wide as N's, so later runs name the same keys with --keys N)")
+    long preload;
+
+    @Option(names = "--hgrm", paramLabel = "FILE", description = "also write the latency percentile distribution"
+            + " (HdrHistogram .hgrm)")
+    Path hgrm;
+
+    @Option(names = "--seed", paramLabel = "S", showDefaultValue = Visibility.NEVER,
+            description = "random seed (default: time based, printed)")
+    long seed = System.nanoTime();
+
+    @Option(names = "--timeout", paramLabel = "MILLIS", description = "per-request timeout")
+    int timeoutMillis = 10_000;
+
+    @Option(names = "--transport", paramLabel = "NAME", description = "native | nio: the generator's own event loops"
+            + " (default: native in open loop, where java.nio's selector would spin before each timer; nio in closed loop)")
+    Transport transport;
+
+    /** The event loops' transport, by its command-line name. */
+    enum Transport {
+        NATIVE, NIO
+    }
+
+    /**
+     * The options {@code args} describe, checked, or {@code null} if they ask for help.
+     *
+     * @throws ParameterException naming the option at fault
+     */
     static LoadOptions parse(String... args) {
-        LoadOptions o = new LoadOptions();
-        for (int i = 0; i < args.length; i++) {
-            String flag = args[i];
-            if (flag.equals("--help") || flag.equals("-h")) {
-                o.help = true;
-                continue;
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("missing value for " + flag);
-            }
-            String value = args[++i];
-            switch (flag) {
-                case "--targets": o.targets = parseTargets(value); break;
-                case "--ops": o.ops = OperationMix.parse(value); o.opsSpec = value; break;
-                case "--keys": o.keys = positiveLong(flag, value); break;
-                case "--distribution": o.distribution = value; break;
-                case "--value-size": o.valueSize = nonNegativeInt(flag, value); break;
-                case "--ack": o.ack = (int) positiveLong(flag, value); break;
-                case "--from": o.from = (int) positiveLong(flag, value); break;
-                case "--connections": o.connections = (int) positiveLong(flag, value); break;
-                case "--threads": o.threads = (int) positiveLong(flag, value); break;
-                case "--duration": o.durationSeconds = (int) positiveLong(flag, value); break;
-                case "--warmup": o.warmupSeconds = nonNegativeInt(flag, value); break;
-                case "--rate": o.rate = positiveDouble(flag, value); break;
-                case "--preload": o.preload = positiveLong(flag, value); break;
-                case "--hgrm": o.hgrm = Path.of(value); break;
-                case "--seed": o.seed = parseLong(flag, value); break;
-                case "--timeout": o.timeoutMillis = (int) positiveLong(flag, value); break;
-                case "--transport": o.transport = nativeTransport(flag, value); break;
-                default: throw new IllegalArgumentException("unknown option " + flag + " (see --help)");
-            }
+        LoadOptions options = new LoadOptions();
+        CommandLine commandLine = commandLine(options);
+        commandLine.parseArgs(args);
+        if (commandLine.isUsageHelpRequested()) {
+            return null;
         }
-        KeyChooser.of(o.distribution, Math.max(o.keys, 2)); // validates the name
-        if (o.connections < o.threads * o.targets.size()) {
-            throw new IllegalArgumentException("--connections (" + o.connections
-                    + ") must be at least threads x targets (" + o.threads * o.targets.size() + ")");
-        }
-        return o;
+        options.check();
+        return options;
+    }
+
+    /** The command line that parses into {@code options} and runs them. */
+    static CommandLine commandLine(LoadOptions options) {
+        ITypeConverter<Long> longs = grouped(Long::parseLong);
+        ITypeConverter<Integer> ints = grouped(Integer::parseInt);
+        return new CommandLine(options)
+                .registerConverter(Long.class, longs)
+                .registerConverter(long.class, longs)
+                .registerConverter(Integer.class, ints)
+                .registerConverter(int.class, ints)
+                .setCaseInsensitiveEnumValuesAllowed(true);
+    }
+
+    /** Integers whose digits may be grouped as in Java source: {@code --keys 5_000_000}. */
+    private static <T> ITypeConverter<T> grouped(Function<String, T> parse) {
+        return value -> {
+            try {
+                return parse.apply(value.replace("_", ""));
+            } catch (NumberFormatException e) {
+                throw new TypeConversionException("'" + value + "' is not an integer");
+            }
+        };
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        check();
+        return LoadGenerator.run(this, System.out, System.err);
+    }
+
+    private void check() {
+        targets = parseTargets(targetsSpec);
+        ops = describe("--ops", () -> OperationMix.parse(opsSpec));
+        describe("--distribution", () -> KeyChooser.of(distribution, Math.max(keys, 2)));
+        require(keys >= 1, "--keys must be >= 1, got " + keys);
+        require(valueSize >= 0, "--value-size must be >= 0, got " + valueSize);
+        require(ack == null || ack >= 1, "--ack must be >= 1, got " + ack);
+        require(from == null || from >= 1, "--from must be >= 1, got " + from);
+        require(connections >= 1, "--connections must be >= 1, got " + connections);
+        require(threads >= 1, "--threads must be >= 1, got " + threads);
+        require(durationSeconds >= 1, "--duration must be >= 1, got " + durationSeconds);
+        require(warmupSeconds >= 0, "--warmup must be >= 0, got " + warmupSeconds);
+        require(rate >= 0 && !Double.isInfinite(rate), "--rate must be > 0, got " + rate);
+        require(preload >= 0, "--preload must be >= 1, got " + preload);
+        require(timeoutMillis >= 1, "--timeout must be >= 1, got " + timeoutMillis);
+        require(connections >= threads * targets.size(), "--connections (" + connections
+                + ") must be at least threads x targets (" + threads * targets.size() + ")");
     }
 
     boolean openLoop() {
@@ -102,8 +165,7 @@ final class LoadOptions {
     /**
      * Digits of the fixed-width key names ({@code key0000042}): those of the largest index, {@code --preload}'s
      * in a preload and {@code --keys}' otherwise, so that a preload of N keys and a run over {@code --keys N}
-     * name the same keys. (Until 2026-11-24 a preload took the larger of the two, with --keys' default of
-     * 1,000,000: a preload of 1,000 keys wrote {@code key000042} and a run over 1,000 keys read {@code key042}.)
+     * name the same keys.
      */
     int keyDigits() {
         return Long.toString((preload > 0 ? preload : keys) - 1).length();
@@ -112,13 +174,12 @@ final class LoadOptions {
     /**
      * Whether the generator's event loops prefer Netty's native transport. By default they do in open
      * loop only: java.nio's selector waits in whole milliseconds, so with one of the lanes' timers
-     * always less than half a millisecond away it polls without sleeping, a core's worth at 48k req/s,
-     * taken from the server it measures on a small machine; epoll waits to the microsecond. Closed loop
-     * sets no timers and keeps java.nio: a cheaper generator raises the ceiling, not the node, and
-     * every closed-loop figure in docs/BENCHMARKS.md was taken with it.
+     * always less than half a millisecond away it polls without sleeping and takes a core from the
+     * server it measures; epoll waits to the microsecond. Closed loop sets no timers and keeps java.nio,
+     * the instrument of every closed-loop figure in docs/BENCHMARKS.md.
      */
     boolean nativeTransport() {
-        return transport != null ? transport : openLoop();
+        return transport != null ? transport == Transport.NATIVE : openLoop();
     }
 
     /** The query string appended to each request: {@code &ack=A&from=F} where given. */
@@ -126,66 +187,29 @@ final class LoadOptions {
         return (ack == null ? "" : "&ack=" + ack) + (from == null ? "" : "&from=" + from);
     }
 
-    /** {@code native} (Netty's epoll where it loads, else java.nio) or {@code nio}, as the server spells it. */
-    static boolean nativeTransport(String flag, String value) {
-        switch (value) {
-            case "native": return true;
-            case "nio": return false;
-            default: throw new IllegalArgumentException(flag + " must be native or nio, got '" + value + "'");
-        }
-    }
-
-    private static List<URI> parseTargets(String value) {
-        List<URI> targets = new ArrayList<>();
+    private List<URI> parseTargets(String value) {
+        List<URI> uris = new ArrayList<>();
         for (String t : value.split(",")) {
-            URI uri;
-            try {
-                uri = URI.create(t.trim());
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("bad target URL '" + t + "': " + e.getMessage());
-            }
-            if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
-                throw new IllegalArgumentException("target must look like http://host:port, got '" + t + "'");
-            }
-            targets.add(uri);
+            URI uri = describe("--targets", () -> URI.create(t.trim()));
+            require("http".equals(uri.getScheme()) && uri.getHost() != null && uri.getPort() >= 0,
+                    "--targets must look like http://host:port, got '" + t + "'");
+            uris.add(uri);
         }
-        return List.copyOf(targets);
+        return List.copyOf(uris);
     }
 
-    private static long parseLong(String flag, String value) {
+    /** What {@code parse} returns, or its IllegalArgumentException as a usage error about {@code option}. */
+    private <T> T describe(String option, Callable<T> parse) {
         try {
-            return Long.parseLong(value.replace("_", ""));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(flag + " needs an integer, got '" + value + "'");
+            return parse.call();
+        } catch (Exception e) {
+            throw new ParameterException(spec.commandLine(), option + ": " + e.getMessage(), e);
         }
     }
 
-    private static long positiveLong(String flag, String value) {
-        long v = parseLong(flag, value);
-        if (v < 1 || v > Integer.MAX_VALUE && !flag.equals("--keys") && !flag.equals("--preload")) {
-            throw new IllegalArgumentException(flag + " must be a positive integer, got " + value);
+    private void require(boolean condition, String message) {
+        if (!condition) {
+            throw new ParameterException(spec.commandLine(), message);
         }
-        return v;
-    }
-
-    private static int nonNegativeInt(String flag, String value) {
-        long v = parseLong(flag, value);
-        if (v < 0 || v > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(flag + " must be >= 0, got " + value);
-        }
-        return (int) v;
-    }
-
-    private static double positiveDouble(String flag, String value) {
-        double v;
-        try {
-            v = Double.parseDouble(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(flag + " needs a number, got '" + value + "'");
-        }
-        if (!(v > 0) || Double.isInfinite(v)) {
-            throw new IllegalArgumentException(flag + " must be > 0, got " + value);
-        }
-        return v;
     }
 }

@@ -2,11 +2,16 @@ package io.kvstore.bench.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
 
 class LoadOptionsTest {
 
@@ -40,16 +45,34 @@ class LoadOptionsTest {
 
     @Test
     void rejectsBadInputWithTheOffendingValue() {
-        assertMessage("unknown option --nope (see --help)", "--nope", "1");
-        assertMessage("missing value for --keys", "--keys");
-        assertMessage("--keys needs an integer, got 'ten'", "--keys", "ten");
-        assertMessage("--rate must be > 0, got -5", "--rate", "-5");
-        assertMessage("target must look like http://host:port, got 'localhost'", "--targets", "localhost");
-        assertMessage("unknown key distribution 'gauss' (expected uniform or zipfian)", "--distribution", "gauss");
-        assertMessage("unknown operation 'post' in 'post' (expected put, get, delete)", "--ops", "post");
-        assertMessage("operation mix 'put=0' has no positive weight", "--ops", "put=0");
-        assertMessage("--transport must be native or nio, got 'epoll'", "--transport", "epoll");
+        assertMessage("Unknown options: '--nope', '1'", "--nope", "1");
+        assertMessage("Missing required parameter for option '--keys' (N)", "--keys");
+        assertMessage("Invalid value for option '--keys': 'ten' is not an integer", "--keys", "ten");
+        assertMessage("--keys must be >= 1, got 0", "--keys", "0");
+        assertMessage("--rate must be > 0, got -5.0", "--rate", "-5");
+        assertMessage("--targets must look like http://host:port, got 'localhost'", "--targets", "localhost");
+        assertMessage("--distribution: unknown key distribution 'gauss' (expected uniform or zipfian)", "--distribution", "gauss");
+        assertMessage("--ops: unknown operation 'post' in 'post' (expected put, get, delete)", "--ops", "post");
+        assertMessage("--ops: operation mix 'put=0' has no positive weight", "--ops", "put=0");
+        assertMessage("Invalid value for option '--transport': expected one of [NATIVE, NIO] (case-insensitive) but was 'epoll'",
+                "--transport", "epoll");
         assertMessage("--connections (1) must be at least threads x targets (2)", "--connections", "1", "--threads", "2");
+    }
+
+    @Test
+    void helpIsGeneratedWithTheDefaults() {
+        assertNull(LoadOptions.parse("--help"));
+        String usage = LoadOptions.commandLine(new LoadOptions()).getUsageMessage(CommandLine.Help.Ansi.OFF);
+        assertTrue(usage.contains("--keys=N") && usage.contains("Default: 1000000"), usage);
+    }
+
+    @Test
+    void aUsageErrorFromTheRunIsExitStatus2() {
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = LoadOptions.commandLine(new LoadOptions());
+        commandLine.setErr(new PrintWriter(err));
+        assertEquals(2, commandLine.execute("--connections", "1", "--threads", "2"));
+        assertTrue(err.toString().startsWith("--connections (1) must be at least threads x targets (2)"), err.toString());
     }
 
     @Test
@@ -89,7 +112,7 @@ class LoadOptionsTest {
     }
 
     private static void assertMessage(String expected, String... args) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LoadOptions.parse(args));
+        ParameterException e = assertThrows(ParameterException.class, () -> LoadOptions.parse(args));
         assertEquals(expected, e.getMessage());
     }
 }

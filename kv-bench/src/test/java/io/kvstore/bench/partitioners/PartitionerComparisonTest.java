@@ -1,4 +1,4 @@
-package io.kvstore.examples.partitioners;
+package io.kvstore.bench.partitioners;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,4 +1,4 @@
-package io.kvstore.examples.partitioners;
+package io.kvstore.bench.partitioners;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.kvstore.examples.partitioners;
+package io.kvstore.bench.partitioners;
 
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
@@ -9,22 +9,23 @@ import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import org.openjdk.jol.info.GraphLayout;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
 
 /**
  * Compares every partitioner on balance (random and sequential numeric keys), movement when a node
  * joins or leaves, lookup cost and memory, and writes a Markdown report with PNG charts.
  *
  * <pre>
- * ./mvnw -q -pl examples -am package -DskipTests
- * java -cp "examples/target/examples.jar" io.kvstore.examples.partitioners.PartitionerComparison \
- *      [--keys 1000000] [--nodes 3,5,10,24,100] [--vnodes 1,3,10,100,256,1000] [--out docs/partitioners]
+ * ./mvnw -q -pl kv-bench -am package -DskipTests
+ * java -cp kv-bench/target/benchmarks.jar io.kvstore.bench.partitioners.PartitionerComparison --out docs/partitioners
  * </pre>
  */
 public final class PartitionerComparison {
@@ -42,34 +43,44 @@ public final class PartitionerComparison {
         this.seed = seed;
     }
 
-    public static void main(String[] args) throws IOException {
-        int keys = 1_000_000;
-        int[] nodes = {3, 5, 10, 24, 100};
-        int[] vnodes = {1, 3, 10, 100, 256, 1000};
-        Path out = Path.of("docs/partitioners");
-        long seed = 20261122L;
-        for (int i = 0; i < args.length; i++) {
-            String flag = args[i];
-            if (flag.equals("--help")) {
-                System.out.println("Usage: PartitionerComparison [--keys N] [--nodes 3,5,10] [--vnodes 1,10,256]"
-                        + " [--out DIR] [--seed S]");
-                return;
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("missing value for " + flag);
-            }
-            String value = args[++i];
-            switch (flag) {
-                case "--keys": keys = Integer.parseInt(value); break;
-                case "--nodes": nodes = parseInts(value); break;
-                case "--vnodes": vnodes = parseInts(value); break;
-                case "--out": out = Path.of(value); break;
-                case "--seed": seed = Long.parseLong(value); break;
-                default: throw new IllegalArgumentException("unknown option " + flag);
-            }
+    /** Writes the report {@code args} describe; {@code --help} lists the options. */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Command()).execute(args));
+    }
+
+    @CommandLine.Command(name = "PartitionerComparison", showDefaultValues = true, usageHelpWidth = 110,
+            customSynopsis = "java -cp kv-bench/target/benchmarks.jar io.kvstore.bench.partitioners.PartitionerComparison"
+                    + " [OPTIONS]",
+            description = {"Compares every partitioner on balance, movement, lookup cost and memory; writes REPORT.md"
+                    + " and three PNG charts.", ""})
+    private static final class Command implements Callable<Integer> {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
+        private boolean help;
+
+        @Option(names = "--keys", paramLabel = "N", defaultValue = "1000000", description = "keys of each kind placed")
+        private int keys;
+
+        @Option(names = "--nodes", paramLabel = "N,N,...", split = ",", defaultValue = "3,5,10,24,100",
+                description = "cluster sizes")
+        private int[] nodes;
+
+        @Option(names = "--vnodes", paramLabel = "V,V,...", split = ",", defaultValue = "1,3,10,100,256,1000",
+                description = "virtual nodes per node tried on the ring")
+        private int[] vnodes;
+
+        @Option(names = "--out", paramLabel = "DIR", defaultValue = "docs/partitioners",
+                description = "directory of the report and its charts")
+        private Path out;
+
+        @Option(names = "--seed", paramLabel = "S", defaultValue = "20261122", description = "seed of the random keys")
+        private long seed;
+
+        @Override
+        public Integer call() throws IOException {
+            Path report = new PartitionerComparison(keys, nodes, vnodes, out, seed).run();
+            System.out.println("wrote " + report + " and its charts");
+            return 0;
         }
-        Path report = new PartitionerComparison(keys, nodes, vnodes, out, seed).run();
-        System.out.println("wrote " + report + " and its charts");
     }
 
     /** Runs every measurement and writes REPORT.md plus three PNG charts into the output directory. */
@@ -252,10 +263,6 @@ public final class PartitionerComparison {
             keys[i] = Integer.toString(i + 1).getBytes(StandardCharsets.US_ASCII);
         }
         return keys;
-    }
-
-    private static int[] parseInts(String csv) {
-        return Arrays.stream(csv.split(",")).mapToInt(s -> Integer.parseInt(s.trim())).toArray();
     }
 
     private static String join(int[] values) {
