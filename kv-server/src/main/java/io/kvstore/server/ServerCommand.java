@@ -230,7 +230,7 @@ final class ServerCommand {
         commandLine.registerConverter(Engine.class, converter(Engine::fromName));
         commandLine.registerConverter(SyncPolicy.class, converter(ServerCommand::syncPolicy));
         commandLine.registerConverter(BackgroundPriority.class, converter(BackgroundPriority::parse));
-        commandLine.registerConverter(Transport.class, converter(ServerCommand::transport));
+        commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         return commandLine;
     }
 
@@ -272,14 +272,6 @@ final class ServerCommand {
             case "group": return SyncPolicy.GROUP_COMMIT;
             case "every": return SyncPolicy.EVERY_WRITE;
             default: throw new IllegalArgumentException("must be none, group or every, got '" + name + "'");
-        }
-    }
-
-    private static Transport transport(String name) {
-        switch (name.toLowerCase(Locale.ROOT)) {
-            case "native": return Transport.NATIVE;
-            case "nio": return Transport.NIO;
-            default: throw new IllegalArgumentException("must be native or nio, got '" + name + "'");
         }
     }
 }

@@ -116,7 +116,8 @@ class ServerCommandTest {
                 "--self", "http://h1:1");
         assertUsageError("node URL must look like http://host:port, got 'h1:1'", "--cluster", "h1:1", "--self", "h1:1");
         assertUsageError("Invalid value for option '--sync': must be none, group or every, got 'always'", "--sync", "always");
-        assertUsageError("Invalid value for option '--transport': must be native or nio, got 'epol'", "--transport", "epol");
+        assertUsageError("Invalid value for option '--transport': expected one of [NATIVE, NIO] (case-insensitive) but was 'epol'",
+                "--transport", "epol");
         assertUsageError("Invalid value for option '--engine': Unknown storage engine 'leveldb'; known engines: lsm, rocksdb",
                 "--engine", "leveldb");
         assertUsageError("Invalid value for option '--background-priority': background priority must be idle or a nice"
