@@ -82,7 +82,7 @@ public final class LsmDao implements Dao {
     private final AtomicLong nextFileNumber;
     /** Number of the log the next memtable switch moves to, made ahead by the log (GUARDED_BY writeLock). */
     private long nextLogNumber;
-    /** Serialises writers: log order is memtable order, so "later write wins" means the same in both. */
+    /** Serialises writers: log order is memtable order, so a replay rebuilds the memtable as it was. */
     private final ReentrantLock writeLock = new ReentrantLock();
     /** Guards publication of versions; held for no I/O, as memtable switches take it under the write lock. */
     private final Object versionLock = new Object();
@@ -241,16 +241,16 @@ public final class LsmDao implements Dao {
         Version v = current;
         Entry best = v.active.get(key);
         for (Memtable memtable : v.frozen) {
-            if (best == null || memtable.maxTimestamp() > best.timestamp()) {
-                best = newer(best, memtable.get(key));
+            if (best == null || memtable.maxTimestamp() >= best.timestamp()) {
+                best = Entry.newerOf(best, memtable.get(key));
             }
         }
         SsTable[] tables = v.tables;
         long hash = 0;
         boolean hashed = false;
         for (SsTable table : tables) {
-            // A table can only matter if it may hold a version newer than the best found so far.
-            if (best == null || table.maxTimestamp() > best.timestamp()) {
+            // A table can only matter if it may hold a version that wins over the best found so far.
+            if (best == null || table.maxTimestamp() >= best.timestamp()) {
                 if (residentOnly && !table.isResident()) {
                     return WOULD_READ_DISK;
                 }
@@ -258,7 +258,7 @@ public final class LsmDao implements Dao {
                     hash = SsTable.hash(key);
                     hashed = true;
                 }
-                best = newer(best, table.get(key, hash));
+                best = Entry.newerOf(best, table.get(key, hash));
             }
         }
         return best;
@@ -293,17 +293,6 @@ public final class LsmDao implements Dao {
             nextResidencyCheck = end + Math.max(RESIDENCY_CHECK_NANOS, (end - start) * RESIDENCY_CHECK_DUTY);
             residencyCheckRunning.set(false);
         }
-    }
-
-    /** The winner between a version from a newer source and one from an older source. */
-    private static Entry newer(Entry fromNewerSource, Entry fromOlderSource) {
-        if (fromOlderSource == null) {
-            return fromNewerSource;
-        }
-        if (fromNewerSource == null || fromOlderSource.timestamp() > fromNewerSource.timestamp()) {
-            return fromOlderSource;
-        }
-        return fromNewerSource;
     }
 
     @Override
