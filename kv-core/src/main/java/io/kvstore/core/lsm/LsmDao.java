@@ -40,6 +40,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -189,7 +190,7 @@ public final class LsmDao implements Dao {
         if (!recovered.isEmpty()) {
             long number = next.getAndIncrement();
             tables.add(0, writeTable(dir, number, recovered.iterator(null, null, Long.MAX_VALUE), recovered.keyCount(),
-                    options, Long.MIN_VALUE, () -> false).table());
+                    options, tombstone -> false, () -> false).table());
         }
         long logNumber = next.getAndIncrement();
         SsTable[] tableArray = tables.toArray(new SsTable[0]);
@@ -605,7 +606,7 @@ public final class LsmDao implements Dao {
                 memtable = frozen[frozen.length - 1];
             }
             SsTable table = memtable.isEmpty() ? null : writeTable(dir, nextFileNumber.getAndIncrement(),
-                    memtable.iterator(null, null, Long.MAX_VALUE), memtable.keyCount(), options, Long.MIN_VALUE,
+                    memtable.iterator(null, null, Long.MAX_VALUE), memtable.keyCount(), options, tombstone -> false,
                     () -> false).table();
             if (table != null) {
                 flushedBytes.addAndGet(table.fileSize());
@@ -666,6 +667,22 @@ public final class LsmDao implements Dao {
     private record Compaction(SsTable[] inputs, long dropTombstonesBelow) {
     }
 
+    /**
+     * Whether a merge may leave out {@code tombstone}: no newer source may hold a version it must shadow
+     * (its timestamp is below {@code dropTombstonesBelow}) and its grace period is over.
+     */
+    private boolean mayDrop(Entry tombstone, long dropTombstonesBelow, long graceEndsBeforeMillis) {
+        return tombstone.timestamp() < dropTombstonesBelow
+                && options.timestampToMillis().applyAsLong(tombstone.timestamp()) < graceEndsBeforeMillis;
+    }
+
+    /** Tombstones written before this instant (wall-clock milliseconds) are past their grace. */
+    private long graceEndsBeforeMillis() {
+        long now = options.clock().getAsLong();
+        long grace = options.tombstoneGrace().toMillis();
+        return now - grace > now ? Long.MIN_VALUE : now - grace;
+    }
+
     /** The run the size-tiered policy picks in {@code v}, or null if none is due. */
     private Compaction planBackground(Version v) {
         long[] sizes = new long[v.tables.length];
@@ -724,9 +741,10 @@ public final class LsmDao implements Dao {
             sources.add(table.iterator(null, null));
         }
         Written written;
+        long graceEnds = graceEndsBeforeMillis();
         try (MergeIterator merged = new MergeIterator(sources)) {
             written = writeTable(dir, nextFileNumber.getAndIncrement(), merged, expectedKeys, options,
-                    job.dropTombstonesBelow(), () -> closed);
+                    tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds), () -> closed);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
@@ -823,12 +841,13 @@ public final class LsmDao implements Dao {
     }
 
     /**
-     * Writes {@code entries} as table {@code number}, leaving out tombstones older than
-     * {@code dropTombstonesBelow}; the opened table is null if nothing was left to write.
+     * Writes {@code entries} as table {@code number}, leaving out the tombstones
+     * {@code mayDropTombstone} accepts; the opened table is null if nothing was left to write.
      * Throws {@link CancellationException} (having deleted the partial file) once {@code cancelled}.
      */
     private static Written writeTable(Path dir, long number, Iterator<Entry> entries, long expectedKeys,
-                                      DaoOptions options, long dropTombstonesBelow, BooleanSupplier cancelled)
+                                      DaoOptions options, Predicate<Entry> mayDropTombstone,
+                                      BooleanSupplier cancelled)
             throws IOException {
         Path path = FileNames.table(dir, number);
         long newestDropped = Long.MIN_VALUE;
@@ -840,7 +859,7 @@ public final class LsmDao implements Dao {
                     throw new CancellationException("table " + path + " abandoned: store closing");
                 }
                 Entry entry = entries.next();
-                if (entry.isTombstone() && entry.timestamp() < dropTombstonesBelow) {
+                if (entry.isTombstone() && mayDropTombstone.test(entry)) {
                     newestDropped = Math.max(newestDropped, entry.timestamp());
                     continue;
                 }
