@@ -8,10 +8,11 @@ import java.util.concurrent.Executor;
 /**
  * A sorted, versioned key-value store: the storage interface every engine of kvstore implements.
  *
- * <p>Each key has at most one visible version: among all versions written for a key, the one with
- * the highest {@linkplain Entry#timestamp() timestamp} wins; between equal timestamps, the later
- * write wins. So a replica that receives an older write after a newer one keeps the newer one, which
- * is what replication needs. Tombstones and timestamps are visible through this interface;
+ * <p>Each key has at most one visible version: among all versions written for a key, the one
+ * {@link Entry#compareVersions} ranks first: the highest {@linkplain Entry#timestamp() timestamp}, then
+ * a tombstone over a value, then the larger value. The winner does not depend on the order of the
+ * writes, so a replica that receives an older write after a newer one keeps the newer one, and
+ * replicas that see the same writes agree, which is what replication needs. Tombstones and timestamps are visible through this interface;
  * {@link KvStore} hides them for embedders who want a plain map.
  *
  * <p>Implementations are thread-safe. Keys are compared as unsigned bytes ({@link Bytes#ORDER}).

@@ -1,7 +1,10 @@
 package io.kvstore.core;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.function.LongSupplier;
+import java.util.function.LongUnaryOperator;
 
 /**
  * Configuration of a store, validated when built. Every option has a documented default; only the
@@ -30,6 +33,16 @@ public final class DaoOptions {
     /** Default CPU priority of the flush and compaction threads: see {@link #backgroundPriority()}. */
     public static final BackgroundPriority DEFAULT_BACKGROUND_PRIORITY = BackgroundPriority.nice(19);
 
+    /** Default time a tombstone is kept before compaction may drop it: 10 days. */
+    public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
+    /**
+     * {@link #timestampToMillis()} for timestamps of a hybrid logical clock (kv-cluster's
+     * {@code HybridClock}): wall-clock milliseconds since the epoch above 16 bits of counter. The default.
+     */
+    public static final LongUnaryOperator HYBRID_TIMESTAMPS = timestamp -> timestamp >>> 16;
+    /** {@link #timestampToMillis()} for timestamps in microseconds since the epoch, as {@link KvStore} writes them. */
+    public static final LongUnaryOperator MICROSECOND_TIMESTAMPS = timestamp -> Math.floorDiv(timestamp, 1000L);
+
     private final Path dataDirectory;
     private final long flushThresholdBytes;
     private final SyncPolicy syncPolicy;
@@ -39,6 +52,9 @@ public final class DaoOptions {
     private final int compactionTrigger;
     private final int maxFrozenMemtables;
     private final BackgroundPriority backgroundPriority;
+    private final Duration tombstoneGrace;
+    private final LongUnaryOperator timestampToMillis;
+    private final LongSupplier clock;
 
     private DaoOptions(Builder b) {
         this.dataDirectory = b.dataDirectory;
@@ -50,6 +66,9 @@ public final class DaoOptions {
         this.compactionTrigger = b.compactionTrigger;
         this.maxFrozenMemtables = b.maxFrozenMemtables;
         this.backgroundPriority = b.backgroundPriority;
+        this.tombstoneGrace = b.tombstoneGrace;
+        this.timestampToMillis = b.timestampToMillis;
+        this.clock = b.clock;
     }
 
     /** Starts a builder for a store kept in {@code dataDirectory} (created if missing). */
@@ -73,6 +92,9 @@ public final class DaoOptions {
         b.compactionTrigger = compactionTrigger;
         b.maxFrozenMemtables = maxFrozenMemtables;
         b.backgroundPriority = backgroundPriority;
+        b.tombstoneGrace = tombstoneGrace;
+        b.timestampToMillis = timestampToMillis;
+        b.clock = clock;
         return b;
     }
 
@@ -133,6 +155,33 @@ public final class DaoOptions {
         return backgroundPriority;
     }
 
+    /**
+     * How long a tombstone is kept before compaction may drop it, measured from its timestamp (see
+     * {@link #timestampToMillis()}) to {@link #clock()}. A replica that missed a delete learns of it from
+     * a peer's tombstone during repair; once every peer has dropped it, the missed delete's old value
+     * would come back. So the grace must exceed the longest time a replica may stay unrepaired. A
+     * tombstone is dropped only after its grace and only where no older version can hide behind it.
+     * Default {@link #DEFAULT_TOMBSTONE_GRACE}; {@link Duration#ZERO} drops them as soon as that is safe.
+     */
+    public Duration tombstoneGrace() {
+        return tombstoneGrace;
+    }
+
+    /**
+     * Maps an {@linkplain Entry#timestamp() entry timestamp} to wall-clock milliseconds since the epoch,
+     * so that the engine can tell how old a version is (for {@link #tombstoneGrace()}). Timestamps are
+     * the writer's: default {@link #HYBRID_TIMESTAMPS}, as kv-cluster's nodes write them;
+     * {@link #MICROSECOND_TIMESTAMPS} for {@link KvStore}'s clock (KvStore sets it itself).
+     */
+    public LongUnaryOperator timestampToMillis() {
+        return timestampToMillis;
+    }
+
+    /** The wall clock the engine reads, in milliseconds since the epoch; tests replace it. */
+    public LongSupplier clock() {
+        return clock;
+    }
+
     @Override
     public String toString() {
         return "DaoOptions{dataDirectory=" + dataDirectory
@@ -143,12 +192,23 @@ public final class DaoOptions {
                 + ", blockSizeBytes=" + blockSizeBytes
                 + ", compactionTrigger=" + compactionTrigger
                 + ", maxFrozenMemtables=" + maxFrozenMemtables
-                + ", backgroundPriority=" + backgroundPriority + '}';
+                + ", backgroundPriority=" + backgroundPriority
+                + ", tombstoneGrace=" + tombstoneGrace + '}';
     }
 
     /** Builds {@link DaoOptions}; {@link #build()} rejects out-of-range values. */
     public static final class Builder {
-        private final Path dataDirectory;
+        /** Default time a tombstone is kept before compaction may drop it: 10 days. */
+    public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
+    /**
+     * {@link #timestampToMillis()} for timestamps of a hybrid logical clock (kv-cluster's
+     * {@code HybridClock}): wall-clock milliseconds since the epoch above 16 bits of counter. The default.
+     */
+    public static final LongUnaryOperator HYBRID_TIMESTAMPS = timestamp -> timestamp >>> 16;
+    /** {@link #timestampToMillis()} for timestamps in microseconds since the epoch, as {@link KvStore} writes them. */
+    public static final LongUnaryOperator MICROSECOND_TIMESTAMPS = timestamp -> Math.floorDiv(timestamp, 1000L);
+
+    private final Path dataDirectory;
         private long flushThresholdBytes = DEFAULT_FLUSH_THRESHOLD_BYTES;
         private SyncPolicy syncPolicy = SyncPolicy.NONE;
         private long groupCommitIntervalMillis = DEFAULT_GROUP_COMMIT_INTERVAL_MILLIS;
@@ -157,6 +217,9 @@ public final class DaoOptions {
         private int compactionTrigger = DEFAULT_COMPACTION_TRIGGER;
         private int maxFrozenMemtables = DEFAULT_MAX_FROZEN_MEMTABLES;
         private BackgroundPriority backgroundPriority = DEFAULT_BACKGROUND_PRIORITY;
+        private Duration tombstoneGrace = DEFAULT_TOMBSTONE_GRACE;
+        private LongUnaryOperator timestampToMillis = HYBRID_TIMESTAMPS;
+        private LongSupplier clock = System::currentTimeMillis;
 
         private Builder(Path dataDirectory) {
             this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
@@ -202,6 +265,21 @@ public final class DaoOptions {
             return this;
         }
 
+        public Builder tombstoneGrace(Duration grace) {
+            this.tombstoneGrace = Objects.requireNonNull(grace, "tombstoneGrace");
+            return this;
+        }
+
+        public Builder timestampToMillis(LongUnaryOperator mapping) {
+            this.timestampToMillis = Objects.requireNonNull(mapping, "timestampToMillis");
+            return this;
+        }
+
+        public Builder clock(LongSupplier millis) {
+            this.clock = Objects.requireNonNull(millis, "clock");
+            return this;
+        }
+
         public DaoOptions build() {
             require(flushThresholdBytes >= 1024, "flushThresholdBytes must be >= 1024, got " + flushThresholdBytes);
             require(groupCommitIntervalMillis >= 1 && groupCommitIntervalMillis <= 10_000,
@@ -212,6 +290,7 @@ public final class DaoOptions {
                     "blockSizeBytes must be in [256, 1048576], got " + blockSizeBytes);
             require(compactionTrigger >= 2, "compactionTrigger must be >= 2, got " + compactionTrigger);
             require(maxFrozenMemtables >= 1, "maxFrozenMemtables must be >= 1, got " + maxFrozenMemtables);
+            require(!tombstoneGrace.isNegative(), "tombstoneGrace must not be negative, got " + tombstoneGrace);
             return new DaoOptions(this);
         }
 

@@ -8,7 +8,7 @@ import java.util.Objects;
  *
  * <p>A {@code null} value marks a tombstone (the key was deleted at {@code timestamp}); an empty
  * array is a legal, present value. Keys order as unsigned bytes. Between two versions of one key,
- * the one with the higher timestamp is newer (see {@link Dao}).
+ * {@link #compareVersions} says which one wins, the same way on every replica and in every engine.
  *
  * <p>Entries do not copy the arrays they are given; callers must not modify them afterwards.
  */
@@ -31,6 +31,38 @@ public final class Entry {
     /** A deletion of {@code key} at {@code timestamp}. */
     public static Entry tombstone(byte[] key, long timestamp) {
         return new Entry(key, null, timestamp);
+    }
+
+    /**
+     * Orders two versions of one key: positive if {@code a} wins over {@code b}, negative if {@code b}
+     * wins, zero if they are the same version. The higher timestamp wins; at equal timestamps a
+     * tombstone wins over a value, and between two values the larger one as unsigned bytes (a longer
+     * value wins over its own prefix). The rule depends only on the two versions, never on the order
+     * in which they arrive, so replicas that receive the same writes in any order agree.
+     */
+    public static int compareVersions(Entry a, Entry b) {
+        int byTimestamp = Long.compare(a.timestamp, b.timestamp);
+        if (byTimestamp != 0) {
+            return byTimestamp;
+        }
+        if (a.value == null || b.value == null) {
+            return (a.value == null ? 1 : 0) - (b.value == null ? 1 : 0);
+        }
+        return Arrays.compareUnsigned(a.value, b.value);
+    }
+
+    /**
+     * The winner of two versions of one key by {@link #compareVersions}; either may be {@code null}
+     * (no version), and {@code a} is returned when they are the same version.
+     */
+    public static Entry newerOf(Entry a, Entry b) {
+        if (b == null) {
+            return a;
+        }
+        if (a == null) {
+            return b;
+        }
+        return compareVersions(a, b) >= 0 ? a : b;
     }
 
     public byte[] key() {

@@ -41,7 +41,7 @@ public final class KvStore implements Closeable {
         Objects.requireNonNull(options, "options");
         Files.createDirectories(options.dataDirectory());
         // The Dao first: its directory lock keeps two KvStores from sharing one clock file.
-        Dao dao = engine.open(options);
+        Dao dao = engine.open(options.toBuilder().timestampToMillis(DaoOptions.MICROSECOND_TIMESTAMPS).build());
         try {
             return new KvStore(dao, PersistentClock.open(options.dataDirectory(), PersistentClock.DEFAULT_LEASE_MICROS));
         } catch (IOException | RuntimeException e) {

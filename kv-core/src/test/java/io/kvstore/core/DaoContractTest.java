@@ -275,18 +275,34 @@ public abstract class DaoContractTest {
     }
 
     @Test
-    void equalTimestampLaterWriteWins() throws IOException {
+    void equalTimestampsGoToTheTombstoneThenTheLargerValueWhateverTheOrder() throws IOException {
         Dao dao = openDefault();
-        dao.upsert(Entry.value(key("a"), value("first"), 7));
         dao.upsert(Entry.value(key("a"), value("second"), 7));
-        assertEquals(Entry.value(key("a"), value("second"), 7), dao.get(key("a")));
+        dao.upsert(Entry.value(key("a"), value("first"), 7));
+        assertEquals(Entry.value(key("a"), value("second"), 7), dao.get(key("a")), "the larger value, not the later write");
         dao.flush();
+        dao.upsert(Entry.value(key("a"), value("third"), 7));
+        assertEquals(Entry.value(key("a"), value("third"), 7), dao.get(key("a")), "larger than a value in a table");
         dao.upsert(Entry.tombstone(key("a"), 7));
         assertTrue(dao.get(key("a")).isTombstone());
-        dao.upsert(Entry.value(key("a"), value("third"), 7));
         dao.flush();
+        dao.upsert(Entry.value(key("a"), value("zzz"), 7));
+        assertTrue(dao.get(key("a")).isTombstone(), "a tombstone wins over any value of its timestamp");
+        assertEquals(List.of(Entry.tombstone(key("a"), 7)), toList(dao.range(null, null)));
+
+        dao.upsert(Entry.value(key("b"), value("ab"), 3));
+        dao.flush();
+        dao.upsert(Entry.value(key("b"), value("a"), 3));
+        dao.upsert(Entry.value(key("b"), new byte[0], 3));
+        dao.upsert(Entry.value(key("c"), new byte[] {(byte) 0x80}, 3));
+        dao.flush();
+        dao.upsert(Entry.value(key("c"), new byte[] {0x7F}, 3));
         dao.compact();
-        assertEquals(Entry.value(key("a"), value("third"), 7), dao.get(key("a")));
+        assertEquals(Entry.value(key("b"), value("ab"), 3), dao.get(key("b")), "a value wins over its prefix");
+        assertEquals(Entry.value(key("c"), new byte[] {(byte) 0x80}, 3), dao.get(key("c")), "bytes compare unsigned");
+        reopen(dao);
+        assertEquals(Entry.value(key("b"), value("ab"), 3), reopened().get(key("b")));
+        assertEquals(Entry.value(key("c"), new byte[] {(byte) 0x80}, 3), reopened().get(key("c")));
     }
 
     // ---- durability and exclusivity ----

@@ -40,6 +40,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -82,7 +83,7 @@ public final class LsmDao implements Dao {
     private final AtomicLong nextFileNumber;
     /** Number of the log the next memtable switch moves to, made ahead by the log (GUARDED_BY writeLock). */
     private long nextLogNumber;
-    /** Serialises writers: log order is memtable order, so "later write wins" means the same in both. */
+    /** Serialises writers: log order is memtable order, so a replay rebuilds the memtable as it was. */
     private final ReentrantLock writeLock = new ReentrantLock();
     /** Guards publication of versions; held for no I/O, as memtable switches take it under the write lock. */
     private final Object versionLock = new Object();
@@ -189,7 +190,7 @@ public final class LsmDao implements Dao {
         if (!recovered.isEmpty()) {
             long number = next.getAndIncrement();
             tables.add(0, writeTable(dir, number, recovered.iterator(null, null, Long.MAX_VALUE), recovered.keyCount(),
-                    options, Long.MIN_VALUE, () -> false).table());
+                    options, tombstone -> false, () -> false).table());
         }
         long logNumber = next.getAndIncrement();
         SsTable[] tableArray = tables.toArray(new SsTable[0]);
@@ -241,16 +242,16 @@ public final class LsmDao implements Dao {
         Version v = current;
         Entry best = v.active.get(key);
         for (Memtable memtable : v.frozen) {
-            if (best == null || memtable.maxTimestamp() > best.timestamp()) {
-                best = newer(best, memtable.get(key));
+            if (best == null || memtable.maxTimestamp() >= best.timestamp()) {
+                best = Entry.newerOf(best, memtable.get(key));
             }
         }
         SsTable[] tables = v.tables;
         long hash = 0;
         boolean hashed = false;
         for (SsTable table : tables) {
-            // A table can only matter if it may hold a version newer than the best found so far.
-            if (best == null || table.maxTimestamp() > best.timestamp()) {
+            // A table can only matter if it may hold a version that wins over the best found so far.
+            if (best == null || table.maxTimestamp() >= best.timestamp()) {
                 if (residentOnly && !table.isResident()) {
                     return WOULD_READ_DISK;
                 }
@@ -258,7 +259,7 @@ public final class LsmDao implements Dao {
                     hash = SsTable.hash(key);
                     hashed = true;
                 }
-                best = newer(best, table.get(key, hash));
+                best = Entry.newerOf(best, table.get(key, hash));
             }
         }
         return best;
@@ -293,17 +294,6 @@ public final class LsmDao implements Dao {
             nextResidencyCheck = end + Math.max(RESIDENCY_CHECK_NANOS, (end - start) * RESIDENCY_CHECK_DUTY);
             residencyCheckRunning.set(false);
         }
-    }
-
-    /** The winner between a version from a newer source and one from an older source. */
-    private static Entry newer(Entry fromNewerSource, Entry fromOlderSource) {
-        if (fromOlderSource == null) {
-            return fromNewerSource;
-        }
-        if (fromNewerSource == null || fromOlderSource.timestamp() > fromNewerSource.timestamp()) {
-            return fromOlderSource;
-        }
-        return fromNewerSource;
     }
 
     @Override
@@ -616,7 +606,7 @@ public final class LsmDao implements Dao {
                 memtable = frozen[frozen.length - 1];
             }
             SsTable table = memtable.isEmpty() ? null : writeTable(dir, nextFileNumber.getAndIncrement(),
-                    memtable.iterator(null, null, Long.MAX_VALUE), memtable.keyCount(), options, Long.MIN_VALUE,
+                    memtable.iterator(null, null, Long.MAX_VALUE), memtable.keyCount(), options, tombstone -> false,
                     () -> false).table();
             if (table != null) {
                 flushedBytes.addAndGet(table.fileSize());
@@ -677,6 +667,22 @@ public final class LsmDao implements Dao {
     private record Compaction(SsTable[] inputs, long dropTombstonesBelow) {
     }
 
+    /**
+     * Whether a merge may leave out {@code tombstone}: no newer source may hold a version it must shadow
+     * (its timestamp is below {@code dropTombstonesBelow}) and its grace period is over.
+     */
+    private boolean mayDrop(Entry tombstone, long dropTombstonesBelow, long graceEndsBeforeMillis) {
+        return tombstone.timestamp() < dropTombstonesBelow
+                && options.timestampToMillis().applyAsLong(tombstone.timestamp()) < graceEndsBeforeMillis;
+    }
+
+    /** Tombstones written before this instant (wall-clock milliseconds) are past their grace. */
+    private long graceEndsBeforeMillis() {
+        long now = options.clock().getAsLong();
+        long grace = options.tombstoneGrace().toMillis();
+        return now - grace > now ? Long.MIN_VALUE : now - grace;
+    }
+
     /** The run the size-tiered policy picks in {@code v}, or null if none is due. */
     private Compaction planBackground(Version v) {
         long[] sizes = new long[v.tables.length];
@@ -735,9 +741,10 @@ public final class LsmDao implements Dao {
             sources.add(table.iterator(null, null));
         }
         Written written;
+        long graceEnds = graceEndsBeforeMillis();
         try (MergeIterator merged = new MergeIterator(sources)) {
             written = writeTable(dir, nextFileNumber.getAndIncrement(), merged, expectedKeys, options,
-                    job.dropTombstonesBelow(), () -> closed);
+                    tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds), () -> closed);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
@@ -834,12 +841,13 @@ public final class LsmDao implements Dao {
     }
 
     /**
-     * Writes {@code entries} as table {@code number}, leaving out tombstones older than
-     * {@code dropTombstonesBelow}; the opened table is null if nothing was left to write.
+     * Writes {@code entries} as table {@code number}, leaving out the tombstones
+     * {@code mayDropTombstone} accepts; the opened table is null if nothing was left to write.
      * Throws {@link CancellationException} (having deleted the partial file) once {@code cancelled}.
      */
     private static Written writeTable(Path dir, long number, Iterator<Entry> entries, long expectedKeys,
-                                      DaoOptions options, long dropTombstonesBelow, BooleanSupplier cancelled)
+                                      DaoOptions options, Predicate<Entry> mayDropTombstone,
+                                      BooleanSupplier cancelled)
             throws IOException {
         Path path = FileNames.table(dir, number);
         long newestDropped = Long.MIN_VALUE;
@@ -851,7 +859,7 @@ public final class LsmDao implements Dao {
                     throw new CancellationException("table " + path + " abandoned: store closing");
                 }
                 Entry entry = entries.next();
-                if (entry.isTombstone() && entry.timestamp() < dropTombstonesBelow) {
+                if (entry.isTombstone() && mayDropTombstone.test(entry)) {
                     newestDropped = Math.max(newestDropped, entry.timestamp());
                     continue;
                 }

@@ -22,7 +22,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * copied as one block, and a node's links sit next to its key.
  *
  * <p>Each key has one node and a chain of versions, newest sequence number first; each version holds
- * the entry visible at its sequence number (highest timestamp, later write on ties), so a point read
+ * the entry visible at its sequence number (the winner by {@link Entry#compareVersions}), so a point read
  * takes the head and a snapshot read walks to the first version at or below its sequence number.
  *
  * <p>Concurrency: one writer at a time, any number of readers without locks. The writer fills a new
@@ -108,11 +108,11 @@ final class Memtable {
             byte[] nodeChunk = chunk(found);
             int node = offset(found);
             int newest = (int) INT.get(nodeChunk, node + NODE_VERSION_HEAD);
-            if (timestamp >= (long) LONG.get(chunk(newest), offset(newest) + VERSION_TIMESTAMP)) {
+            if (compareWith(entry, newest) >= 0) {
                 int version = appendVersion(entry, sequence, newest);
                 storeRelease(nodeChunk, node + NODE_VERSION_HEAD, version);
             }
-            // else: an older timestamp loses to what is there; it changes no version a reader can see.
+            // else: a losing version changes nothing a reader can see.
         } else {
             insertNode(key, appendVersion(entry, sequence, NIL));
         }
@@ -231,6 +231,22 @@ final class Memtable {
             System.arraycopy(value, 0, c, at + VERSION_VALUE, valueLength);
         }
         return version;
+    }
+
+    /** {@link Entry#compareVersions} of {@code entry} against the stored {@code version}, without copying it. */
+    private int compareWith(Entry entry, int version) {
+        byte[] c = chunk(version);
+        int at = offset(version);
+        int byTimestamp = Long.compare(entry.timestamp(), (long) LONG.get(c, at + VERSION_TIMESTAMP));
+        if (byTimestamp != 0) {
+            return byTimestamp;
+        }
+        int storedLength = (int) INT.get(c, at + VERSION_VALUE_LENGTH);
+        byte[] value = entry.value();
+        if (value == null || storedLength == TOMBSTONE) {
+            return (value == null ? 1 : 0) - (storedLength == TOMBSTONE ? 1 : 0);
+        }
+        return Arrays.compareUnsigned(value, 0, value.length, c, at + VERSION_VALUE, at + VERSION_VALUE + storedLength);
     }
 
     /** The link at {@code level} out of {@code node} ({@link #NIL}: out of the head). */

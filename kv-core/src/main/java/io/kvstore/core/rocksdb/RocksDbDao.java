@@ -26,13 +26,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * A {@link Dao} on RocksDB (rocksdbjni), the reference our own LSM engine is measured against.
  *
  * <p>Each key maps to one RocksDB value carrying timestamp, tombstone flag and user value (layout in
- * {@link StoredValue}). "Highest timestamp wins, tie goes to the later write" is enforced by a
+ * {@link StoredValue}). Which version wins ({@link Entry#compareVersions}) is enforced by a
  * read-modify-write per key under a striped lock: the writer reads the stored 9-byte header (skipped
- * when the memtable and table Bloom filters say the key is absent) and writes only if its timestamp
- * is not older. RocksJava cannot run a Java merge operator, and the built-in {@code max} operator
- * cannot break timestamp ties by write order, so the read is the price of the rule. Measured with
- * {@code DaoBenchmark.put} (one thread, random new keys, 2-core machine shared with other work): about
- * 115-135k puts/s with the check against about 195k/s for blind puts that would break the rule.
+ * when the memtable and table Bloom filters say the key is absent) and writes only if it wins, reading
+ * the whole stored value only on a timestamp tie. RocksJava cannot run a Java merge operator, and the
+ * built-in {@code max} operator knows nothing of tombstones, so the read is the price of the rule.
  *
  * <p>Tuning and option mapping are described in {@link RocksResources}. A second open of a directory
  * held by another store fails with an {@link IOException} naming the directory.
@@ -117,7 +115,7 @@ public final class RocksDbDao implements Dao {
         Lock lock = enter();
         try {
             synchronized (writeStripes[stripe(key)]) {
-                if (isNotOlderThanStored(key, entry.timestamp())) {
+                if (winsOverStored(entry)) {
                     db.put(resources.writeOptions, key, encoded);
                 }
             }
@@ -128,8 +126,13 @@ public final class RocksDbDao implements Dao {
         }
     }
 
-    /** REQUIRES: the stripe of {@code key} is held, so no other write of it can interleave. */
-    private boolean isNotOlderThanStored(byte[] key, long timestamp) throws RocksDBException {
+    /**
+     * Whether {@code entry} wins over the stored version of its key ({@link Entry#compareVersions}).
+     * REQUIRES: the stripe of the key is held, so no other write of it can interleave. The header
+     * decides unless the timestamps are equal; only then is the stored value read whole.
+     */
+    private boolean winsOverStored(Entry entry) throws RocksDBException {
+        byte[] key = entry.key();
         if (!db.keyMayExist(key, null)) {
             return true;
         }
@@ -139,7 +142,12 @@ public final class RocksDbDao implements Dao {
             return true;
         }
         StoredValue.checkHeader(key, header, storedLength);
-        return timestamp >= StoredValue.timestamp(header);
+        long storedTimestamp = StoredValue.timestamp(header);
+        if (entry.timestamp() != storedTimestamp) {
+            return entry.timestamp() > storedTimestamp;
+        }
+        byte[] stored = db.get(key);
+        return stored == null || Entry.compareVersions(entry, StoredValue.decode(key, stored)) >= 0;
     }
 
     @Override

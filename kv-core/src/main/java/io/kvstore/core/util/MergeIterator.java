@@ -11,9 +11,9 @@ import java.util.NoSuchElementException;
  * A lazy k-way merge of sorted entry sources (memtables and tables alike) into one sorted stream
  * with one entry per key.
  *
- * <p>Sources are given newest first. Among entries with equal keys, the one with the highest
- * timestamp wins; between equal timestamps the newest source wins, which is "the later write wins"
- * because a newer source holds later writes. Each source must yield strictly increasing keys.
+ * <p>Sources are given newest first. Among entries with equal keys, the one
+ * {@link Entry#compareVersions} ranks first wins (the newest source's on a complete tie). Each source
+ * must yield strictly increasing keys.
  * Memory is one head entry per source, whatever the length of the streams.
  */
 public final class MergeIterator implements CloseableIterator<Entry> {
@@ -59,8 +59,8 @@ public final class MergeIterator implements CloseableIterator<Entry> {
         advance(first);
         while (heapSize > 0 && Arrays.equals(heads[heap[0]].key(), key)) {
             int other = pop();
-            // Popped in source order among equal keys, so an older source wins only on a newer timestamp.
-            if (heads[other].timestamp() > winner.timestamp()) {
+            // Popped in source order among equal keys: an older source wins only if it ranks strictly first.
+            if (Entry.compareVersions(heads[other], winner) > 0) {
                 winner = heads[other];
             }
             advance(other);

@@ -100,7 +100,7 @@ class LsmDaoRandomizedTest {
     private static void apply(LsmDao dao, NavigableMap<byte[], Entry> model, Entry entry) throws IOException {
         dao.upsert(entry);
         Entry old = model.get(entry.key());
-        if (old == null || entry.timestamp() >= old.timestamp()) {
+        if (old == null || Entry.compareVersions(entry, old) >= 0) {
             model.put(entry.key(), entry);
         }
     }

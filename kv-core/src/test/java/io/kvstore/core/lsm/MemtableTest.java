@@ -44,15 +44,21 @@ class MemtableTest {
     }
 
     @Test
-    void olderTimestampLosesAndTiesGoToTheLaterWrite() {
+    void olderTimestampLosesAndTiesGoToTheLargerValue() {
         Memtable memtable = new Memtable(1);
         byte[] key = {5};
         memtable.put(Entry.value(key, new byte[] {1}, 10), 1);
         memtable.put(Entry.value(key, new byte[] {2}, 9), 2);
         assertArrayEquals(new byte[] {1}, memtable.get(key).value(), "older timestamp must lose");
         memtable.put(Entry.value(key, new byte[] {3}, 10), 3);
-        assertArrayEquals(new byte[] {3}, memtable.get(key).value(), "a tie goes to the later write");
-        memtable.put(Entry.tombstone(key, 11), 4);
+        assertArrayEquals(new byte[] {3}, memtable.get(key).value(), "a tie goes to the larger value");
+        memtable.put(Entry.value(key, new byte[] {2}, 10), 4);
+        assertArrayEquals(new byte[] {3}, memtable.get(key).value(), "a tie goes to the larger value, not the later write");
+        memtable.put(Entry.tombstone(key, 10), 5);
+        assertTrue(memtable.get(key).isTombstone(), "a tie goes to the tombstone");
+        memtable.put(Entry.value(key, new byte[] {9}, 10), 6);
+        assertTrue(memtable.get(key).isTombstone(), "a tie goes to the tombstone, whatever the value");
+        memtable.put(Entry.tombstone(key, 11), 7);
         assertTrue(memtable.get(key).isTombstone());
         assertEquals(1, memtable.keyCount());
         assertEquals(9, memtable.minTimestamp());
@@ -103,7 +109,7 @@ class MemtableTest {
             memtable.put(entry, sequence);
             TreeMap<Long, Entry> versions = model.computeIfAbsent(key, k -> new TreeMap<>());
             Map.Entry<Long, Entry> newest = versions.lastEntry();
-            if (newest == null || timestamp >= newest.getValue().timestamp()) {
+            if (newest == null || Entry.compareVersions(entry, newest.getValue()) >= 0) {
                 versions.put(sequence, entry);
             }
             if (sequence % 5000 == 0) {

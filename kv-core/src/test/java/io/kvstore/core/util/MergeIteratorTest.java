@@ -79,12 +79,22 @@ class MergeIteratorTest {
     }
 
     @Test
-    void equalTimestampsGoToTheNewestSource() {
+    void equalTimestampsGoToTheTombstoneWhateverTheSource() {
         MergeIterator it = new MergeIterator(List.of(
                 new ListSource(Entry.tombstone(new byte[] {1}, 4)),
                 new ListSource(v(1, "older write", 4)),
                 new ListSource(v(1, "oldest write", 4))));
         assertTrue(it.next().isTombstone());
+        assertFalse(it.hasNext());
+    }
+
+    @Test
+    void equalTimestampsGoToTheLargerValueWhateverTheSource() {
+        MergeIterator it = new MergeIterator(List.of(
+                new ListSource(v(1, "a", 4)),
+                new ListSource(v(1, "c", 4)),
+                new ListSource(v(1, "b", 4))));
+        assertArrayEquals("c".getBytes(), it.next().value());
         assertFalse(it.hasNext());
     }
 

@@ -1,0 +1,67 @@
+package io.kvstore.core;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class EntryTest {
+    private static final byte[] KEY = "k".getBytes(StandardCharsets.UTF_8);
+
+    private static Entry value(String value, long timestamp) {
+        return Entry.value(KEY, value.getBytes(StandardCharsets.UTF_8), timestamp);
+    }
+
+    /** Checks that {@code winner} wins over {@code loser} from both sides. */
+    private static void assertWins(Entry winner, Entry loser) {
+        assertTrue(Entry.compareVersions(winner, loser) > 0, winner + " over " + loser);
+        assertTrue(Entry.compareVersions(loser, winner) < 0, winner + " over " + loser);
+        assertSame(winner, Entry.newerOf(winner, loser));
+        assertSame(winner, Entry.newerOf(loser, winner));
+    }
+
+    @Test
+    void theHigherTimestampWinsWhateverTheKind() {
+        assertWins(value("a", 2), value("z", 1));
+        assertWins(value("a", 2), Entry.tombstone(KEY, 1));
+        assertWins(Entry.tombstone(KEY, 2), value("z", 1));
+        assertWins(value("a", 0), value("z", -1));
+        assertWins(value("a", Long.MAX_VALUE), value("a", Long.MIN_VALUE));
+    }
+
+    @Test
+    void atEqualTimestampsATombstoneWinsOverAnyValue() {
+        assertWins(Entry.tombstone(KEY, 5), value("zzz", 5));
+        assertWins(Entry.tombstone(KEY, 5), Entry.value(KEY, new byte[0], 5));
+    }
+
+    @Test
+    void atEqualTimestampsTheLargerValueWinsAsUnsignedBytes() {
+        assertWins(value("b", 5), value("a", 5));
+        assertWins(value("ab", 5), value("a", 5));
+        assertWins(value("a", 5), Entry.value(KEY, new byte[0], 5));
+        assertWins(Entry.value(KEY, new byte[] {(byte) 0x80}, 5), Entry.value(KEY, new byte[] {0x7F}, 5));
+        assertWins(Entry.value(KEY, new byte[] {(byte) 0xFF}, 5), Entry.value(KEY, new byte[] {0x00, 0x01}, 5));
+    }
+
+    @Test
+    void theSameVersionTiesAndNewerOfKeepsTheFirst() {
+        Entry a = value("same", 5);
+        Entry b = value("same", 5);
+        assertEquals(0, Entry.compareVersions(a, b));
+        assertSame(a, Entry.newerOf(a, b));
+        assertEquals(0, Entry.compareVersions(Entry.tombstone(KEY, 5), Entry.tombstone(KEY, 5)));
+    }
+
+    @Test
+    void newerOfTakesNullForNoVersion() {
+        Entry a = value("a", 1);
+        assertSame(a, Entry.newerOf(a, null));
+        assertSame(a, Entry.newerOf(null, a));
+        assertNull(Entry.newerOf(null, null));
+    }
+}

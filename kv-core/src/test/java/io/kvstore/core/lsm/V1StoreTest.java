@@ -1,0 +1,123 @@
+package io.kvstore.core.lsm;
+
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Entry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** A store written in format v1 (test resource stores/v1, described in its README) opens with every write. */
+class V1StoreTest {
+    @TempDir
+    Path dir;
+
+    /** Copies the v1 fixture into {@code target}. */
+    static void copyV1Store(Path target) throws IOException {
+        Path source;
+        try {
+            source = Path.of(V1StoreTest.class.getResource("/stores/v1/MANIFEST").toURI()).getParent();
+        } catch (URISyntaxException e) {
+            throw new IOException(e);
+        }
+        Files.createDirectories(target);
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(source)) {
+            for (Path file : files) {
+                if (!file.getFileName().toString().endsWith(".md")) {
+                    Files.copy(file, target.resolve(file.getFileName()));
+                }
+            }
+        }
+    }
+
+    /** What the fixture holds, as visible versions by key (its README lists the writes). */
+    static TreeMap<String, Entry> expectedV1Contents() {
+        TreeMap<String, Entry> expected = new TreeMap<>();
+        for (int i = 0; i < 200; i++) {
+            put(expected, Entry.value(key(i), b("v1-" + i), 1000 + i));
+        }
+        for (int i = 0; i < 100; i += 2) {
+            put(expected, Entry.value(key(i), b("v2-" + i), 2000 + i));
+        }
+        for (int i = 100; i < 110; i++) {
+            put(expected, Entry.tombstone(key(i), 2000 + i));
+        }
+        put(expected, Entry.value(b("empty"), new byte[0], 2500));
+        for (int i = 190; i < 200; i++) {
+            put(expected, Entry.value(key(i), b("v3-" + i), 3000 + i));
+        }
+        put(expected, Entry.tombstone(key(0), 3500));
+        for (int i = 200; i < 210; i++) {
+            put(expected, Entry.value(key(i), b("v3-" + i), 3000 + i));
+        }
+        return expected;
+    }
+
+    /**
+     * Checks that {@code dao} holds exactly {@link #expectedV1Contents()}, without its tombstones if
+     * {@code compacted} (a full compaction drops them: the fixture's timestamps are long past any grace).
+     */
+    static void assertHoldsV1Contents(LsmDao dao, boolean compacted) throws IOException {
+        TreeMap<String, Entry> expected = expectedV1Contents();
+        if (compacted) {
+            expected.values().removeIf(Entry::isTombstone);
+        }
+        for (String key : List.of("key000", "key105")) {
+            assertEquals(!compacted, dao.get(b(key)) != null, key);
+        }
+        for (Map.Entry<String, Entry> e : expected.entrySet()) {
+            assertEquals(e.getValue(), dao.get(b(e.getKey())), e.getKey());
+        }
+        List<Entry> all = new ArrayList<>();
+        try (CloseableIterator<Entry> it = dao.range(null, null)) {
+            while (it.hasNext()) {
+                all.add(it.next());
+            }
+        }
+        assertEquals(new ArrayList<>(expected.values()), all);
+    }
+
+    @Test
+    void opensWithEveryWriteOfItsTablesAndLog() throws IOException {
+        copyV1Store(dir);
+        try (LsmDao dao = LsmDao.open(DaoOptions.defaults(dir))) {
+            assertHoldsV1Contents(dao, false);
+        }
+    }
+
+    @Test
+    void keepsEveryWriteThroughCompactionAndReopen() throws IOException {
+        copyV1Store(dir);
+        try (LsmDao dao = LsmDao.open(DaoOptions.defaults(dir))) {
+            dao.compact();
+            assertHoldsV1Contents(dao, true);
+        }
+        try (LsmDao dao = LsmDao.open(DaoOptions.defaults(dir))) {
+            assertHoldsV1Contents(dao, true);
+        }
+    }
+
+    private static void put(Map<String, Entry> map, Entry entry) {
+        map.put(new String(entry.key(), StandardCharsets.UTF_8), entry);
+    }
+
+    private static byte[] key(int i) {
+        return b(String.format("key%03d", i));
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
