@@ -8,20 +8,19 @@
 #   KEYS=200000 DURATION=5 WARMUP=3 kv-bench/scripts/http-suite.sh   # a quick run
 #
 # The generator measures closed loops on java.nio and open loops on Netty's epoll transport (its
-# defaults: java.nio's selector spins through the last half millisecond before each lane's timer;
-# docs/BENCHMARKS.md, "The generator's open loop spun on java.nio").
+# defaults; docs/BENCHMARKS.md, "Load generator: transport and timers").
 # The three cluster nodes share this machine's cores with each other and the generator, so each runs
-# with CLUSTER_FLAGS (default: one event loop and one storage thread per node, measured on 2 cores at
-# 2/3 PUT +15% and GET +45% against the per-node defaults of one of each per core; and java.nio, whose
-# 2/3 PUT p99 at 14-15k req/s was 4.8-7.5 ms against 6.4-12.9 ms on the native transport, at the same
-# rates: see docs/BENCHMARKS.md, "Native transport and a mapped log").
+# with CLUSTER_FLAGS (default: one event loop and one storage thread per node, and java.nio, whose tail
+# is shorter than the native transport's when the nodes share cores: docs/BENCHMARKS.md, "Transport:
+# native epoll against java.nio").
 # The ceiling runs with one event loop per core, as the node's defaults, and with one; the higher of
-# the two is this machine's ceiling. The single node is measured on one store with the
-# server's defaults (one event loop per core) and, restarted, with ONE_LOOP_FLAGS (default: one event loop, since the generator takes one of this
-# machine's two cores; the storage placement stays the default). GETs run before PUTs, so they read the
-# preloaded store rather than one still compacting the PUT rows' writes, and only once the nodes are
-# idle after the preload (wait_idle): their flushes and compactions run at a low CPU priority and would
-# otherwise still be running during the first GET row.
+# the two is this machine's ceiling. The single node is measured on one store with the server's
+# defaults (one event loop per core) and, restarted, with ONE_LOOP_FLAGS (default: one event loop,
+# since the generator takes one of a 2-core machine's cores; docs/BENCHMARKS.md, "Event loops on a
+# 2-core machine"). GETs run before PUTs, so they read the preloaded store rather than one still
+# compacting the PUT rows' writes, and only once the nodes are idle after the preload (wait_idle):
+# their flushes and compactions run at a low CPU priority and would otherwise still be running during
+# the first GET row.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."

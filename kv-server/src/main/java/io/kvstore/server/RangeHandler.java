@@ -27,9 +27,7 @@ import org.slf4j.LoggerFactory;
  * on the thread that owns it at that moment.
  *
  * <p>Memory: one batch (at most {@value #BATCH_BYTES} bytes plus one entry) on top of what the engine's
- * merge holds. LargeRangeStreamingTest (64 KiB values) and RangeMemoryTest (256 KiB values) stream more
- * than 1 GiB from a 64 MiB heap with this variant; 1 MiB values run such a heap out of memory in the
- * engine's flush and compaction whichever thread iterates.
+ * merge holds, so a range far larger than the heap streams ({@code RangeMemoryTest}).
  */
 final class RangeHandler {
     private static final Logger LOG = LoggerFactory.getLogger(RangeHandler.class);
