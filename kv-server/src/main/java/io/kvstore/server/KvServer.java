@@ -1,11 +1,13 @@
 package io.kvstore.server;
 
+import io.kvstore.cluster.ClockLease;
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.LocalReplica;
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.Replica;
 import io.kvstore.cluster.ReplicaCoordinator;
+import io.kvstore.cluster.ReplicaEndpoint;
 import io.kvstore.core.Dao;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -92,7 +94,10 @@ public final class KvServer {
      */
     public static CompletionStage<KvServer> start(KvServerConfig config) {
         Dao dao;
+        HybridClock clock;
         try {
+            // The lease file lives beside the store's files: a clock and its data are moved together.
+            clock = new HybridClock(System::currentTimeMillis, ClockLease.open(config.dataDirectory()));
             dao = config.engine().open(config.storeOptions());
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -105,7 +110,6 @@ public final class KvServer {
                     return t;
                 });
         Executor storage = storagePool == null ? Runnable::run : storagePool;
-        HybridClock clock = new HybridClock();
         WebClient client = WebClient.create(vertx,
                 new WebClientOptions().setKeepAlive(true).setKeepAliveTimeout(internodeKeepAliveSeconds(config.idleTimeout()))
                         .setTcpNoDelay(true)
@@ -117,7 +121,7 @@ public final class KvServer {
         List<Replica> replicas = new ArrayList<>();
         for (String node : config.cluster()) {
             replicas.add(node.equals(config.self()) ? local
-                    : new HttpReplica(client, node, config.replicaTimeout().toMillis(), clock));
+                    : new HttpReplica(client, node, config.replicaTimeout().toMillis()));
         }
         ReplicaCoordinator coordinator = new ReplicaCoordinator(partitioner, replicas, clock, config.replicaTimeout());
         KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool);
@@ -127,7 +131,7 @@ public final class KvServer {
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
                 new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
                 ranges,
-                new InternalHandler(local, clock, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
+                new InternalHandler(new ReplicaEndpoint(local, clock), config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
                 new StatusHandler(config, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget, ranges,
                         server.slowConnectionsClosed));
         HttpServerOptions options = new HttpServerOptions()
