@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <p>Storing and replaying run on one thread of their own ({@code kv-hints}), never on the caller's: the
  * hint store's calls may block on the disk. Thread-safe.
  */
-public final class HintedHandoff implements AutoCloseable {
+public final class HintedHandoff implements HintSink, AutoCloseable {
     /** How often replay looks for hints to deliver; each period delivers at most a period's worth of bytes. */
     static final long REPLAY_PERIOD_MILLIS = 100;
     /** Hints sent at once to one node at most. */
@@ -96,6 +96,7 @@ public final class HintedHandoff implements AutoCloseable {
      * the hint window or its hints are at their bound. Returns at once; the hint is stored in the
      * background.
      */
+    @Override
     public void hint(int node, Entry entry) {
         if (node == detector.self()) {
             return;

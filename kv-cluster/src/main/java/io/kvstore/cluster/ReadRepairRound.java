@@ -13,8 +13,8 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>In {@link ReadRepair#BLOCKING} mode, {@link #decide} answers only once the winner is on {@code ack}
  * replicas (those that answered with it plus those repaired), so a later quorum read meets it. Answers
- * that agree cost nothing more: no write, no wait. Two answers agree when they have the same timestamp
- * and tombstone flag: a timestamp names one write of one coordinator.
+ * that agree cost nothing more: no write, no wait. Two answers agree when they are the same version:
+ * timestamp, tombstone flag and bytes (two coordinators may stamp different writes alike).
  *
  * <p>Answers arrive on any thread; a short lock guards the state. Writes are sent outside it.
  */
@@ -161,11 +161,12 @@ final class ReadRepairRound {
         });
     }
 
-    /** Same write: same timestamp and tombstone flag; absent only matches absent. */
+    /** Same version: same timestamp, same tombstone flag, same bytes; absent only matches absent. */
     static boolean sameVersion(Entry a, Entry b) {
         if (a == null || b == null) {
             return a == b;
         }
-        return a.timestamp() == b.timestamp() && a.isTombstone() == b.isTombstone();
+        return a.timestamp() == b.timestamp() && a.isTombstone() == b.isTombstone()
+                && (a.isTombstone() || java.util.Arrays.equals(a.value(), b.value()));
     }
 }

@@ -53,7 +53,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
     /** Null when failures are not tracked. */
     private final FailureDetector detector;
     /** Null when hinted handoff is off. */
-    private final HintedHandoff hints;
+    private final HintSink hints;
     private volatile boolean closed;
 
     /**
@@ -295,7 +295,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
         private Duration timeout = Duration.ofSeconds(2);
         private ReplicationOptions options = ReplicationOptions.defaults();
         private FailureDetector detector;
-        private HintedHandoff hints;
+        private HintSink hints;
 
         private Builder(Partitioner partitioner, List<Replica> replicas, HybridClock clock) {
             this.partitioner = partitioner;
@@ -322,7 +322,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
         }
 
         /** Where writes a replica did not acknowledge go, if the options have hints on (default none). */
-        public Builder hintedHandoff(HintedHandoff hints) {
+        public Builder hintedHandoff(HintSink hints) {
             this.hints = hints;
             return this;
         }
