@@ -28,6 +28,11 @@ import java.util.function.LongSupplier;
  * peer or a forged request must not pin a key or drag every later write of the node into the future
  * (at {@code Long.MAX_VALUE} the clock could not even move on). Keep the nodes' clocks synchronized
  * (NTP); the HLC only absorbs the small steps and skews that remain.
+ *
+ * <p>With a {@link ClockLease} the guarantees hold across restarts: the clock starts above the lease's
+ * bound, and before it issues or absorbs a timestamp at or past the bound, it makes a bound
+ * {@link #LEASE_MILLIS} further durable. That costs one small synced file write per lease period, none
+ * per timestamp.
  */
 public final class HybridClock {
     /** Bits of the logical counter below the milliseconds. */
@@ -35,8 +40,13 @@ public final class HybridClock {
     /** How far past this node's wall clock a timestamp from elsewhere may be, in milliseconds. */
     public static final long MAX_AHEAD_MILLIS = 60_000;
 
+    /** How far past the timestamps in use a {@link ClockLease} is extended each time, in milliseconds. */
+    public static final long LEASE_MILLIS = 10_000;
+
     private final LongSupplier wallMillis;
-    private final AtomicLong last = new AtomicLong(Long.MIN_VALUE);
+    private final AtomicLong last;
+    /** Null for a clock that does not outlive its process. */
+    private final ClockLease lease;
 
     /** A clock over {@link System#currentTimeMillis()}. */
     public HybridClock() {
@@ -45,7 +55,17 @@ public final class HybridClock {
 
     /** A clock over the given wall clock in milliseconds since the epoch (tests pass a fake one). */
     public HybridClock(LongSupplier wallMillis) {
+        this(wallMillis, null);
+    }
+
+    /**
+     * A clock that starts above {@code lease}'s bound and keeps it ahead of every timestamp it issues or
+     * absorbs; {@code null} for a clock that does not outlive its process.
+     */
+    public HybridClock(LongSupplier wallMillis, ClockLease lease) {
         this.wallMillis = wallMillis;
+        this.lease = lease;
+        this.last = new AtomicLong(lease == null ? Long.MIN_VALUE : lease.bound());
     }
 
     /** A new timestamp: greater than every timestamp this clock issued or observed before. */
@@ -54,6 +74,7 @@ public final class HybridClock {
         while (true) {
             long previous = last.get();
             long next = Math.max(physical, previous + 1);
+            holdLeaseAbove(next);
             if (last.compareAndSet(previous, next)) {
                 return next;
             }
@@ -65,7 +86,22 @@ public final class HybridClock {
      * timestamp this clock does not {@linkplain #accepts accept} moves it only as far as the bound.
      */
     public void observe(long remoteTimestamp) {
-        last.accumulateAndGet(Math.min(remoteTimestamp, latestAccepted()), Math::max);
+        long absorbed = Math.min(remoteTimestamp, latestAccepted());
+        if (absorbed > last.get()) {
+            holdLeaseAbove(absorbed);
+            last.accumulateAndGet(absorbed, Math::max);
+        }
+    }
+
+    /** The highest timestamp issued or observed so far. */
+    public long latest() {
+        return last.get();
+    }
+
+    private void holdLeaseAbove(long timestamp) {
+        if (lease != null && timestamp >= lease.bound()) {
+            lease.extendTo(timestamp + (LEASE_MILLIS << LOGICAL_BITS));
+        }
     }
 
     /**

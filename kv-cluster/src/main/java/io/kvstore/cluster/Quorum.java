@@ -51,8 +51,16 @@ public final class Quorum {
      *                                one included), or the pair is out of range
      */
     public static Quorum parse(String ack, String from, int clusterSize) {
+        return parse(ack, from, clusterSize, clusterSize);
+    }
+
+    /**
+     * {@link #parse(String, String, int)} with {@code defaultFrom} (the replication factor) taken when
+     * {@code from} is absent; {@code from} above it stays legal up to the cluster size.
+     */
+    public static Quorum parse(String ack, String from, int defaultFrom, int clusterSize) {
         requireClusterSize(clusterSize);
-        int parsedFrom = from == null ? clusterSize : parseParameter("from", from);
+        int parsedFrom = from == null ? defaultFrom : parseParameter("from", from);
         int parsedAck = ack == null ? majorityOf(parsedFrom) : parseParameter("ack", ack);
         if (ack == null && (parsedFrom < 1 || parsedFrom > clusterSize)) {
             // Report the real culprit rather than the derived ack.

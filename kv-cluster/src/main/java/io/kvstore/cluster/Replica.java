@@ -15,6 +15,14 @@ public interface Replica {
     /** Stores a value or a tombstone with the timestamp it carries. */
     CompletionStage<Void> upsert(Entry entry);
 
+    /**
+     * Completes normally if the replica is reachable and serving: the light probe of failure detection.
+     * A local replica always is.
+     */
+    default CompletionStage<Void> ping() {
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
     /** Stores a tombstone for {@code key} at {@code timestamp}. */
     default CompletionStage<Void> delete(byte[] key, long timestamp) {
         return upsert(Entry.tombstone(key, timestamp));

@@ -28,6 +28,10 @@ import org.slf4j.LoggerFactory;
  *       same version.</li>
  *   <li>Writes take their timestamp from the {@link HybridClock}; every timestamp read from a replica
  *       is {@linkplain HybridClock#observe(long) observed}, so a later write of this node supersedes it.</li>
+ *   <li>Built with {@link #builder}, it also keeps replicas converging: every answer and failure is
+ *       reported to a {@link FailureDetector}; a write a replica does not acknowledge becomes a hint for
+ *       {@link HintedHandoff}; a read whose answers disagree is repaired as {@link ReadRepair} says.
+ *       The default {@code from} is the replication factor RF.</li>
  * </ul>
  *
  * <p>No thread blocks: each replica answers through its {@link CompletionStage}, and timeouts are
@@ -44,43 +48,108 @@ public final class ReplicaCoordinator implements AutoCloseable {
     private final HybridClock clock;
     private final long timeoutNanos;
     private final RoundDeadlines deadlines;
+    private final int replicationFactor;
+    private final ReadRepair readRepair;
+    /** Null when failures are not tracked. */
+    private final FailureDetector detector;
+    /** Null when hinted handoff is off. */
+    private final HintSink hints;
     private volatile boolean closed;
 
     /**
+     * A coordinator without read repair, failure detection or hints, with RF = the cluster size: each
+     * request touches exactly its {@code from} replicas and nothing else.
+     *
      * @param replicasByNodeIndex the replica for each node, in the order of {@code partitioner.nodes()}
      * @param timeout             how long a request may wait for its {@code ack} answers
      */
     public ReplicaCoordinator(Partitioner partitioner, List<Replica> replicasByNodeIndex, HybridClock clock,
                               Duration timeout) {
-        this.partitioner = Objects.requireNonNull(partitioner, "partitioner");
-        this.replicas = List.copyOf(replicasByNodeIndex);
-        this.clock = Objects.requireNonNull(clock, "clock");
+        this(builder(partitioner, replicasByNodeIndex, clock).timeout(timeout)
+                .options(ReplicationOptions.builder().readRepair(ReadRepair.OFF).hints(false).build()));
+    }
+
+    /** The replica of each node, in placement order. */
+    public List<Replica> replicas() {
+        return replicas;
+    }
+
+    private ReplicaCoordinator(Builder b) {
+        this.partitioner = Objects.requireNonNull(b.partitioner, "partitioner");
+        this.replicas = List.copyOf(b.replicas);
+        this.clock = Objects.requireNonNull(b.clock, "clock");
         if (replicas.size() != partitioner.nodes().size()) {
             throw new IllegalArgumentException("got " + replicas.size() + " replicas for "
                     + partitioner.nodes().size() + " nodes " + partitioner.nodes());
         }
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        if (b.timeout.isNegative() || b.timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + b.timeout);
         }
-        this.timeoutNanos = timeout.toNanos();
+        this.timeoutNanos = b.timeout.toNanos();
         this.deadlines = new RoundDeadlines(timeoutNanos);
+        this.replicationFactor = b.options.replicationFactor(replicas.size());
+        this.readRepair = b.options.readRepair();
+        this.detector = b.detector;
+        this.hints = b.options.hints() ? b.hints : null;
     }
 
-    /** The newest version among the first {@code ack} answers, possibly a tombstone, or {@code null}. */
+    /** Starts a builder: read repair, failure detection, hinted handoff and RF are set there. */
+    public static Builder builder(Partitioner partitioner, List<Replica> replicasByNodeIndex, HybridClock clock) {
+        return new Builder(partitioner, replicasByNodeIndex, clock);
+    }
+
+    /**
+     * The newest version among the first {@code ack} answers, possibly a tombstone, or {@code null}. With
+     * read repair, answers that disagree are repaired (see {@link ReadRepair}).
+     */
     public CompletionStage<Entry> get(byte[] key, Quorum quorum) {
-        return fanOut("GET", key, quorum, ReplicaCoordinator::newer, replica -> replica.get(key));
+        if (readRepair == ReadRepair.OFF || quorum.from() == 1) {
+            return fanOut("GET", key, quorum, ReplicaCoordinator::newer, null, null, null, replica -> replica.get(key));
+        }
+        int[] targets = partitioner.replicas(key, quorum.from());
+        ReadRepairRound repair = new ReadRepairRound(this, readRepair, targets, quorum.ack());
+        return fanOut("GET", key, quorum, ReplicaCoordinator::newer, targets, repair, null, replica -> replica.get(key))
+                .thenCompose(repair::decide);
     }
 
     /** Stores {@code value} on {@code from} replicas; completes once {@code ack} of them stored it. */
     public CompletionStage<Void> put(byte[] key, byte[] value, Quorum quorum) {
         Entry entry = Entry.value(key, value, clock.now());
-        return fanOut("PUT", key, quorum, (a, b) -> null, replica -> replica.upsert(entry));
+        return write("PUT", entry, quorum);
     }
 
     /** Stores a tombstone on {@code from} replicas; completes once {@code ack} of them stored it. */
     public CompletionStage<Void> delete(byte[] key, Quorum quorum) {
-        long timestamp = clock.now();
-        return fanOut("DELETE", key, quorum, (a, b) -> null, replica -> replica.delete(key, timestamp));
+        return write("DELETE", Entry.tombstone(key, clock.now()), quorum);
+    }
+
+    /** Hands a version to one replica outside any request (read repair): a failure is hinted. */
+    CompletionStage<Void> repair(int node, Entry version) {
+        CompletionStage<Void> written;
+        try {
+            written = replicas.get(node).upsert(version);
+        } catch (RuntimeException e) {
+            written = CompletableFuture.failedFuture(e);
+        }
+        return written.whenComplete((ok, error) -> {
+            if (error == null) {
+                if (detector != null) {
+                    detector.answered(node);
+                }
+            } else {
+                unacknowledged(node, version, unwrap(error));
+            }
+        });
+    }
+
+    /** The replication factor: the default {@code from}, and how many replicas repair keeps in sync. */
+    public int replicationFactor() {
+        return replicationFactor;
+    }
+
+    /** The default quorum: {@code from} = RF, {@code ack} = its majority. */
+    public Quorum defaultQuorum() {
+        return Quorum.of(Quorum.majorityOf(replicationFactor), replicationFactor, replicas.size());
     }
 
     /** The partitioner placing keys for this coordinator. */
@@ -103,7 +172,41 @@ public final class ReplicaCoordinator implements AutoCloseable {
         closed = true;
     }
 
+    private CompletionStage<Void> write(String method, Entry entry, Quorum quorum) {
+        return fanOut(method, entry.key(), quorum, (a, b) -> null, null, null, entry, replica -> replica.upsert(entry));
+    }
+
+    long timeoutNanos() {
+        return timeoutNanos;
+    }
+
+    NotEnoughReplicasException notEnough(String method, byte[] key, int ack, int got, String why, Throwable cause) {
+        return new NotEnoughReplicasException(method + " key '" + Bytes.toDebugString(key) + "': " + why + "; needed "
+                + ack + " replicas with the newest version, got " + got, ack, got,
+                cause == null ? List.of() : List.of(cause), cause);
+    }
+
+    /** Node {@code node} did not acknowledge the write of {@code entry}: it is a failure, and a hint. */
+    private void unacknowledged(int node, Entry entry, Throwable cause) {
+        if (detector != null) {
+            detector.failed(node, cause);
+        }
+        if (hints != null) {
+            hints.hint(node, entry);
+        }
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
+    /**
+     * @param targets the replicas of the key if the caller computed them already, else null
+     * @param repair  the read repair of a GET, told every answer; null if none
+     * @param written the version a PUT or DELETE writes, hinted to the replicas that do not acknowledge it
+     */
     private <T> CompletionStage<T> fanOut(String method, byte[] key, Quorum quorum, BinaryOperator<T> merge,
+                                          int[] targets, ReadRepairRound repair, Entry written,
                                           Function<Replica, CompletionStage<T>> call) {
         if (quorum.from() > replicas.size()) {
             throw new InvalidQuorumException("from=" + quorum.from() + " exceeds the cluster size " + replicas.size());
@@ -112,31 +215,42 @@ public final class ReplicaCoordinator implements AutoCloseable {
             return CompletableFuture.failedFuture(new IllegalStateException(method + " key '"
                     + Bytes.toDebugString(key) + "': the coordinator is closed"));
         }
-        int[] targets = partitioner.replicas(key, quorum.from());
+        if (targets == null) {
+            targets = partitioner.replicas(key, quorum.from());
+        }
         QuorumRound<T> round = new QuorumRound<>(method, key, quorum.ack(), quorum.from(), merge, timeoutNanos);
-        for (int target : targets) {
+        for (int position = 0; position < targets.length; position++) {
+            int target = targets[position];
+            int at = position;
             String node = partitioner.nodes().get(target);
             CompletionStage<T> answer;
             try {
                 answer = call.apply(replicas.get(target));
             } catch (RuntimeException e) {
                 // A replica must fail through its stage; one that throws still counts as one failure.
+                failed(written, target, e);
                 round.onFailure(node, e);
                 continue;
             }
             answer.whenComplete((value, error) -> {
                 if (error == null) {
+                    if (detector != null) {
+                        detector.answered(target);
+                    }
                     if (value instanceof Entry) {
                         // Every version read, even one that loses the merge, moves this clock past it.
                         clock.observe(((Entry) value).timestamp());
                     }
+                    if (repair != null) {
+                        repair.answer(at, (Entry) value);
+                    }
                     round.onSuccess(value);
                 } else {
-                    Throwable cause = error instanceof CompletionException && error.getCause() != null
-                            ? error.getCause() : error;
+                    Throwable cause = unwrap(error);
                     if (LOG.isDebugEnabled()) {
                         LOG.debug("{} of key '{}' failed on {}", method, Bytes.toDebugString(key), node, cause);
                     }
+                    failed(written, target, cause);
                     round.onFailure(node, cause);
                 }
             });
@@ -145,6 +259,15 @@ public final class ReplicaCoordinator implements AutoCloseable {
             deadlines.watch(round);
         }
         return round.result();
+    }
+
+    /** A replica failed a request: a write it did not acknowledge is hinted, a read only counted. */
+    private void failed(Entry written, int target, Throwable cause) {
+        if (written != null) {
+            unacknowledged(target, written, cause);
+        } else if (detector != null) {
+            detector.failed(target, cause);
+        }
     }
 
     /** The newer of two answers; {@code null} (absent) loses to any version. */
@@ -162,5 +285,51 @@ public final class ReplicaCoordinator implements AutoCloseable {
             return a.isTombstone() ? a : b;
         }
         return Bytes.compare(a.value(), b.value()) >= 0 ? a : b;
+    }
+
+    /** Collects a coordinator's collaborators and options; {@link #build()} validates them. */
+    public static final class Builder {
+        private final Partitioner partitioner;
+        private final List<Replica> replicas;
+        private final HybridClock clock;
+        private Duration timeout = Duration.ofSeconds(2);
+        private ReplicationOptions options = ReplicationOptions.defaults();
+        private FailureDetector detector;
+        private HintSink hints;
+
+        private Builder(Partitioner partitioner, List<Replica> replicas, HybridClock clock) {
+            this.partitioner = partitioner;
+            this.replicas = replicas;
+            this.clock = clock;
+        }
+
+        /** How long a request may wait for its {@code ack} answers (default 2 s). */
+        public Builder timeout(Duration timeout) {
+            this.timeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /** RF, read repair, hints on or off (default {@link ReplicationOptions#defaults()}). */
+        public Builder options(ReplicationOptions options) {
+            this.options = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /** Told every answer and failure of a replica (default none). */
+        public Builder failureDetector(FailureDetector detector) {
+            this.detector = detector;
+            return this;
+        }
+
+        /** Where writes a replica did not acknowledge go, if the options have hints on (default none). */
+        public Builder hintedHandoff(HintSink hints) {
+            this.hints = hints;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException if the options or collaborators do not fit the cluster */
+        public ReplicaCoordinator build() {
+            return new ReplicaCoordinator(this);
+        }
     }
 }

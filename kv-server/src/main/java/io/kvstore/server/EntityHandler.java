@@ -47,7 +47,7 @@ final class EntityHandler {
             return;
         }
         Quorum quorum = Quorum.parse(QueryParameters.text(query, "ack"), QueryParameters.text(query, "from"),
-                coordinator.clusterSize());
+                coordinator.replicationFactor(), coordinator.clusterSize());
         Context context = Vertx.currentContext();
         if (method == HttpMethod.GET) {
             Future.fromCompletionStage(coordinator.get(key, quorum), context).onComplete(answer -> {

@@ -1,6 +1,5 @@
 package io.kvstore.server;
 
-import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.Replica;
 import io.kvstore.core.Entry;
 import io.vertx.core.Future;
@@ -23,7 +22,8 @@ import java.util.function.LongFunction;
  * 6-8 writes that way in three runs of five, each 60 s after the pool opened its connections) is sent
  * once more on another connection, within the same timeout; internal writes carry their timestamp, so
  * one applied twice stores the same version. Any other failure, or a second close, is a failed answer
- * from this replica, as from a peer that is down. Timestamps seen in answers advance this node's clock.
+ * from this replica, as from a peer that is down. Requests and answers are encoded by
+ * {@link InternalCodec}; the coordinator, not this adapter, observes the timestamps of answers.
  */
 final class HttpReplica implements Replica {
     private final WebClient client;
@@ -31,48 +31,43 @@ final class HttpReplica implements Replica {
     private final int port;
     private final String node;
     private final long timeoutMillis;
-    private final HybridClock clock;
 
-    HttpReplica(WebClient client, String node, long timeoutMillis, HybridClock clock) {
+    HttpReplica(WebClient client, String node, long timeoutMillis) {
         URI uri = URI.create(node);
         this.client = client;
         this.host = uri.getHost();
         this.port = uri.getPort();
         this.node = node;
         this.timeoutMillis = timeoutMillis;
-        this.clock = clock;
     }
 
     @Override
     public CompletionStage<Entry> get(byte[] key) {
-        String uri = uri(key, -1);
-        Future<Entry> answer = sendRetryingClosed(timeout -> client.get(port, host, uri).timeout(timeout).send())
-                .map(response -> {
-                    if (response.statusCode() == 404) {
-                        return null;
-                    }
-                    expect(response, 200, "GET");
-                    long timestamp = Long.parseLong(response.getHeader(InternalProtocol.TIMESTAMP_HEADER));
-                    clock.observe(timestamp);
-                    if (Boolean.parseBoolean(response.getHeader(InternalProtocol.TOMBSTONE_HEADER))) {
-                        return Entry.tombstone(key, timestamp);
-                    }
-                    Buffer body = response.body();
-                    return Entry.value(key, body == null ? new byte[0] : body.getBytes(), timestamp);
-                });
-        return answer.toCompletionStage();
+        String uri = InternalCodec.readUri(key);
+        return sendRetryingClosed(timeout -> client.get(port, host, uri).timeout(timeout).send())
+                .map(response -> InternalCodec.readAnswer(key, response, node))
+                .toCompletionStage();
     }
 
     @Override
     public CompletionStage<Void> upsert(Entry entry) {
-        String uri = uri(entry.key(), entry.timestamp());
+        String uri = InternalCodec.writeUri(entry);
         Future<HttpResponse<Buffer>> sent = sendRetryingClosed(timeout -> {
-            HttpRequest<Buffer> request = (entry.isTombstone() ? client.delete(port, host, uri) : client.put(port, host, uri))
-                    .timeout(timeout);
+            HttpRequest<Buffer> request = client.request(InternalCodec.writeMethod(entry), port, host, uri).timeout(timeout);
             return entry.isTombstone() ? request.send() : request.sendBuffer(Buffer.buffer(entry.value()));
         });
         return sent.<Void>map(response -> {
-            expect(response, entry.isTombstone() ? 202 : 201, entry.isTombstone() ? "DELETE" : "PUT");
+            InternalCodec.checkWriteAnswer(entry, response, node);
+            return null;
+        }).toCompletionStage();
+    }
+
+    @Override
+    public CompletionStage<Void> ping() {
+        return client.get(port, host, InternalCodec.PING_PATH).timeout(timeoutMillis).send().<Void>map(response -> {
+            if (response.statusCode() != 204) {
+                throw new IllegalStateException("GET " + node + InternalCodec.PING_PATH + " answered " + response.statusCode());
+            }
             return null;
         }).toCompletionStage();
     }
@@ -87,19 +82,6 @@ final class HttpReplica implements Replica {
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             return error instanceof HttpClosedException && left > 0 ? attempt.apply(left) : Future.failedFuture(error);
         });
-    }
-
-    /** The internal route for {@code key}; base64url needs no further escaping. A negative timestamp is left out. */
-    private static String uri(byte[] key, long timestamp) {
-        String uri = InternalProtocol.PATH + '?' + InternalProtocol.KEY_PARAM + '=' + InternalProtocol.encodeKey(key);
-        return timestamp < 0 ? uri : uri + '&' + InternalProtocol.TIMESTAMP_PARAM + '=' + timestamp;
-    }
-
-    private void expect(HttpResponse<Buffer> response, int status, String method) {
-        if (response.statusCode() != status) {
-            throw new IllegalStateException(method + " " + node + InternalProtocol.PATH + " answered "
-                    + response.statusCode() + " instead of " + status);
-        }
     }
 
     @Override

@@ -1,12 +1,19 @@
 package io.kvstore.server;
 
+import io.kvstore.cluster.ClockLease;
+import io.kvstore.cluster.FailureDetector;
+import io.kvstore.cluster.HintedHandoff;
+import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.LocalReplica;
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.Replica;
 import io.kvstore.cluster.ReplicaCoordinator;
+import io.kvstore.cluster.ReplicaEndpoint;
 import io.kvstore.core.Dao;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Engine;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -16,6 +23,7 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,6 +61,12 @@ public final class KvServer {
      */
     private static final int INTERNODE_CONNECTIONS_PER_PEER = 8;
     private static final int INTERNODE_PIPELINING_LIMIT = 16;
+    /** How often each peer is pinged when there is no traffic to tell whether it is up. */
+    static final Duration PROBE_INTERVAL = Duration.ofMillis(500);
+    /** The subdirectory of the data directory holding the hint store. */
+    static final String HINTS_DIRECTORY = "hints";
+    /** Hints are few and small while the cluster is healthy: a small memtable keeps their log short. */
+    private static final long HINTS_FLUSH_THRESHOLD_BYTES = 4L << 20;
 
     /**
      * How long an internode connection may sit unused in the pool: half the idle timeout, which the
@@ -70,6 +84,9 @@ public final class KvServer {
     private final ReplicaCoordinator coordinator;
     private final WebClient client;
     private final ExecutorService storagePool;
+    private final FailureDetector detector;
+    /** Null when hinted handoff is off or the node is alone. */
+    private final HintedHandoff hints;
     private final List<String> deployments = new ArrayList<>();
     private volatile int port;
     /** Connections the {@link SlowClientGuard}s closed, for {@code /v0/status}. */
@@ -77,7 +94,9 @@ public final class KvServer {
     private CompletableFuture<Void> stopped;
 
     private KvServer(KvServerConfig config, Vertx vertx, Dao dao, ReplicaCoordinator coordinator, WebClient client,
-            ExecutorService storagePool) {
+            ExecutorService storagePool, FailureDetector detector, HintedHandoff hints) {
+        this.detector = detector;
+        this.hints = hints;
         this.config = config;
         this.vertx = vertx;
         this.dao = dao;
@@ -91,8 +110,20 @@ public final class KvServer {
      * connections, or fails (with the store closed again) if the store cannot open or the port is taken.
      */
     public static CompletionStage<KvServer> start(KvServerConfig config) {
+        return start(config, ReplicationOptions.defaults());
+    }
+
+    /**
+     * {@link #start(KvServerConfig)} with the given replication options: RF, hinted handoff, read repair
+     * and the tombstone grace period.
+     */
+    public static CompletionStage<KvServer> start(KvServerConfig config, ReplicationOptions replication) {
         Dao dao;
+        HybridClock clock;
         try {
+            replication.replicationFactor(config.cluster().size());
+            // The lease file lives beside the store's files: a clock and its data are moved together.
+            clock = new HybridClock(System::currentTimeMillis, ClockLease.open(config.dataDirectory()));
             dao = config.engine().open(config.storeOptions());
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -105,7 +136,6 @@ public final class KvServer {
                     return t;
                 });
         Executor storage = storagePool == null ? Runnable::run : storagePool;
-        HybridClock clock = new HybridClock();
         WebClient client = WebClient.create(vertx,
                 new WebClientOptions().setKeepAlive(true).setKeepAliveTimeout(internodeKeepAliveSeconds(config.idleTimeout()))
                         .setTcpNoDelay(true)
@@ -117,19 +147,47 @@ public final class KvServer {
         List<Replica> replicas = new ArrayList<>();
         for (String node : config.cluster()) {
             replicas.add(node.equals(config.self()) ? local
-                    : new HttpReplica(client, node, config.replicaTimeout().toMillis(), clock));
+                    : new HttpReplica(client, node, config.replicaTimeout().toMillis()));
         }
-        ReplicaCoordinator coordinator = new ReplicaCoordinator(partitioner, replicas, clock, config.replicaTimeout());
-        KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool);
+        FailureDetector detector = new FailureDetector(config.cluster(), replicas, config.cluster().indexOf(config.self()),
+                PROBE_INTERVAL, System::currentTimeMillis);
+        HintedHandoff hints = null;
+        if (replication.hints() && config.cluster().size() > 1) {
+            try {
+                hints = openHints(config, replication, replicas, detector);
+            } catch (IOException | RuntimeException e) {
+                LOG.error("cannot open the hint store in {}", config.dataDirectory().resolve(HINTS_DIRECTORY), e);
+                closeQuietly(dao);
+                client.close();
+                vertx.close();
+                if (storagePool != null) {
+                    storagePool.shutdown();
+                }
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        ReplicaCoordinator coordinator = ReplicaCoordinator.builder(partitioner, replicas, clock)
+                .timeout(config.replicaTimeout())
+                .options(replication)
+                .failureDetector(detector)
+                .hintedHandoff(hints)
+                .build();
+        if (config.cluster().size() > 1) {
+            detector.start();
+        }
+        if (hints != null) {
+            hints.start();
+        }
+        KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool, detector, hints);
         AtomicInteger inFlight = new AtomicInteger();
         BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
         RangeHandler ranges = new RangeHandler(dao, config.maxKeyBytes());
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
                 new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
                 ranges,
-                new InternalHandler(local, clock, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
+                new InternalHandler(new ReplicaEndpoint(local, clock), config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
                 new StatusHandler(config, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget, ranges,
-                        server.slowConnectionsClosed));
+                        server.slowConnectionsClosed, new ReplicationStatus(coordinator, replication, detector, hints)));
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toMillis()))
@@ -157,6 +215,37 @@ public final class KvServer {
                 })
                 .onFailure(error -> server.stop().whenComplete((v, e) -> started.completeExceptionally(error)));
         return started;
+    }
+
+    /**
+     * The hint store: the node's own engine in {@value #HINTS_DIRECTORY} under the data directory, with
+     * its own clock lease (removals of hints must supersede them across restarts).
+     */
+    private static HintedHandoff openHints(KvServerConfig config, ReplicationOptions replication, List<Replica> replicas,
+                                           FailureDetector detector) throws IOException {
+        Path directory = config.dataDirectory().resolve(HINTS_DIRECTORY);
+        HybridClock hintClock = new HybridClock(System::currentTimeMillis, ClockLease.open(directory));
+        DaoOptions store = config.storeOptions();
+        Dao hintDao = Engine.LSM.open(DaoOptions.builder(directory)
+                .syncPolicy(store.syncPolicy())
+                .flushThresholdBytes(Math.min(HINTS_FLUSH_THRESHOLD_BYTES, store.flushThresholdBytes()))
+                .backgroundPriority(store.backgroundPriority())
+                .build());
+        try {
+            return new HintedHandoff(hintDao, hintClock, config.cluster(), replicas, detector, replication,
+                    System::currentTimeMillis);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(hintDao);
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(Dao dao) {
+        try {
+            dao.close();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("cannot close {}", dao, e);
+        }
     }
 
     private Future<Void> deploy(RequestRouter router, HttpServerOptions options, int listenPort, int instances) {
@@ -217,6 +306,10 @@ public final class KvServer {
     private void closeStore() {
         try {
             coordinator.close();
+            detector.close();
+            if (hints != null) {
+                hints.close();
+            }
             if (storagePool != null) {
                 storagePool.shutdown();
                 if (!storagePool.awaitTermination(10, TimeUnit.SECONDS)) {

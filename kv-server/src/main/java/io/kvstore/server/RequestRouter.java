@@ -72,8 +72,11 @@ final class RequestRouter implements Handler<HttpServerRequest> {
                 case "/v0/status":
                     status.handle(request);
                     break;
-                case InternalProtocol.PATH:
+                case InternalCodec.PATH:
                     internal.handle(request);
+                    break;
+                case InternalCodec.PING_PATH:
+                    internal.ping(request);
                     break;
                 default:
                     Responses.send(request, 400, "unknown path " + request.path());

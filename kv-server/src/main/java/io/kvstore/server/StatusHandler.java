@@ -18,10 +18,12 @@ final class StatusHandler {
     private final RangeHandler ranges;
     private final String transport;
     private final LongAdder slowConnectionsClosed;
+    private final ReplicationStatus replication;
     private final long startedMillis = System.currentTimeMillis();
 
     StatusHandler(KvServerConfig config, String transport, AtomicInteger inFlight, BodyMemoryBudget bodyBudget,
-                  RangeHandler ranges, LongAdder slowConnectionsClosed) {
+                  RangeHandler ranges, LongAdder slowConnectionsClosed, ReplicationStatus replication) {
+        this.replication = replication;
         this.transport = transport;
         this.slowConnectionsClosed = slowConnectionsClosed;
         this.ranges = ranges;
@@ -44,6 +46,7 @@ final class StatusHandler {
                 .put("bufferedBodyBytes", bodyBudget.inUse())
                 .put("openRangeIterators", ranges.openIterators())
                 .put("slowConnectionsClosed", slowConnectionsClosed.sum());
+        replication.addTo(status);
         request.response().putHeader("Content-Type", "application/json").end(status.encodePrettily());
     }
 

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kvstore.cluster.HybridClock;
 import io.kvstore.core.Entry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClosedException;
@@ -58,7 +57,7 @@ class HttpReplicaTest {
             received.add(request.method() + " " + request.uri() + " " + body.toString(UTF_8));
             answer.accept(request, count.incrementAndGet());
         })).listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        return new HttpReplica(client, "http://127.0.0.1:" + peer.actualPort(), TIMEOUT_MILLIS, new HybridClock());
+        return new HttpReplica(client, "http://127.0.0.1:" + peer.actualPort(), TIMEOUT_MILLIS);
     }
 
     private static void closeFirst(HttpServerRequest request, int number, int status) {
@@ -75,7 +74,7 @@ class HttpReplicaTest {
         replica.upsert(Entry.value("k".getBytes(UTF_8), "v1".getBytes(UTF_8), 42)).toCompletableFuture().get();
         assertEquals(2, received.size(), received.toString());
         assertEquals(received.get(0), received.get(1), "the same method, key, timestamp and body");
-        assertTrue(received.get(0).startsWith("PUT " + InternalProtocol.PATH) && received.get(0).endsWith("ts=42 v1"),
+        assertTrue(received.get(0).startsWith("PUT " + InternalCodec.PATH) && received.get(0).endsWith("ts=42 v1"),
                 received.get(0));
     }
 
@@ -93,7 +92,7 @@ class HttpReplicaTest {
             if (number == 1) {
                 request.connection().close();
             } else {
-                request.response().putHeader(InternalProtocol.TIMESTAMP_HEADER, "44").end("v");
+                request.response().putHeader(InternalCodec.TIMESTAMP_HEADER, "44").end("v");
             }
         });
         Entry entry = replica.get("k".getBytes(UTF_8)).toCompletableFuture().get();

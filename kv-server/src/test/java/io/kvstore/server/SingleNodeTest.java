@@ -247,7 +247,7 @@ class SingleNodeTest {
 
     @Test
     void theInternalRouteRefusesTimestampsFarAheadAndKeysOverTheLimitAndMovesTheClockOnlyForStoredWrites() throws Exception {
-        String victim = InternalProtocol.PATH + "?key=" + InternalProtocol.encodeKey("victim".getBytes(StandardCharsets.UTF_8));
+        String victim = InternalCodec.PATH + "?key=" + InternalCodec.encodeKey("victim".getBytes(StandardCharsets.UTF_8));
         long farAhead = (System.currentTimeMillis() + 2 * io.kvstore.cluster.HybridClock.MAX_AHEAD_MILLIS) << 16;
         for (long ts : new long[] {Long.MAX_VALUE, farAhead}) {
             assertEquals(400, node.send(0, "PUT", victim + "&ts=" + ts, "pinned".getBytes(StandardCharsets.UTF_8)).statusCode());
@@ -262,10 +262,10 @@ class SingleNodeTest {
         assertEquals(202, node.delete(0, "id=victim"));
         assertEquals(404, node.get(0, "id=victim").statusCode(), "the client's own writes win");
         assertEquals(201, node.put(0, "id=victim", "again"));
-        long stored = Long.parseLong(node.send(0, "GET", victim, null).headers().firstValue(InternalProtocol.TIMESTAMP_HEADER).orElseThrow());
+        long stored = Long.parseLong(node.send(0, "GET", victim, null).headers().firstValue(InternalCodec.TIMESTAMP_HEADER).orElseThrow());
         assertTrue(stored >> 16 <= System.currentTimeMillis() + 1_000, "the clock was not dragged ahead: " + (stored >> 16));
 
-        String longKey = InternalProtocol.PATH + "?key=" + InternalProtocol.encodeKey(new byte[1001]);
+        String longKey = InternalCodec.PATH + "?key=" + InternalCodec.encodeKey(new byte[1001]);
         assertEquals(400, node.send(0, "PUT", longKey + "&ts=1", new byte[] {1}).statusCode(), "the key limit holds here too");
         assertEquals(400, node.send(0, "GET", longKey, null).statusCode());
     }

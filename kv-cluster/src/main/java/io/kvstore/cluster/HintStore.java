@@ -1,0 +1,158 @@
+package io.kvstore.cluster;
+
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Dao;
+import io.kvstore.core.Entry;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Hints kept durably in a store of their own (a {@link Dao}, the node's own engine in a subdirectory of
+ * its data directory), so that they survive a crash of this node.
+ *
+ * <p>Layout of one hint in the store, ordered so that a node's hints are one key range, oldest first:
+ * <pre>
+ *   key   = target node (UTF-8) | 0x00 | write timestamp (8 bytes, big-endian) | key of the write
+ *   value = kind (1 byte: 0 value, 1 tombstone) | write timestamp (8 bytes) | value bytes
+ * </pre>
+ * A hint delivered or expired is removed with a tombstone of the hint store's own clock, which a
+ * {@link ClockLease} keeps increasing across restarts. Counts and bytes per target are kept in memory,
+ * recounted from the store when it opens.
+ *
+ * <p>Calls block on the store: run them off event loops. Thread-safe.
+ */
+final class HintStore implements AutoCloseable {
+    private final Dao dao;
+    private final HybridClock clock;
+    private final Map<String, Pending> pending = new ConcurrentHashMap<>();
+
+    /** Hints and bytes waiting for one target. */
+    static final class Pending {
+        final AtomicLong count = new AtomicLong();
+        final AtomicLong bytes = new AtomicLong();
+    }
+
+    /** Opens hints kept in {@code dao}; its clock must not go back across restarts. Counts what it holds. */
+    HintStore(Dao dao, HybridClock clock) throws IOException {
+        this.dao = Objects.requireNonNull(dao, "dao");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        try (CloseableIterator<Entry> all = dao.range(null, null)) {
+            while (all.hasNext()) {
+                Entry stored = all.next();
+                if (!stored.isTombstone()) {
+                    Hint hint = decode(stored);
+                    Pending p = pendingOf(hint.target);
+                    p.count.incrementAndGet();
+                    p.bytes.addAndGet(hint.bytes());
+                }
+            }
+        }
+    }
+
+    /** Keeps {@code entry} for {@code target}; a hint already kept for the same version is not kept twice. */
+    void append(String target, Entry entry) throws IOException {
+        byte[] storedKey = storedKey(target, entry);
+        Entry existing = dao.get(storedKey);
+        if (existing != null && !existing.isTombstone()) {
+            return;
+        }
+        byte[] value = entry.isTombstone() ? new byte[0] : entry.value();
+        ByteBuffer encoded = ByteBuffer.allocate(9 + value.length);
+        encoded.put((byte) (entry.isTombstone() ? 1 : 0)).putLong(entry.timestamp()).put(value);
+        dao.upsert(Entry.value(storedKey, encoded.array(), clock.now()));
+        Pending p = pendingOf(target);
+        p.count.incrementAndGet();
+        p.bytes.addAndGet(new Hint(target, entry, storedKey).bytes());
+    }
+
+    /** The oldest hints for {@code target}, at least one if any, until {@code maxBytes} or {@code maxCount}. */
+    List<Hint> oldest(String target, long maxBytes, int maxCount) throws IOException {
+        byte[] prefix = prefix(target);
+        byte[] end = prefix.clone();
+        end[end.length - 1] = 1;
+        List<Hint> hints = new ArrayList<>();
+        long bytes = 0;
+        try (CloseableIterator<Entry> range = dao.range(prefix, end)) {
+            while (range.hasNext() && hints.size() < maxCount && (hints.isEmpty() || bytes < maxBytes)) {
+                Entry stored = range.next();
+                if (!stored.isTombstone()) {
+                    Hint hint = decode(stored);
+                    hints.add(hint);
+                    bytes += hint.bytes();
+                }
+            }
+        }
+        return hints;
+    }
+
+    /** Removes a hint delivered or expired. */
+    void remove(Hint hint) throws IOException {
+        dao.upsert(Entry.tombstone(hint.storedKey, clock.now()));
+        Pending p = pendingOf(hint.target);
+        p.count.decrementAndGet();
+        p.bytes.addAndGet(-hint.bytes());
+    }
+
+    /** Hints waiting for {@code target}. */
+    long pendingCount(String target) {
+        Pending p = pending.get(target);
+        return p == null ? 0 : Math.max(0, p.count.get());
+    }
+
+    /** Bytes of the hints waiting for {@code target}. */
+    long pendingBytes(String target) {
+        Pending p = pending.get(target);
+        return p == null ? 0 : Math.max(0, p.bytes.get());
+    }
+
+    @Override
+    public void close() throws IOException {
+        dao.close();
+    }
+
+    private Pending pendingOf(String target) {
+        return pending.computeIfAbsent(target, t -> new Pending());
+    }
+
+    private static byte[] prefix(String target) {
+        byte[] name = target.getBytes(StandardCharsets.UTF_8);
+        byte[] prefix = Arrays.copyOf(name, name.length + 1);
+        prefix[name.length] = 0;
+        return prefix;
+    }
+
+    private static byte[] storedKey(String target, Entry entry) {
+        byte[] prefix = prefix(target);
+        return ByteBuffer.allocate(prefix.length + 8 + entry.key().length)
+                .put(prefix).putLong(entry.timestamp()).put(entry.key()).array();
+    }
+
+    private Hint decode(Entry stored) throws IOException {
+        byte[] key = stored.key();
+        byte[] value = stored.value();
+        int separator = -1;
+        for (int i = 0; i < key.length; i++) {
+            if (key[i] == 0) {
+                separator = i;
+                break;
+            }
+        }
+        if (separator < 0 || key.length < separator + 9 || value.length < 9 || value[0] > 1) {
+            throw new IOException("malformed hint " + stored + " in the hint store " + dao);
+        }
+        String target = new String(key, 0, separator, StandardCharsets.UTF_8);
+        byte[] writeKey = Arrays.copyOfRange(key, separator + 9, key.length);
+        long timestamp = ByteBuffer.wrap(value, 1, 8).getLong();
+        Entry entry = value[0] == 1 ? Entry.tombstone(writeKey, timestamp)
+                : Entry.value(writeKey, Arrays.copyOfRange(value, 9, value.length), timestamp);
+        return new Hint(target, entry, key);
+    }
+}

@@ -1,0 +1,103 @@
+package io.kvstore.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kvstore.core.Entry;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class FailureDetectorTest {
+    private final AtomicLong wall = new AtomicLong(1_000);
+    private final List<String> nodes = List.of("a", "b", "c");
+
+    /** A replica whose ping fails while {@code down} is set. */
+    private static final class Pingable implements Replica {
+        final AtomicBoolean down = new AtomicBoolean();
+
+        @Override
+        public CompletionStage<Entry> get(byte[] key) {
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletionStage<Void> upsert(Entry entry) {
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletionStage<Void> ping() {
+            return down.get() ? CompletableFuture.failedFuture(new IOException("connection refused"))
+                    : CompletableFuture.completedFuture(null);
+        }
+    }
+
+    private FailureDetector detector(List<? extends Replica> replicas) {
+        return new FailureDetector(nodes, new ArrayList<>(replicas), 0, Duration.ofMillis(10), wall::get);
+    }
+
+    @Test
+    void aNodeIsDownAfterFailuresInARowAndUpAtItsFirstAnswer() {
+        FailureDetector detector = detector(List.of(new Pingable(), new Pingable(), new Pingable()));
+        List<Integer> ups = new ArrayList<>();
+        detector.onUp(ups::add);
+        for (int i = 1; i < FailureDetector.FAILURES_TO_DOWN; i++) {
+            detector.failed(1, new IOException("timeout"));
+            assertEquals(PeerState.UP, detector.state(1), "one failure is not enough");
+        }
+        detector.answered(1);
+        for (int i = 1; i < FailureDetector.FAILURES_TO_DOWN; i++) {
+            detector.failed(1, new IOException("timeout"));
+        }
+        assertEquals(PeerState.UP, detector.state(1), "an answer resets the count");
+        wall.set(2_000);
+        detector.failed(1, new IOException("timeout"));
+        assertEquals(PeerState.DOWN, detector.state(1));
+        assertEquals(2_000, detector.downSinceMillis(1));
+        detector.failed(1, new IOException("timeout"));
+        assertEquals(2_000, detector.downSinceMillis(1), "still down since the first time");
+        wall.set(3_000);
+        detector.answered(1);
+        detector.answered(1);
+        assertEquals(PeerState.UP, detector.state(1));
+        assertEquals(3_000, detector.lastSeenMillis(1));
+        assertEquals(List.of(1), ups, "one announcement per change of state");
+    }
+
+    @Test
+    void theNodeItselfIsNeverDown() {
+        FailureDetector detector = detector(List.of(new Pingable(), new Pingable(), new Pingable()));
+        for (int i = 0; i < 10; i++) {
+            detector.failed(0, new IOException("disk"));
+        }
+        assertEquals(PeerState.UP, detector.state(0));
+    }
+
+    @Test
+    void probesFindANodeDownAndBackUpWithoutAnyTraffic() throws Exception {
+        Pingable b = new Pingable();
+        b.down.set(true);
+        try (FailureDetector detector = detector(List.of(new Pingable(), b, new Pingable()))) {
+            CountDownLatch up = new CountDownLatch(1);
+            detector.onUp(node -> up.countDown());
+            detector.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (detector.state(1) != PeerState.DOWN && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertEquals(PeerState.DOWN, detector.state(1));
+            assertEquals(PeerState.UP, detector.state(2));
+            b.down.set(false);
+            assertTrue(up.await(10, TimeUnit.SECONDS), "the probe saw it back");
+        }
+    }
+}

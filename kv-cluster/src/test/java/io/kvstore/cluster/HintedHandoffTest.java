@@ -1,0 +1,169 @@
+package io.kvstore.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kvstore.core.Dao;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Engine;
+import io.kvstore.core.Entry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Hinted handoff over the real engine: hints kept, bounded, replayed, expired, and kept across a reopen. */
+class HintedHandoffTest {
+    private static final List<String> NODES = List.of("a", "b", "c");
+
+    @TempDir
+    Path dir;
+
+    private final InMemoryDao[] stores = {new InMemoryDao(), new InMemoryDao(), new InMemoryDao()};
+    private final List<Replica> replicas = List.of(new LocalReplica(stores[0], Runnable::run),
+            new LocalReplica(stores[1], Runnable::run), new LocalReplica(stores[2], Runnable::run));
+    private final FailureDetector detector = new FailureDetector(NODES, replicas, 0, Duration.ofSeconds(1),
+            System::currentTimeMillis);
+    private HintedHandoff handoff;
+
+    @AfterEach
+    void tearDown() throws IOException {
+        if (handoff != null) {
+            handoff.close();
+        }
+    }
+
+    private HintedHandoff open(ReplicationOptions options) throws IOException {
+        Path hints = dir.resolve("hints");
+        Dao dao = Engine.LSM.open(DaoOptions.builder(hints).build());
+        return new HintedHandoff(dao, new HybridClock(System::currentTimeMillis, ClockLease.open(hints)), NODES, replicas,
+                detector, options, System::currentTimeMillis);
+    }
+
+    private ReplicaCoordinator coordinator(HintedHandoff hints) {
+        return ReplicaCoordinator.builder(Partitioners.create("ring", NODES), replicas, new HybridClock())
+                .options(ReplicationOptions.builder().readRepair(ReadRepair.OFF).build())
+                .failureDetector(detector).hintedHandoff(hints).build();
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting until " + what);
+            Thread.sleep(10);
+        }
+    }
+
+    private void takeDown(int node) {
+        stores[node].failure = new IOException("node " + NODES.get(node) + " is down");
+        for (int i = 0; i < FailureDetector.FAILURES_TO_DOWN; i++) {
+            detector.failed(node, stores[node].failure);
+        }
+    }
+
+    @Test
+    void writesAReplicaMissedAreKeptAcrossARestartAndReplayedWhenItIsBack() throws Exception {
+        handoff = open(ReplicationOptions.defaults());
+        ReplicaCoordinator coordinator = coordinator(handoff);
+        takeDown(2);
+        for (int i = 0; i < 50; i++) {
+            coordinator.put(bytes("k" + i), bytes("v" + i), Quorum.of(2, 3, 3)).toCompletableFuture().get();
+        }
+        coordinator.delete(bytes("k7"), Quorum.of(2, 3, 3)).toCompletableFuture().get();
+        await("51 hints are kept", () -> handoff.pendingHints(2) == 51);
+        assertEquals(0, handoff.pendingHints(1));
+        handoff.close();
+        handoff = open(ReplicationOptions.defaults());
+        assertEquals(51, handoff.pendingHints(2), "hints survive a restart of their coordinator");
+        handoff.start();
+        stores[2].failure = null;
+        detector.answered(2);
+        await("every hint is delivered", () -> handoff.pendingHints(2) == 0);
+        for (int i = 0; i < 50; i++) {
+            Entry stored = stores[2].get(bytes("k" + i));
+            if (i == 7) {
+                assertTrue(stored.isTombstone(), "the delete was hinted too");
+            } else {
+                assertEquals("v" + i, new String(stored.value(), StandardCharsets.UTF_8));
+            }
+        }
+        assertEquals(51, handoff.counters().replayed);
+        assertEquals(0, handoff.pendingHintBytes(2));
+    }
+
+    @Test
+    void aNodeDownLongerThanTheWindowGetsNoNewHints() throws Exception {
+        AtomicClock wall = new AtomicClock();
+        FailureDetector ownDetector = new FailureDetector(NODES, replicas, 0, Duration.ofSeconds(1), wall::now);
+        Path hints = dir.resolve("hints");
+        handoff = new HintedHandoff(Engine.LSM.open(DaoOptions.builder(hints).build()),
+                new HybridClock(System::currentTimeMillis, ClockLease.open(hints)), NODES, replicas, ownDetector,
+                ReplicationOptions.builder().hintWindow(Duration.ofMinutes(1)).build(), wall::now);
+        for (int i = 0; i < FailureDetector.FAILURES_TO_DOWN; i++) {
+            ownDetector.failed(1, new IOException("down"));
+        }
+        handoff.hint(1, Entry.value(bytes("in"), bytes("v"), 1L << 16));
+        wall.advance(Duration.ofMinutes(2));
+        handoff.hint(1, Entry.value(bytes("past"), bytes("v"), 2L << 16));
+        await("the first hint is kept", () -> handoff.pendingHints(1) == 1);
+        assertEquals(1, handoff.counters().droppedPastWindow);
+    }
+
+    @Test
+    void hintsForOneNodeStayWithinTheByteBound() throws Exception {
+        handoff = open(ReplicationOptions.builder().maxHintBytes(200).build());
+        takeDown(1);
+        long now = new HybridClock().now();
+        for (int i = 0; i < 10; i++) {
+            handoff.hint(1, Entry.value(bytes("k" + i), new byte[50], now + i));
+        }
+        await("ten hints are stored or dropped", () -> {
+            HintedHandoff.Counters c = handoff.counters();
+            return c.stored + c.droppedFull == 10;
+        });
+        assertTrue(handoff.counters().droppedFull > 0);
+        assertTrue(handoff.pendingHintBytes(1) < 200 + 100, "bounded: " + handoff.pendingHintBytes(1));
+    }
+
+    @Test
+    void hintsOlderThanTheTombstoneGraceAreDroppedNeverReplayed() throws Exception {
+        handoff = open(ReplicationOptions.builder().hintWindow(Duration.ofSeconds(1))
+                .tombstoneGrace(Duration.ofSeconds(2)).build());
+        takeDown(1);
+        long old = (System.currentTimeMillis() - 60_000) << HybridClock.LOGICAL_BITS;
+        handoff.hint(1, Entry.value(bytes("stale"), bytes("zombie"), old));
+        handoff.hint(1, Entry.value(bytes("fresh"), bytes("v"), new HybridClock().now()));
+        await("two hints kept", () -> handoff.pendingHints(1) == 2);
+        handoff.start();
+        stores[1].failure = null;
+        detector.answered(1);
+        await("both hints handled", () -> handoff.pendingHints(1) == 0);
+        assertNull(stores[1].get(bytes("stale")), "an expired hint is never delivered");
+        assertEquals("v", new String(stores[1].get(bytes("fresh")).value(), StandardCharsets.UTF_8));
+        assertEquals(1, handoff.counters().expired);
+    }
+
+    /** A settable wall clock. */
+    private static final class AtomicClock {
+        private final java.util.concurrent.atomic.AtomicLong millis = new java.util.concurrent.atomic.AtomicLong(1_795_000_000_000L);
+
+        long now() {
+            return millis.get();
+        }
+
+        void advance(Duration d) {
+            millis.addAndGet(d.toMillis());
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package io.kvstore.server;
+
+import io.kvstore.core.Entry;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.client.HttpResponse;
+import java.util.Base64;
+
+/**
+ * The node-to-node route, both directions of every request and answer: {@link HttpReplica} encodes
+ * requests and decodes answers with it, {@link InternalHandler} decodes requests and encodes answers.
+ * It carries what the public protocol hides: the exact key bytes (base64url in {@code key}), the
+ * write's timestamp ({@code ts}) and the tombstone flag. A node serves it from its own store only; it
+ * is never proxied again.
+ *
+ * <pre>
+ * GET    /internal/v0/entity?key=K        200 + value, headers X-Kv-Timestamp, X-Kv-Tombstone; 404 if absent
+ * PUT    /internal/v0/entity?key=K&amp;ts=T   body = value        -> 201
+ * DELETE /internal/v0/entity?key=K&amp;ts=T                      -> 202
+ * GET    /internal/v0/ping                                    -> 204 (failure detection)
+ * </pre>
+ */
+final class InternalCodec {
+    static final String PATH = "/internal/v0/entity";
+    static final String PING_PATH = "/internal/v0/ping";
+    static final String KEY_PARAM = "key";
+    static final String TIMESTAMP_PARAM = "ts";
+    static final String TIMESTAMP_HEADER = "X-Kv-Timestamp";
+    static final String TOMBSTONE_HEADER = "X-Kv-Tombstone";
+    private static final byte[] EMPTY = new byte[0];
+
+    private InternalCodec() {
+    }
+
+    // ---- requests
+
+    /** The URI reading {@code key}; base64url needs no further escaping. */
+    static String readUri(byte[] key) {
+        return PATH + '?' + KEY_PARAM + '=' + encodeKey(key);
+    }
+
+    /** The URI writing {@code entry}: its key and timestamp. */
+    static String writeUri(Entry entry) {
+        return readUri(entry.key()) + '&' + TIMESTAMP_PARAM + '=' + entry.timestamp();
+    }
+
+    /** PUT for a value, DELETE for a tombstone. */
+    static HttpMethod writeMethod(Entry entry) {
+        return entry.isTombstone() ? HttpMethod.DELETE : HttpMethod.PUT;
+    }
+
+    /** The key of a request, from its query. @throws IllegalArgumentException if missing or not base64url */
+    static byte[] requestKey(String query) {
+        String encoded = QueryParameters.text(query, KEY_PARAM);
+        if (encoded == null || encoded.isEmpty()) {
+            throw new IllegalArgumentException("missing " + KEY_PARAM);
+        }
+        return decodeKey(encoded);
+    }
+
+    /**
+     * The entry a write request carries: {@code value} for a PUT, a tombstone for a DELETE.
+     *
+     * @throws IllegalArgumentException if the timestamp is missing, not a number or negative
+     */
+    static Entry requestEntry(HttpMethod method, byte[] key, String query, byte[] value) {
+        long timestamp = parseTimestamp(QueryParameters.text(query, TIMESTAMP_PARAM));
+        return method == HttpMethod.DELETE ? Entry.tombstone(key, timestamp) : Entry.value(key, value, timestamp);
+    }
+
+    // ---- answers
+
+    /** Answers a read: 404 when absent, else 200 with the timestamp, the tombstone flag and the value. */
+    static void answerRead(HttpServerResponse response, Entry entry) {
+        if (entry == null) {
+            response.setStatusCode(404).end();
+            return;
+        }
+        response.setStatusCode(200)
+                .putHeader(TIMESTAMP_HEADER, Long.toString(entry.timestamp()))
+                .putHeader(TOMBSTONE_HEADER, entry.isTombstone() ? "true" : "false")
+                .end(entry.isTombstone() ? Buffer.buffer() : Buffer.buffer(entry.value()));
+    }
+
+    /** The status acknowledging a write: 201 for a value, 202 for a tombstone. */
+    static int writeStatus(Entry entry) {
+        return entry.isTombstone() ? 202 : 201;
+    }
+
+    /**
+     * The version a read answer carries, or {@code null} for 404.
+     *
+     * @throws IllegalStateException for any other status or a missing timestamp
+     */
+    static Entry readAnswer(byte[] key, HttpResponse<Buffer> response, String node) {
+        if (response.statusCode() == 404) {
+            return null;
+        }
+        expect(response, 200, "GET", node);
+        String timestamp = response.getHeader(TIMESTAMP_HEADER);
+        if (timestamp == null) {
+            throw new IllegalStateException("GET " + node + PATH + " answered without " + TIMESTAMP_HEADER);
+        }
+        long parsed = Long.parseLong(timestamp);
+        if ("true".equals(response.getHeader(TOMBSTONE_HEADER))) {
+            return Entry.tombstone(key, parsed);
+        }
+        Buffer body = response.body();
+        return Entry.value(key, body == null ? EMPTY : body.getBytes(), parsed);
+    }
+
+    /** @throws IllegalStateException unless the answer acknowledges the write of {@code entry} */
+    static void checkWriteAnswer(Entry entry, HttpResponse<Buffer> response, String node) {
+        expect(response, writeStatus(entry), writeMethod(entry).name(), node);
+    }
+
+    private static void expect(HttpResponse<Buffer> response, int status, String method, String node) {
+        if (response.statusCode() != status) {
+            throw new IllegalStateException(method + " " + node + PATH + " answered "
+                    + response.statusCode() + " instead of " + status);
+        }
+    }
+
+    // ---- fields
+
+    static String encodeKey(byte[] key) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(key);
+    }
+
+    /** @throws IllegalArgumentException if {@code key} is not base64url */
+    static byte[] decodeKey(String key) {
+        return Base64.getUrlDecoder().decode(key);
+    }
+
+    /** @throws IllegalArgumentException if the timestamp is missing, not a number or negative */
+    static long parseTimestamp(String value) {
+        if (value == null || value.isEmpty()) {
+            throw new IllegalArgumentException("missing " + TIMESTAMP_PARAM);
+        }
+        long timestamp;
+        try {
+            timestamp = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("bad " + TIMESTAMP_PARAM + " '" + value + "'");
+        }
+        if (timestamp < 0) {
+            throw new IllegalArgumentException("negative " + TIMESTAMP_PARAM + " " + timestamp);
+        }
+        return timestamp;
+    }
+}
