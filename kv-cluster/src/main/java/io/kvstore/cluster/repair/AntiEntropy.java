@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +34,8 @@ public final class AntiEntropy implements AutoCloseable {
     public static final int DEFAULT_DEPTH = 16;
 
     private final RepairResponder local;
-    private final List<RepairPeer> peers;
+    private final List<String> peers;
+    private final Function<String, RepairPeer> connect;
     private final int replicationFactor;
     private final int depth;
     private final Executor executor;
@@ -41,13 +43,15 @@ public final class AntiEntropy implements AutoCloseable {
 
     /**
      * @param peers             the other nodes of the cluster
+     * @param connect           makes the {@link RepairPeer} of one node for one exchange
      * @param replicationFactor exchanges cover the keys both sides hold among the first this-many replicas
      * @param depth             trees of {@code 2^depth} segments, in {@code [1, 20]}
      * @param executor          runs the light steps between calls of an exchange
      */
-    public AntiEntropy(RepairResponder local, List<RepairPeer> peers, int replicationFactor, int depth, Executor executor) {
+    public AntiEntropy(RepairResponder local, List<String> peers, Function<String, RepairPeer> connect, int replicationFactor, int depth, Executor executor) {
         this.local = Objects.requireNonNull(local, "local");
         this.peers = List.copyOf(peers);
+        this.connect = Objects.requireNonNull(connect, "connect");
         if (depth < 1 || depth > SegmentTree.MAX_DEPTH) {
             throw new IllegalArgumentException("tree depth must be in [1, " + SegmentTree.MAX_DEPTH + "], got " + depth);
         }
@@ -67,14 +71,14 @@ public final class AntiEntropy implements AutoCloseable {
         List<RepairSummary> summaries = new ArrayList<>();
         Map<String, String> failures = new LinkedHashMap<>();
         CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
-        for (RepairPeer peer : peers) {
-            chain = chain.thenCompose(previous -> RepairSession.run(local, peer, replicationFactor, depth, executor)
+        for (String peer : peers) {
+            chain = chain.thenCompose(previous -> exchange(peer)
                     .handle((summary, error) -> {
                         synchronized (summaries) {
                             if (error == null) {
                                 summaries.add(summary);
                             } else {
-                                failures.put(peer.node(), reason(error));
+                                failures.put(peer, reason(error));
                             }
                         }
                         return null;
@@ -85,6 +89,14 @@ public final class AntiEntropy implements AutoCloseable {
                 return new RepairReport(local.node(), List.copyOf(summaries), Map.copyOf(failures), System.nanoTime() - started);
             }
         });
+    }
+
+    private CompletionStage<RepairSummary> exchange(String peer) {
+        try {
+            return RepairSession.run(local, connect.apply(peer), replicationFactor, depth, executor);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Runs {@link #repairAll()} every {@code interval} (measured from the end of the previous run). */

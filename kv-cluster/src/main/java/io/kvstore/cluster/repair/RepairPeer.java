@@ -54,4 +54,12 @@ public interface RepairPeer {
 
     /** Releases a tree. Closing an unknown or already closed tree succeeds. */
     CompletionStage<Void> closeTree(long tree);
+
+    /**
+     * Bytes this object has sent and received over the network so far (bodies of requests and
+     * answers); 0 for a peer in this process.
+     */
+    default long wireBytes() {
+        return 0;
+    }
 }

@@ -40,6 +40,7 @@ public final class RepairSession {
     private final int depth;
     private final Executor executor;
     private final long started = System.nanoTime();
+    private final long wireBytesBefore;
     private long localTree;
     private long peerTree;
     private int segmentsDiffering;
@@ -56,6 +57,7 @@ public final class RepairSession {
         this.replicationFactor = replicationFactor;
         this.depth = depth;
         this.executor = executor;
+        this.wireBytesBefore = peer.wireBytes();
     }
 
     /**
@@ -103,7 +105,8 @@ public final class RepairSession {
 
     private RepairSummary summary() {
         return new RepairSummary(local.node(), peer.node(), 1 << depth, segmentsDiffering, hashesCompared,
-                versionsCompared, keysSent, keysReceived, bytesSent, bytesReceived, System.nanoTime() - started);
+                versionsCompared, keysSent, keysReceived, bytesSent, bytesReceived, peer.wireBytes() - wireBytesBefore,
+                System.nanoTime() - started);
     }
 
     // ---- the trees, top-down ----

@@ -13,9 +13,11 @@ package io.kvstore.cluster.repair;
  * @param keysReceived       entries received from the peer
  * @param bytesSent          bytes of the entries sent (keys, values, timestamps)
  * @param bytesReceived      bytes of the entries received
+ * @param wireBytes          bytes the peer's connection carried both ways, trees and listings
+ *                           included ({@link RepairPeer#wireBytes}); 0 for a peer in this process
  * @param durationNanos      from opening the trees to closing them
  */
 public record RepairSummary(String local, String peer, int segments, int segmentsDiffering, long hashesCompared,
         long versionsCompared, long keysSent, long keysReceived, long bytesSent, long bytesReceived,
-        long durationNanos) {
+        long wireBytes, long durationNanos) {
 }
