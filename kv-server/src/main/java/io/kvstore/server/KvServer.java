@@ -70,6 +70,7 @@ public final class KvServer {
     private final ReplicaCoordinator coordinator;
     private final WebClient client;
     private final ExecutorService storagePool;
+    private final NodeRepair repair;
     private final List<String> deployments = new ArrayList<>();
     private volatile int port;
     /** Connections the {@link SlowClientGuard}s closed, for {@code /v0/status}. */
@@ -77,13 +78,14 @@ public final class KvServer {
     private CompletableFuture<Void> stopped;
 
     private KvServer(KvServerConfig config, Vertx vertx, Dao dao, ReplicaCoordinator coordinator, WebClient client,
-            ExecutorService storagePool) {
+            ExecutorService storagePool, NodeRepair repair) {
         this.config = config;
         this.vertx = vertx;
         this.dao = dao;
         this.coordinator = coordinator;
         this.client = client;
         this.storagePool = storagePool;
+        this.repair = repair;
     }
 
     /**
@@ -120,7 +122,9 @@ public final class KvServer {
                     : new HttpReplica(client, node, config.replicaTimeout().toMillis(), clock));
         }
         ReplicaCoordinator coordinator = new ReplicaCoordinator(partitioner, replicas, clock, config.replicaTimeout());
-        KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool);
+        NodeRepair repair = NodeRepair.create(vertx, config, dao, partitioner, clock, config.cluster().size(),
+                NodeRepair.DEFAULT_INTERVAL, NodeRepair.DEFAULT_SCAN_BYTES_PER_SECOND);
+        KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool, repair);
         AtomicInteger inFlight = new AtomicInteger();
         BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
         RangeHandler ranges = new RangeHandler(dao, config.maxKeyBytes());
@@ -129,7 +133,8 @@ public final class KvServer {
                 ranges,
                 new InternalHandler(local, clock, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
                 new StatusHandler(config, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget, ranges,
-                        server.slowConnectionsClosed));
+                        server.slowConnectionsClosed),
+                repair.handler(config, bodyBudget), repair.adminHandler());
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toMillis()))
@@ -217,6 +222,7 @@ public final class KvServer {
     private void closeStore() {
         try {
             coordinator.close();
+            repair.close();
             if (storagePool != null) {
                 storagePool.shutdown();
                 if (!storagePool.awaitTermination(10, TimeUnit.SECONDS)) {

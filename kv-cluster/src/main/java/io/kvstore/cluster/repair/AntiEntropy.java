@@ -2,6 +2,7 @@ package io.kvstore.cluster.repair;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,8 @@ public final class AntiEntropy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AntiEntropy.class);
     /** Segments per tree unless told otherwise: 65,536, about 15 keys each in a store of a million. */
     public static final int DEFAULT_DEPTH = 16;
+    /** Deepest tree a node builds: 2^20 segments, 16 MiB of hashes. */
+    public static final int MAX_DEPTH = SegmentTree.MAX_DEPTH;
 
     private final RepairResponder local;
     private final List<String> peers;
@@ -86,7 +89,8 @@ public final class AntiEntropy implements AutoCloseable {
         }
         return chain.thenApply(done -> {
             synchronized (summaries) {
-                return new RepairReport(local.node(), List.copyOf(summaries), Map.copyOf(failures), System.nanoTime() - started);
+                return new RepairReport(local.node(), List.copyOf(summaries), Collections.unmodifiableMap(new LinkedHashMap<>(failures)),
+                        System.nanoTime() - started);
             }
         });
     }

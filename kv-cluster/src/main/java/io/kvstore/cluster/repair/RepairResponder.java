@@ -223,8 +223,9 @@ public final class RepairResponder implements RepairPeer {
             while (it.hasNext()) {
                 Entry entry = it.next();
                 throttle.acquire(sizeOf(entry));
-                if ((++scanned & 1023) == 0 && session.closed) {
-                    throw new IllegalStateException("repair tree of " + self + " for " + session.partner + " was closed while being built");
+                if ((++scanned & 1023) == 0 && (session.closed || Thread.currentThread().isInterrupted())) {
+                    throw new IllegalStateException("repair tree of " + self + " for " + session.partner
+                            + " was closed while being built");
                 }
                 if (shared.contains(entry.key())) {
                     session.tree.add(entry.key(), entry.timestamp(), entry.isTombstone());
@@ -235,7 +236,7 @@ public final class RepairResponder implements RepairPeer {
         }
         session.tree.seal();
         session.touch();
-        LOG.debug("repair tree of {} for {}: {} of {} entries shared, built in {} ms", self, session.partner,
+        LOG.info("repair tree of {} for {} built: {} of {} entries shared, {} ms", self, session.partner,
                 session.tree.entries(), scanned, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
     }
 

@@ -27,12 +27,12 @@ public final class RepairSession {
     /** Tree levels descended per round trip: 16 children of every differing node compared at once. */
     static final int LEVELS_PER_ROUND = 4;
     /** Most tree nodes asked for in one call. */
-    static final int MAX_INDEXES_PER_CALL = 1 << 16;
+    public static final int MAX_INDEXES_PER_CALL = 1 << 16;
     /** Most versions one listing page holds. */
-    static final int VERSIONS_PER_PAGE = 4096;
+    public static final int VERSIONS_PER_PAGE = 4096;
     /** Keys asked for, and entries sent, in one call. */
-    static final int KEYS_PER_BATCH = 1024;
-    static final long BYTES_PER_BATCH = 4 << 20;
+    public static final int KEYS_PER_BATCH = 1024;
+    public static final long BYTES_PER_BATCH = 4 << 20;
 
     private final RepairPeer local;
     private final RepairPeer peer;
