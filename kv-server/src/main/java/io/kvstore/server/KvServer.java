@@ -123,7 +123,7 @@ public final class KvServer {
         }
         ReplicaCoordinator coordinator = new ReplicaCoordinator(partitioner, replicas, clock, config.replicaTimeout());
         NodeRepair repair = NodeRepair.create(vertx, config, dao, partitioner, clock, config.cluster().size(),
-                NodeRepair.DEFAULT_INTERVAL, NodeRepair.DEFAULT_SCAN_BYTES_PER_SECOND);
+                config.antiEntropyInterval(), NodeRepair.DEFAULT_SCAN_BYTES_PER_SECOND);
         KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool, repair);
         AtomicInteger inFlight = new AtomicInteger();
         BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());

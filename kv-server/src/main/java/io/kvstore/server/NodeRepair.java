@@ -25,8 +25,6 @@ import java.util.concurrent.TimeUnit;
  * connection for seconds, and must not hold up client requests pipelined behind it.
  */
 final class NodeRepair {
-    /** Default time between periodic exchanges with every peer. */
-    static final Duration DEFAULT_INTERVAL = Duration.ofHours(1);
     /** Default pace of this node's repair scans: well under a disk's sequential rate. */
     static final long DEFAULT_SCAN_BYTES_PER_SECOND = 64L << 20;
     /** Per request; a page or a batch is small, and a tree poll answers within {@link RepairHandler#TREE_POLL_MILLIS}. */

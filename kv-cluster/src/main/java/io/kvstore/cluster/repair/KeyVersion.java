@@ -15,9 +15,10 @@ public record KeyVersion(byte[] key, long timestamp, boolean tombstone) {
     }
 
     /**
-     * Whether this version wins over {@code other}, a version of the same key: the higher timestamp
-     * wins and, between equal timestamps, a tombstone wins over a value, so that replicas converge on
-     * the same answer and a delete is never undone by a value written at the same instant.
+     * Whether this version wins over {@code other}, a version of the same key, by the rule of
+     * {@link Entry#compareVersions} as far as it can be told without values: the higher timestamp wins
+     * and, between equal timestamps, a tombstone wins over a value. (Two values of one timestamp are the
+     * same version to repair: trees hash no values.)
      */
     public boolean newerThan(KeyVersion other) {
         if (timestamp != other.timestamp) {
