@@ -87,6 +87,7 @@ public final class KvServer {
     private final FailureDetector detector;
     /** Null when hinted handoff is off or the node is alone. */
     private final HintedHandoff hints;
+    private final NodeRepair repair;
     private final List<String> deployments = new ArrayList<>();
     private volatile int port;
     /** Connections the {@link SlowClientGuard}s closed, for {@code /v0/status}. */
@@ -94,7 +95,8 @@ public final class KvServer {
     private CompletableFuture<Void> stopped;
 
     private KvServer(KvServerConfig config, Vertx vertx, Dao dao, ReplicaCoordinator coordinator, WebClient client,
-            ExecutorService storagePool, FailureDetector detector, HintedHandoff hints) {
+            ExecutorService storagePool, FailureDetector detector, HintedHandoff hints,
+            NodeRepair repair) {
         this.detector = detector;
         this.hints = hints;
         this.config = config;
@@ -103,6 +105,7 @@ public final class KvServer {
         this.coordinator = coordinator;
         this.client = client;
         this.storagePool = storagePool;
+        this.repair = repair;
     }
 
     /**
@@ -178,7 +181,10 @@ public final class KvServer {
         if (hints != null) {
             hints.start();
         }
-        KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool, detector, hints);
+        NodeRepair repair = NodeRepair.create(vertx, config, dao, partitioner, clock,
+                replication.replicationFactor(config.cluster().size()), config.antiEntropyInterval(),
+                NodeRepair.DEFAULT_SCAN_BYTES_PER_SECOND);
+        KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool, detector, hints, repair);
         AtomicInteger inFlight = new AtomicInteger();
         BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
         RangeHandler ranges = new RangeHandler(dao, config.maxKeyBytes());
@@ -187,7 +193,8 @@ public final class KvServer {
                 ranges,
                 new InternalHandler(new ReplicaEndpoint(local, clock), config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
                 new StatusHandler(config, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget, ranges,
-                        server.slowConnectionsClosed, new ReplicationStatus(coordinator, replication, detector, hints)));
+                        server.slowConnectionsClosed, new ReplicationStatus(coordinator, replication, detector, hints)),
+                repair.handler(config, bodyBudget), repair.adminHandler());
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toMillis()))
@@ -310,6 +317,7 @@ public final class KvServer {
             if (hints != null) {
                 hints.close();
             }
+            repair.close();
             if (storagePool != null) {
                 storagePool.shutdown();
                 if (!storagePool.awaitTermination(10, TimeUnit.SECONDS)) {

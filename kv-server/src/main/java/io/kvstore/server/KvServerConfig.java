@@ -60,6 +60,10 @@ public final class KvServerConfig {
      * share each group commit while the event loops keep serving.
      */
     public static final int DEFAULT_SYNCING_STORAGE_THREADS = 64;
+    /** Default time between anti-entropy exchanges with every peer: an hour. */
+    public static final long DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS = 3600;
+    /** Default time the store keeps a tombstone so that repair can spread it first: 10 days. */
+    public static final long DEFAULT_TOMBSTONE_GRACE_SECONDS = 10 * 24 * 3600;
 
     private final int port;
     private final String self;
@@ -78,6 +82,7 @@ public final class KvServerConfig {
     private final int eventLoops;
     private final int storageThreads;
     private final boolean nativeTransport;
+    private final Duration antiEntropyInterval;
 
     private KvServerConfig(Builder b, DaoOptions storeOptions) {
         this.port = b.port;
@@ -99,6 +104,7 @@ public final class KvServerConfig {
         this.requestTimeout = b.requestTimeout;
         this.eventLoops = b.eventLoops;
         this.nativeTransport = b.nativeTransport;
+        this.antiEntropyInterval = b.antiEntropyInterval;
     }
 
     public static Builder builder() {
@@ -138,8 +144,8 @@ public final class KvServerConfig {
     }
 
     /**
-     * The store's options: data directory, sync policy, flush threshold and background priority as
-     * set on the builder, every other option at its {@link DaoOptions} default.
+     * The store's options: data directory, sync policy, flush threshold, background priority and
+     * tombstone grace as set on the builder, every other option at its {@link DaoOptions} default.
      */
     public DaoOptions storeOptions() {
         return storeOptions;
@@ -147,6 +153,14 @@ public final class KvServerConfig {
 
     public int maxKeyBytes() {
         return maxKeyBytes;
+    }
+
+    /**
+     * Time from the end of one anti-entropy exchange with every peer to the start of the next;
+     * {@link Duration#ZERO} runs them only on demand ({@code POST /v0/admin/repair}).
+     */
+    public Duration antiEntropyInterval() {
+        return antiEntropyInterval;
     }
 
     public int maxBodyBytes() {
@@ -238,6 +252,8 @@ public final class KvServerConfig {
         private int storageThreads = -1;
         private boolean nativeTransport = true;
         private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
+        private Duration antiEntropyInterval = Duration.ofSeconds(DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS);
+        private Duration tombstoneGrace = Duration.ofSeconds(DEFAULT_TOMBSTONE_GRACE_SECONDS);
 
         public Builder port(int port) {
             this.port = port;
@@ -345,6 +361,18 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link KvServerConfig#antiEntropyInterval()}; zero for on demand only. */
+        public Builder antiEntropyInterval(Duration interval) {
+            this.antiEntropyInterval = Objects.requireNonNull(interval, "antiEntropyInterval");
+            return this;
+        }
+
+        /** See {@link DaoOptions#tombstoneGrace()}. */
+        public Builder tombstoneGrace(Duration grace) {
+            this.tombstoneGrace = Objects.requireNonNull(grace, "tombstoneGrace");
+            return this;
+        }
+
         public KvServerConfig build() {
             require(port >= 0 && port <= 65535, "port must be in [0, 65535], got " + port);
             require(maxKeyBytes >= 1 && maxKeyBytes <= LARGEST_MAX_KEY_BYTES,
@@ -363,10 +391,12 @@ public final class KvServerConfig {
             require(Partitioners.names().contains(partitioner),
                     "unknown partitioner '" + partitioner + "'; expected one of " + Partitioners.names());
             require(virtualNodes >= 1, "virtual nodes must be >= 1, got " + virtualNodes);
+            require(!antiEntropyInterval.isNegative(), "anti-entropy interval must be >= 0, got " + antiEntropyInterval);
             DaoOptions storeOptions = DaoOptions.builder(dataDirectory)
                     .syncPolicy(syncPolicy)
                     .flushThresholdBytes(flushThresholdBytes)
                     .backgroundPriority(backgroundPriority)
+                    .tombstoneGrace(tombstoneGrace)
                     .build();
             KvServerConfig config = new KvServerConfig(this, storeOptions);
             for (String node : config.cluster) {

@@ -20,15 +20,19 @@ final class RequestRouter implements Handler<HttpServerRequest> {
     private final RangeHandler range;
     private final InternalHandler internal;
     private final StatusHandler status;
+    private final RepairHandler repair;
+    private final AdminRepairHandler adminRepair;
 
     RequestRouter(AtomicInteger inFlight, int maxInFlight, EntityHandler entity, RangeHandler range,
-            InternalHandler internal, StatusHandler status) {
+            InternalHandler internal, StatusHandler status, RepairHandler repair, AdminRepairHandler adminRepair) {
         this.inFlight = inFlight;
         this.maxInFlight = maxInFlight;
         this.entity = entity;
         this.range = range;
         this.internal = internal;
         this.status = status;
+        this.repair = repair;
+        this.adminRepair = adminRepair;
     }
 
     @Override
@@ -78,8 +82,15 @@ final class RequestRouter implements Handler<HttpServerRequest> {
                 case InternalCodec.PING_PATH:
                     internal.ping(request);
                     break;
+                case AdminRepairHandler.PATH:
+                    adminRepair.handle(request);
+                    break;
                 default:
-                    Responses.send(request, 400, "unknown path " + request.path());
+                    if (request.path().startsWith(RepairProtocol.PREFIX)) {
+                        repair.handle(request);
+                    } else {
+                        Responses.send(request, 400, "unknown path " + request.path());
+                    }
             }
         } catch (IllegalArgumentException e) {
             // bad percent-encoding, ack/from, base64 key, timestamp: the client's mistake

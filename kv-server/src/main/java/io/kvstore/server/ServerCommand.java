@@ -159,6 +159,21 @@ final class ServerCommand {
         config.requestTimeout(Duration.ofSeconds(seconds));
     }
 
+    @Option(names = "--anti-entropy-interval-s", paramLabel = "N",
+            defaultValue = "" + KvServerConfig.DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS,
+            description = "seconds from the end of one anti-entropy exchange with every peer to the next; 0 = only"
+                    + " on POST /v0/admin/repair")
+    void antiEntropyIntervalSeconds(long seconds) {
+        config.antiEntropyInterval(Duration.ofSeconds(seconds));
+    }
+
+    @Option(names = "--tombstone-grace-s", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_TOMBSTONE_GRACE_SECONDS,
+            description = "compaction keeps a tombstone at least this long, so that repair spreads it to every"
+                    + " replica first; a replica down for longer may bring a deleted key back")
+    void tombstoneGraceSeconds(long seconds) {
+        config.tombstoneGrace(Duration.ofSeconds(seconds));
+    }
+
     @Option(names = "--event-loops", paramLabel = "N", description = "HTTP event loops (default: one per core)")
     void eventLoops(int count) {
         config.eventLoops(count);

@@ -47,6 +47,9 @@ class ServerCommandTest {
         assertEquals(built.eventLoops(), parsed.eventLoops());
         assertEquals(built.storageThreads(), parsed.storageThreads());
         assertEquals(built.nativeTransport(), parsed.nativeTransport());
+        assertEquals(built.antiEntropyInterval(), parsed.antiEntropyInterval());
+        assertEquals(Duration.ofHours(1), parsed.antiEntropyInterval());
+        assertEquals(Duration.ofDays(10), parsed.storeOptions().tombstoneGrace());
     }
 
     @Test
@@ -57,7 +60,8 @@ class ServerCommandTest {
                 "--flush-threshold", "1048576", "--max-key-bytes", "100", "--max-body-bytes", "1000",
                 "--max-in-flight", "10", "--max-buffered-bytes", "5000", "--replica-timeout-ms", "300",
                 "--idle-timeout-s", "9", "--request-timeout-s", "7", "--event-loops", "3", "--storage-threads", "0",
-                "--transport", "nio", "--background-priority", "idle");
+                "--transport", "nio", "--background-priority", "idle", "--anti-entropy-interval-s", "0",
+                "--tombstone-grace-s", "60");
         assertEquals(9001, c.port());
         assertEquals(Path.of("/tmp/x"), c.dataDirectory());
         assertEquals(List.of("http://h1:9001", "http://h2:9002"), c.cluster());
@@ -78,6 +82,8 @@ class ServerCommandTest {
         assertEquals(0, c.storageThreads());
         assertFalse(c.nativeTransport());
         assertEquals(BackgroundPriority.IDLE, c.storeOptions().backgroundPriority());
+        assertEquals(Duration.ZERO, c.antiEntropyInterval());
+        assertEquals(Duration.ofSeconds(60), c.storeOptions().tombstoneGrace());
     }
 
     @Test
@@ -126,6 +132,8 @@ class ServerCommandTest {
                 + " value 0-19, got '-5'", "--background-priority", "-5");
         assertUsageError("max key bytes must be in [1, 8192], got 16000", "--max-key-bytes", "16000");
         assertUsageError("replica timeout must be positive", "--replica-timeout-ms", "0");
+        assertUsageError("anti-entropy interval must be >= 0, got PT-1S", "--anti-entropy-interval-s", "-1");
+        assertUsageError("tombstoneGrace must not be negative", "--tombstone-grace-s", "-1");
         assertUsageError("Unmatched argument at index 0: 'serve'", "serve");
     }
 

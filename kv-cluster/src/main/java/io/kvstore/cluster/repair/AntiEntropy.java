@@ -1,0 +1,154 @@
+package io.kvstore.cluster.repair;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Anti-entropy of one node: an exchange ({@link RepairSession}) with each peer in turn, on demand and
+ * on an interval.
+ *
+ * <p>Peers go one after another, not in parallel: a node rebuilt from empty then takes each key from
+ * the first peer that has it, and the next peers' trees already match. A peer that fails does not stop
+ * the others; the report names it. The periodic run starts one interval after {@link #start} and the
+ * next one interval after the previous ended, so runs never overlap; its timer thread only starts
+ * runs, the scans and the exchanges run on the executors given.
+ */
+public final class AntiEntropy implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AntiEntropy.class);
+    /** Segments per tree unless told otherwise: 65,536, about 15 keys each in a store of a million. */
+    public static final int DEFAULT_DEPTH = 16;
+    /** Deepest tree a node builds: 2^20 segments, 16 MiB of hashes. */
+    public static final int MAX_DEPTH = SegmentTree.MAX_DEPTH;
+
+    private final RepairResponder local;
+    private final List<String> peers;
+    private final Function<String, RepairPeer> connect;
+    private final int replicationFactor;
+    private final int depth;
+    private final Executor executor;
+    private final ScheduledExecutorService timer;
+
+    /**
+     * @param peers             the other nodes of the cluster
+     * @param connect           makes the {@link RepairPeer} of one node for one exchange
+     * @param replicationFactor exchanges cover the keys both sides hold among the first this-many replicas
+     * @param depth             trees of {@code 2^depth} segments, in {@code [1, 20]}
+     * @param executor          runs the light steps between calls of an exchange
+     */
+    public AntiEntropy(RepairResponder local, List<String> peers, Function<String, RepairPeer> connect, int replicationFactor, int depth, Executor executor) {
+        this.local = Objects.requireNonNull(local, "local");
+        this.peers = List.copyOf(peers);
+        this.connect = Objects.requireNonNull(connect, "connect");
+        if (depth < 1 || depth > SegmentTree.MAX_DEPTH) {
+            throw new IllegalArgumentException("tree depth must be in [1, " + SegmentTree.MAX_DEPTH + "], got " + depth);
+        }
+        this.replicationFactor = replicationFactor;
+        this.depth = depth;
+        this.executor = Objects.requireNonNull(executor, "executor");
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kv-anti-entropy");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Exchanges with every peer now, one after another; the stage never fails, the report says what did. */
+    public CompletionStage<RepairReport> repairAll() {
+        long started = System.nanoTime();
+        List<RepairSummary> summaries = new ArrayList<>();
+        Map<String, String> failures = new LinkedHashMap<>();
+        CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
+        for (String peer : peers) {
+            chain = chain.thenCompose(previous -> exchange(peer)
+                    .handle((summary, error) -> {
+                        synchronized (summaries) {
+                            if (error == null) {
+                                summaries.add(summary);
+                            } else {
+                                failures.put(peer, reason(error));
+                            }
+                        }
+                        return null;
+                    }));
+        }
+        return chain.thenApply(done -> {
+            synchronized (summaries) {
+                return new RepairReport(local.node(), List.copyOf(summaries), Collections.unmodifiableMap(new LinkedHashMap<>(failures)),
+                        System.nanoTime() - started);
+            }
+        });
+    }
+
+    private CompletionStage<RepairSummary> exchange(String peer) {
+        try {
+            return RepairSession.run(local, connect.apply(peer), replicationFactor, depth, executor);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Runs {@link #repairAll()} every {@code interval} (measured from the end of the previous run). */
+    public void start(Duration interval) {
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("anti-entropy interval must be positive, got " + interval);
+        }
+        scheduleNext(interval);
+    }
+
+    private void scheduleNext(Duration interval) {
+        if (timer.isShutdown()) {
+            return;
+        }
+        try {
+            timer.schedule(() -> repairAll().whenComplete((report, error) -> {
+                logPeriodic(report);
+                scheduleNext(interval);
+            }), interval.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // closed meanwhile: no more runs
+        }
+    }
+
+    private void logPeriodic(RepairReport report) {
+        if (report == null) {
+            return;
+        }
+        if (report.succeeded()) {
+            LOG.info("anti-entropy of {}: {} peers, {} keys sent, {} received, {} ms", report.node(), report.summaries().size(),
+                    report.keysSent(), report.keysReceived(), TimeUnit.NANOSECONDS.toMillis(report.durationNanos()));
+        } else {
+            LOG.warn("anti-entropy of {}: failed with {}; {} keys sent, {} received", report.node(), report.failures(),
+                    report.keysSent(), report.keysReceived());
+        }
+    }
+
+    private static String reason(Throwable error) {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return String.valueOf(cause.getMessage() != null ? cause.getMessage() : cause);
+    }
+
+    /** Stops the periodic runs; a run under way finishes on its own. */
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

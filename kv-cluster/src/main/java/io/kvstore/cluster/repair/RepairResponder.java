@@ -1,0 +1,334 @@
+package io.kvstore.cluster.repair;
+
+import io.kvstore.cluster.HybridClock;
+import io.kvstore.cluster.Partitioner;
+import io.kvstore.core.Bytes;
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Dao;
+import io.kvstore.core.Entry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's side of anti-entropy exchanges, served from its {@link Dao}: what the internal repair
+ * routes answer for other nodes, and the local side of a {@link RepairSession} this node drives.
+ *
+ * <p>Every scan runs on the given executor (never the caller's thread, which may be an event loop),
+ * reads the store through its range iterator (a snapshot; the store goes on taking writes) and is paced
+ * by one {@link ScanThrottle} shared by all the scans of the node. A tree is held until it is closed or
+ * has gone unused for {@link #TREE_IDLE_NANOS} (a session whose driver died); at most
+ * {@link #MAX_TREES} at once, beyond which opening one fails with {@link RepairBusyException}.
+ */
+public final class RepairResponder implements RepairPeer {
+    private static final Logger LOG = LoggerFactory.getLogger(RepairResponder.class);
+    static final int MAX_TREES = 16;
+    static final long TREE_IDLE_NANOS = TimeUnit.MINUTES.toNanos(10);
+    /** A listing page returns after this long scanning even when short, so no request waits long. */
+    static final long PAGE_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** Fixed cost counted per entry by the throttle: timestamp, lengths, framing. */
+    private static final int ENTRY_OVERHEAD_BYTES = 16;
+
+    private final String self;
+    private final Dao dao;
+    private final Partitioner partitioner;
+    private final Executor scans;
+    private final HybridClock clock;
+    private final ScanThrottle throttle;
+    private final Map<Long, Tree> trees = new ConcurrentHashMap<>();
+
+    /**
+     * @param self               this node as named in {@code partitioner.nodes()}
+     * @param scans              runs scans, lookups and writes to the store (may block)
+     * @param clock              observes the timestamps of entries applied here
+     * @param scanBytesPerSecond pace of this node's repair scans; {@code 0} for none
+     */
+    public RepairResponder(String self, Dao dao, Partitioner partitioner, Executor scans, HybridClock clock,
+            long scanBytesPerSecond) {
+        this.self = Objects.requireNonNull(self, "self");
+        this.dao = Objects.requireNonNull(dao, "dao");
+        this.partitioner = Objects.requireNonNull(partitioner, "partitioner");
+        this.scans = Objects.requireNonNull(scans, "scans");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        if (scanBytesPerSecond < 0) {
+            throw new IllegalArgumentException("scan bytes per second must be >= 0, got " + scanBytesPerSecond);
+        }
+        this.throttle = new ScanThrottle(scanBytesPerSecond);
+        indexOf(self);
+    }
+
+    @Override
+    public String node() {
+        return self;
+    }
+
+    @Override
+    public CompletionStage<Long> openTree(String partner, int replicationFactor, int depth) {
+        long id;
+        try {
+            id = startTree(partner, replicationFactor, depth);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return trees.get(id).built.thenApply(ignored -> id);
+    }
+
+    /**
+     * Starts building a tree (see {@link #openTree}) and returns its id at once; {@link #treeBuilt}
+     * tells when it is ready.
+     *
+     * @throws IllegalArgumentException for an unknown or self partner, a replication factor outside
+     *                                  {@code [1, nodes]} or a depth outside {@code [1, 20]}
+     * @throws RepairBusyException      if this node already holds {@link #MAX_TREES} trees
+     */
+    public long startTree(String partner, int replicationFactor, int depth) {
+        int partnerIndex = indexOf(partner);
+        if (partner.equals(self)) {
+            throw new IllegalArgumentException("a repair partner must be another node than " + self);
+        }
+        int nodes = partitioner.nodes().size();
+        if (replicationFactor < 1 || replicationFactor > nodes) {
+            throw new IllegalArgumentException("replication factor " + replicationFactor + " outside [1, " + nodes + "]");
+        }
+        SegmentTree tree = new SegmentTree(depth);
+        expireIdleTrees();
+        if (trees.size() >= MAX_TREES) {
+            throw new RepairBusyException(self + " already holds " + trees.size() + " repair trees; retry later");
+        }
+        long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+        Tree session = new Tree(partner, replicationFactor, partnerIndex, tree);
+        trees.put(id, session);
+        session.built = CompletableFuture.runAsync(() -> scan(session), scans);
+        session.built.whenComplete((ok, error) -> {
+            if (error != null) {
+                trees.remove(id);
+            }
+        });
+        return id;
+    }
+
+    /** Completes when tree {@code id} is built; fails if it is unknown or its scan failed. */
+    public CompletionStage<Void> treeBuilt(long id) {
+        try {
+            return tree(id).built;
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletionStage<long[]> hashes(long id, int level, int[] indexes) {
+        try {
+            Tree session = tree(id);
+            if (!session.built.isDone()) {
+                throw new IllegalStateException("repair tree " + id + " of " + self + " is still being built");
+            }
+            long[] hashes = new long[indexes.length];
+            for (int i = 0; i < indexes.length; i++) {
+                hashes[i] = session.tree.hash(level, indexes[i]);
+            }
+            return CompletableFuture.completedFuture(hashes);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletionStage<VersionPage> versions(long id, BitSet segments, byte[] after, byte[] upTo, int maxVersions) {
+        Tree session;
+        try {
+            session = tree(id);
+            if (maxVersions < 1) {
+                throw new IllegalArgumentException("max versions must be >= 1, got " + maxVersions);
+            }
+            if (segments.length() > 1 << session.tree.depth()) {
+                throw new IllegalArgumentException("segment " + (segments.length() - 1) + " outside a tree of "
+                        + (1 << session.tree.depth()) + " segments");
+            }
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return CompletableFuture.supplyAsync(() -> listVersions(session, segments, after, upTo, maxVersions), scans);
+    }
+
+    @Override
+    public CompletionStage<EntryBatch> entries(List<byte[]> keys, long maxBytes) {
+        return CompletableFuture.supplyAsync(() -> {
+            List<Entry> found = new ArrayList<>();
+            long bytes = 0;
+            int read = 0;
+            while (read < keys.size() && (read == 0 || bytes < maxBytes)) {
+                Entry entry = get(keys.get(read++));
+                if (entry != null) {
+                    found.add(entry);
+                    bytes += sizeOf(entry);
+                }
+            }
+            return new EntryBatch(found, read);
+        }, scans);
+    }
+
+    @Override
+    public CompletionStage<Void> apply(List<Entry> entries) {
+        return CompletableFuture.runAsync(() -> {
+            for (Entry entry : entries) {
+                clock.observe(entry.timestamp());
+                try {
+                    dao.upsert(entry);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("applying a repaired entry on " + self + " failed: " + entry, e);
+                }
+            }
+        }, scans);
+    }
+
+    @Override
+    public CompletionStage<Void> closeTree(long id) {
+        Tree session = trees.remove(id);
+        if (session != null) {
+            session.closed = true;
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** Trees held now (being built or built). */
+    public int openTrees() {
+        return trees.size();
+    }
+
+    /** Approximate bytes an entry takes on the wire and in the throttle's count. */
+    static long sizeOf(Entry entry) {
+        return entry.key().length + (entry.isTombstone() ? 0 : entry.value().length) + ENTRY_OVERHEAD_BYTES;
+    }
+
+    private void scan(Tree session) {
+        long started = System.nanoTime();
+        SharedKeys shared = new SharedKeys(partitioner, session.replicationFactor, indexOf(self), session.partnerIndex);
+        long scanned = 0;
+        try (CloseableIterator<Entry> it = dao.range(null, null)) {
+            while (it.hasNext()) {
+                Entry entry = it.next();
+                throttle.acquire(sizeOf(entry));
+                if ((++scanned & 1023) == 0 && (session.closed || Thread.currentThread().isInterrupted())) {
+                    throw new IllegalStateException("repair tree of " + self + " for " + session.partner
+                            + " was closed while being built");
+                }
+                if (shared.contains(entry.key())) {
+                    session.tree.add(entry.key(), entry.timestamp(), entry.isTombstone());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("repair scan of " + self + " failed", e);
+        }
+        session.tree.seal();
+        session.touch();
+        LOG.info("repair tree of {} for {} built: {} of {} entries shared, {} ms", self, session.partner,
+                session.tree.entries(), scanned, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+
+    private VersionPage listVersions(Tree session, BitSet segments, byte[] after, byte[] upTo, int maxVersions) {
+        long deadline = System.nanoTime() + PAGE_SCAN_NANOS;
+        int depth = session.tree.depth();
+        SharedKeys shared = new SharedKeys(partitioner, session.replicationFactor, indexOf(self), session.partnerIndex);
+        List<KeyVersion> versions = new ArrayList<>();
+        byte[] from = after == null ? null : successor(after);
+        byte[] to = upTo == null ? null : successor(upTo);
+        try (CloseableIterator<Entry> it = dao.range(from, to)) {
+            while (it.hasNext()) {
+                Entry entry = it.next();
+                throttle.acquire(sizeOf(entry));
+                byte[] key = entry.key();
+                if (segments.get(SegmentTree.segmentOf(key, depth)) && shared.contains(key)) {
+                    versions.add(KeyVersion.of(entry));
+                }
+                if (versions.size() >= maxVersions || System.nanoTime() - deadline > 0) {
+                    session.touch();
+                    return it.hasNext() ? new VersionPage(versions, false, key) : new VersionPage(versions, true, null);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("repair listing of " + self + " failed", e);
+        }
+        session.touch();
+        return new VersionPage(versions, true, null);
+    }
+
+    /** The smallest key after {@code key} in unsigned byte order. */
+    static byte[] successor(byte[] key) {
+        return Arrays.copyOf(key, key.length + 1);
+    }
+
+    private Entry get(byte[] key) {
+        try {
+            return dao.get(key);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + Bytes.toDebugString(key) + " for repair on " + self + " failed", e);
+        }
+    }
+
+    private Tree tree(long id) {
+        Tree session = trees.get(id);
+        if (session == null) {
+            throw new IllegalArgumentException("no repair tree " + id + " on " + self + " (closed, expired or never opened)");
+        }
+        session.touch();
+        return session;
+    }
+
+    private int indexOf(String node) {
+        int index = partitioner.nodes().indexOf(node);
+        if (index < 0) {
+            throw new IllegalArgumentException("node " + node + " is not in the cluster " + partitioner.nodes());
+        }
+        return index;
+    }
+
+    private void expireIdleTrees() {
+        long now = System.nanoTime();
+        Iterator<Map.Entry<Long, Tree>> it = trees.entrySet().iterator();
+        while (it.hasNext()) {
+            Tree session = it.next().getValue();
+            if (session.built != null && session.built.isDone() && now - session.lastUsedNanos > TREE_IDLE_NANOS) {
+                LOG.info("repair tree of {} for {} unused for {} s: dropped", self, session.partner,
+                        TimeUnit.NANOSECONDS.toSeconds(TREE_IDLE_NANOS));
+                session.closed = true;
+                it.remove();
+            }
+        }
+    }
+
+    private static final class Tree {
+        final String partner;
+        final int replicationFactor;
+        final int partnerIndex;
+        final SegmentTree tree;
+        volatile CompletableFuture<Void> built;
+        volatile boolean closed;
+        volatile long lastUsedNanos = System.nanoTime();
+
+        Tree(String partner, int replicationFactor, int partnerIndex, SegmentTree tree) {
+            this.partner = partner;
+            this.replicationFactor = replicationFactor;
+            this.partnerIndex = partnerIndex;
+            this.tree = tree;
+        }
+
+        void touch() {
+            lastUsedNanos = System.nanoTime();
+        }
+    }
+}

@@ -1,0 +1,367 @@
+package io.kvstore.cluster.repair;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kvstore.cluster.HybridClock;
+import io.kvstore.cluster.Partitioner;
+import io.kvstore.cluster.Partitioners;
+import io.kvstore.core.Bytes;
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Dao;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Engine;
+import io.kvstore.core.Entry;
+import io.kvstore.core.SyncPolicy;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NavigableMap;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Exchanges between two real LSM stores, without a network: both sides are {@link RepairResponder}s. */
+class RepairSessionTest {
+    private static final List<String> NODES = List.of("http://a:1", "http://b:2", "http://c:3");
+    private static final Partitioner PARTITIONER = Partitioners.create("rendezvous", NODES);
+    private static final int DEPTH = 12;
+
+    @TempDir
+    Path dir;
+    private ExecutorService executor;
+    private final List<Dao> daos = new ArrayList<>();
+
+    @BeforeEach
+    void startExecutor() {
+        executor = Executors.newFixedThreadPool(2);
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        for (Dao dao : daos) {
+            dao.close();
+        }
+        executor.shutdownNow();
+    }
+
+    @Test
+    void identicalStoresExchangeNothing() throws IOException {
+        RepairResponder a = node(0);
+        RepairResponder b = node(1);
+        for (int i = 0; i < 5000; i++) {
+            Entry entry = i % 7 == 0 ? Entry.tombstone(key(i), 100 + i) : Entry.value(key(i), value(i), 100 + i);
+            dao(a).upsert(entry);
+            dao(b).upsert(entry);
+        }
+        RepairSummary summary = repair(a, b, 3);
+        assertEquals(0, summary.keysSent());
+        assertEquals(0, summary.keysReceived());
+        assertEquals(0, summary.segmentsDiffering());
+        assertEquals(1, summary.hashesCompared(), "equal roots end the comparison");
+    }
+
+    @Test
+    void oneKeyDifferingAmongManyIsTheOnlyKeySent() throws IOException {
+        RepairResponder a = node(0);
+        RepairResponder b = node(1);
+        for (int i = 0; i < 20_000; i++) {
+            dao(a).upsert(Entry.value(key(i), value(i), 100));
+            dao(b).upsert(Entry.value(key(i), value(i), 100));
+        }
+        dao(a).upsert(Entry.value(key(4321), "newer".getBytes(StandardCharsets.UTF_8), 200));
+        RepairSummary summary = repair(a, b, 3);
+        assertEquals(1, summary.keysSent());
+        assertEquals(0, summary.keysReceived());
+        assertEquals(1, summary.segmentsDiffering());
+        assertEquals(Entry.value(key(4321), "newer".getBytes(StandardCharsets.UTF_8), 200), dao(b).get(key(4321)));
+
+        RepairSummary again = repair(b, a, 3);
+        assertEquals(0, again.keysSent() + again.keysReceived());
+    }
+
+    @Test
+    void oneEmptySideReceivesEveryKeyWhicheverSideDrives() throws IOException {
+        RepairResponder a = node(0);
+        RepairResponder b = node(1);
+        RepairResponder c = node(2);
+        for (int i = 0; i < 10_000; i++) {
+            dao(a).upsert(Entry.value(key(i), value(i), 100 + i));
+        }
+        RepairSummary pushed = repair(a, b, 3);
+        assertEquals(10_000, pushed.keysSent());
+        assertEquals(0, pushed.keysReceived());
+        assertEquals(contents(dao(a)), contents(dao(b)));
+
+        RepairSummary pulled = repair(c, a, 3);
+        assertEquals(0, pulled.keysSent());
+        assertEquals(10_000, pulled.keysReceived());
+        assertEquals(contents(dao(a)), contents(dao(c)));
+    }
+
+    @Test
+    void tombstonesSpreadAndNoOlderValueOverwritesThem() throws IOException {
+        RepairResponder a = node(0);
+        RepairResponder b = node(1);
+        dao(a).upsert(Entry.tombstone(key(1), 500));
+        dao(b).upsert(Entry.value(key(1), value(1), 400));
+        dao(a).upsert(Entry.value(key(2), value(2), 400));
+        dao(b).upsert(Entry.tombstone(key(2), 500));
+        dao(a).upsert(Entry.value(key(3), value(3), 600));
+        dao(b).upsert(Entry.tombstone(key(3), 600));
+        dao(b).upsert(Entry.tombstone(key(4), 700));
+
+        RepairSummary summary = repair(a, b, 3);
+
+        assertEquals(1, summary.keysSent());
+        assertEquals(3, summary.keysReceived());
+        for (Dao dao : List.of(dao(a), dao(b))) {
+            assertEquals(Entry.tombstone(key(1), 500), dao.get(key(1)));
+            assertEquals(Entry.tombstone(key(2), 500), dao.get(key(2)));
+            assertEquals(Entry.tombstone(key(3), 600), dao.get(key(3)), "a tombstone wins a tie with a value");
+            assertEquals(Entry.tombstone(key(4), 700), dao.get(key(4)));
+        }
+    }
+
+    @Test
+    void onlyKeysBothNodesShouldHoldAreCompared() throws IOException {
+        RepairResponder a = node(0);
+        RepairResponder b = node(1);
+        int shared = 0;
+        for (int i = 0; i < 3000; i++) {
+            dao(a).upsert(Entry.value(key(i), value(i), 100));
+            if (holds(key(i), 2, 0, 1)) {
+                shared++;
+            }
+        }
+        RepairSummary summary = repair(a, b, 2);
+        assertEquals(shared, summary.keysSent());
+        for (int i = 0; i < 3000; i++) {
+            assertEquals(holds(key(i), 2, 0, 1), dao(b).get(key(i)) != null, "key " + i);
+        }
+    }
+
+    @Test
+    void randomDivergenceConvergesOnTheNewestVersionOfEverySharedKeyAndSendsOnlyThoseRows() throws IOException {
+        Random random = new Random(Seeds.seed("RepairSessionTest.randomDivergence"));
+        int replicationFactor = 2 + random.nextInt(2);
+        RepairResponder a = node(0);
+        RepairResponder b = node(1);
+        NavigableMap<byte[], Entry> expectedA = new TreeMap<>(Bytes.ORDER);
+        NavigableMap<byte[], Entry> expectedB = new TreeMap<>(Bytes.ORDER);
+        int differing = 0;
+        int keys = 2000 + random.nextInt(8000);
+        for (int i = 0; i < keys; i++) {
+            byte[] key = key(random.nextInt(1_000_000));
+            if (expectedA.containsKey(key) || expectedB.containsKey(key)) {
+                continue;
+            }
+            Entry onA = random.nextInt(10) < 8 ? randomEntry(random, key) : null;
+            Entry onB = random.nextInt(10) < 3 ? onA : random.nextInt(10) < 8 ? randomEntry(random, key) : null;
+            if (onB != null && onA != null && onA.timestamp() == onB.timestamp() && onA.isTombstone() == onB.isTombstone()) {
+                onB = onA;
+            }
+            Entry newest = newest(onA, onB);
+            boolean shared = holds(key, replicationFactor, 0, 1);
+            if (onA != null) {
+                dao(a).upsert(onA);
+            }
+            if (onB != null) {
+                dao(b).upsert(onB);
+            }
+            if (shared && newest != null) {
+                expectedA.put(key, newest);
+                expectedB.put(key, newest);
+                if (onA != newest) {
+                    differing++;
+                }
+                if (onB != newest) {
+                    differing++;
+                }
+            } else {
+                putIfPresent(expectedA, onA);
+                putIfPresent(expectedB, onB);
+            }
+        }
+
+        RepairSummary summary = random.nextBoolean() ? repair(a, b, replicationFactor) : repair(b, a, replicationFactor);
+
+        assertEquals(differing, summary.keysSent() + summary.keysReceived(), "only the rows that differ travel");
+        assertEquals(expectedA, contents(dao(a)));
+        assertEquals(expectedB, contents(dao(b)));
+        RepairSummary again = repair(a, b, replicationFactor);
+        assertEquals(0, again.keysSent() + again.keysReceived());
+        assertEquals(0, again.segmentsDiffering());
+    }
+
+    @Test
+    void writesDuringAnExchangeAreNeverUndone() throws IOException {
+        RepairResponder a = node(0);
+        RepairResponder b = node(1);
+        for (int i = 0; i < 5000; i++) {
+            dao(a).upsert(Entry.value(key(i), value(i), 100));
+        }
+        FailingPeer racing = new FailingPeer(b) {
+            @Override
+            public java.util.concurrent.CompletionStage<Void> apply(List<Entry> entries) {
+                try {
+                    for (Entry entry : entries) {
+                        dao(b).upsert(Entry.value(entry.key(), "fresh".getBytes(StandardCharsets.UTF_8), 1000));
+                    }
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                return super.apply(entries);
+            }
+        };
+        repair(a, racing, 3);
+        for (int i = 0; i < 5000; i++) {
+            assertEquals(Entry.value(key(i), "fresh".getBytes(StandardCharsets.UTF_8), 1000), dao(b).get(key(i)));
+        }
+    }
+
+    @Test
+    void aPeerFailingMidExchangeFailsTheSessionClosesTheTreesAndARerunSucceeds() throws IOException {
+        RepairResponder a = node(0);
+        RepairResponder b = node(1);
+        for (int i = 0; i < 10_000; i++) {
+            dao(a).upsert(Entry.value(key(i), value(i), 100));
+        }
+        FailingPeer dying = new FailingPeer(b);
+        dying.failApplyAfter = 3;
+        CompletionException failure = assertThrows(CompletionException.class,
+                () -> RepairSession.run(a, dying, 3, DEPTH, executor).toCompletableFuture().join());
+        assertInstanceOf(IOException.class, failure.getCause());
+        assertEquals(0, a.openTrees());
+        assertEquals(0, b.openTrees());
+
+        RepairSummary rerun = repair(a, b, 3);
+        assertEquals(10_000 - 3 * RepairSession.KEYS_PER_BATCH, rerun.keysSent());
+        assertEquals(contents(dao(a)), contents(dao(b)));
+    }
+
+    @Test
+    void refusesBadTreeRequests() {
+        RepairResponder a = node(0);
+        for (Runnable bad : List.<Runnable>of(
+                () -> a.startTree("http://nowhere:1", 3, DEPTH),
+                () -> a.startTree(NODES.get(0), 3, DEPTH),
+                () -> a.startTree(NODES.get(1), 4, DEPTH),
+                () -> a.startTree(NODES.get(1), 0, DEPTH),
+                () -> a.startTree(NODES.get(1), 3, 0),
+                () -> a.startTree(NODES.get(1), 3, 21))) {
+            assertThrows(IllegalArgumentException.class, bad::run);
+        }
+        CompletionException unknown = assertThrows(CompletionException.class,
+                () -> a.hashes(12345, 0, new int[] {0}).toCompletableFuture().join());
+        assertInstanceOf(IllegalArgumentException.class, unknown.getCause());
+        assertEquals(0, a.openTrees());
+    }
+
+    @Test
+    void holdsAtMostSoManyTreesAtOnce() {
+        RepairResponder a = node(0);
+        for (int i = 0; i < RepairResponder.MAX_TREES; i++) {
+            a.openTree(NODES.get(1), 3, 4).toCompletableFuture().join();
+        }
+        assertThrows(RepairBusyException.class, () -> a.startTree(NODES.get(1), 3, 4));
+    }
+
+    // ---- fixture ----
+
+    private final List<RepairResponder> responders = new ArrayList<>();
+
+    private RepairResponder node(int index) {
+        try {
+            Dao dao = Engine.LSM.open(DaoOptions.builder(dir.resolve("node" + index)).syncPolicy(SyncPolicy.NONE).build());
+            daos.add(dao);
+            RepairResponder responder = new RepairResponder(NODES.get(index), dao, PARTITIONER, executor, new HybridClock(), 0);
+            responders.add(responder);
+            return responder;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private Dao dao(RepairResponder responder) {
+        return daos.get(responders.indexOf(responder));
+    }
+
+    private RepairSummary repair(RepairPeer local, RepairPeer peer, int replicationFactor) {
+        return RepairSession.run(local, peer, replicationFactor, DEPTH, executor).toCompletableFuture().join();
+    }
+
+    private static boolean holds(byte[] key, int replicationFactor, int first, int second) {
+        boolean sawFirst = false;
+        boolean sawSecond = false;
+        for (int node : PARTITIONER.replicas(key, replicationFactor)) {
+            sawFirst |= node == first;
+            sawSecond |= node == second;
+        }
+        return sawFirst && sawSecond;
+    }
+
+    private static Entry randomEntry(Random random, byte[] key) {
+        long timestamp = 1 + random.nextInt(50);
+        if (random.nextInt(4) == 0) {
+            return Entry.tombstone(key, timestamp);
+        }
+        byte[] value = new byte[random.nextInt(40)];
+        random.nextBytes(value);
+        return Entry.value(key, value, timestamp);
+    }
+
+    private static Entry newest(Entry x, Entry y) {
+        if (x == null || y == null) {
+            return x == null ? y : x;
+        }
+        return KeyVersion.of(y).newerThan(KeyVersion.of(x)) ? y : x;
+    }
+
+    private static void putIfPresent(NavigableMap<byte[], Entry> map, Entry entry) {
+        if (entry != null) {
+            map.put(entry.key(), entry);
+        }
+    }
+
+    private static NavigableMap<byte[], Entry> contents(Dao dao) throws IOException {
+        NavigableMap<byte[], Entry> all = new TreeMap<>(Bytes.ORDER);
+        try (CloseableIterator<Entry> it = dao.range(null, null)) {
+            while (it.hasNext()) {
+                Entry entry = it.next();
+                all.put(entry.key(), entry);
+            }
+        }
+        return all;
+    }
+
+    private static byte[] key(int i) {
+        return String.format("key%07d", i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] value(int i) {
+        return ("value" + i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void keyVersionsOrderByTimestampThenTombstone() {
+        KeyVersion value = new KeyVersion(key(1), 10, false);
+        KeyVersion tombstone = new KeyVersion(key(1), 10, true);
+        assertTrue(tombstone.newerThan(value));
+        assertTrue(!value.newerThan(tombstone));
+        assertTrue(new KeyVersion(key(1), 11, false).newerThan(tombstone));
+        assertTrue(!value.newerThan(value));
+        assertNull(new VersionPage(List.of(), true, null).through());
+    }
+}

@@ -1,0 +1,84 @@
+package io.kvstore.server;
+
+import io.kvstore.cluster.repair.AntiEntropy;
+import io.kvstore.cluster.repair.RepairReport;
+import io.kvstore.cluster.repair.RepairSummary;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code POST /v0/admin/repair}: a full anti-entropy exchange of this node with every peer, now.
+ * Answers once every exchange ended: 200 with a JSON summary, or 503 naming each peer that could not
+ * be repaired (unreachable, killed meanwhile) with the same summary of what the others did.
+ */
+final class AdminRepairHandler {
+    static final String PATH = "/v0/admin/repair";
+    private final AntiEntropy antiEntropy;
+
+    AdminRepairHandler(AntiEntropy antiEntropy) {
+        this.antiEntropy = antiEntropy;
+    }
+
+    void handle(HttpServerRequest request) {
+        if (request.method() != HttpMethod.POST) {
+            request.response().putHeader("Allow", "POST");
+            Responses.send(request, 405, "method " + request.method() + " not allowed on " + PATH);
+            return;
+        }
+        Future.fromCompletionStage(antiEntropy.repairAll(), Vertx.currentContext()).onComplete(done -> {
+            if (done.failed()) {
+                Responses.failure(request, done.cause());
+                return;
+            }
+            RepairReport report = done.result();
+            request.response().setStatusCode(report.succeeded() ? 200 : 503)
+                    .putHeader("Content-Type", "application/json")
+                    .end(json(report).encodePrettily() + "\n");
+        });
+    }
+
+    static JsonObject json(RepairReport report) {
+        JsonArray peers = new JsonArray();
+        long segments = 0;
+        long wireBytes = 0;
+        for (RepairSummary s : report.summaries()) {
+            segments += s.segments();
+            wireBytes += s.wireBytes();
+            peers.add(new JsonObject()
+                    .put("peer", s.peer())
+                    .put("segmentsCompared", s.segments())
+                    .put("segmentsDiffering", s.segmentsDiffering())
+                    .put("hashesCompared", s.hashesCompared())
+                    .put("versionsCompared", s.versionsCompared())
+                    .put("keysSent", s.keysSent())
+                    .put("keysReceived", s.keysReceived())
+                    .put("bytesSent", s.bytesSent())
+                    .put("bytesReceived", s.bytesReceived())
+                    .put("wireBytes", s.wireBytes())
+                    .put("durationMillis", TimeUnit.NANOSECONDS.toMillis(s.durationNanos())));
+        }
+        JsonObject json = new JsonObject()
+                .put("node", report.node())
+                .put("segmentsCompared", segments)
+                .put("keysSent", report.keysSent())
+                .put("keysReceived", report.keysReceived())
+                .put("wireBytes", wireBytes)
+                .put("durationMillis", TimeUnit.NANOSECONDS.toMillis(report.durationNanos()))
+                .put("peers", peers);
+        if (!report.succeeded()) {
+            JsonObject failed = new JsonObject();
+            for (Map.Entry<String, String> failure : report.failures().entrySet()) {
+                failed.put(failure.getKey(), failure.getValue());
+            }
+            json.put("error", "could not repair with " + String.join(", ", report.failures().keySet()))
+                    .put("failedPeers", failed);
+        }
+        return json;
+    }
+}

@@ -1,0 +1,90 @@
+package io.kvstore.server;
+
+import io.kvstore.cluster.HybridClock;
+import io.kvstore.cluster.Partitioner;
+import io.kvstore.cluster.repair.AntiEntropy;
+import io.kvstore.cluster.repair.RepairResponder;
+import io.kvstore.core.Dao;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Anti-entropy on a node: its {@link RepairResponder} (served to peers by {@link RepairHandler}), the
+ * exchanges it drives ({@link AdminRepairHandler}, and periodically), the threads they scan on and the
+ * connections they use.
+ *
+ * <p>Repair has its own internode client, without pipelining: a poll for a tree being built holds its
+ * connection for seconds, and must not hold up client requests pipelined behind it.
+ */
+final class NodeRepair {
+    /** Default pace of this node's repair scans: well under a disk's sequential rate. */
+    static final long DEFAULT_SCAN_BYTES_PER_SECOND = 64L << 20;
+    /** Per request; a page or a batch is small, and a tree poll answers within {@link RepairHandler#TREE_POLL_MILLIS}. */
+    private static final long REQUEST_TIMEOUT_MILLIS = 60_000;
+    private static final int SCAN_THREADS = 2;
+    private static final int CONNECTIONS_PER_PEER = 2;
+
+    private final ExecutorService executor;
+    private final WebClient client;
+    private final RepairResponder responder;
+    private final AntiEntropy antiEntropy;
+
+    private NodeRepair(ExecutorService executor, WebClient client, RepairResponder responder, AntiEntropy antiEntropy) {
+        this.executor = executor;
+        this.client = client;
+        this.responder = responder;
+        this.antiEntropy = antiEntropy;
+    }
+
+    /**
+     * Sets up repair for the node {@code config.self()}; exchanges with every peer every
+     * {@code interval} ({@link Duration#ZERO}: only on demand).
+     */
+    static NodeRepair create(Vertx vertx, KvServerConfig config, Dao dao, Partitioner partitioner, HybridClock clock,
+            int replicationFactor, Duration interval, long scanBytesPerSecond) {
+        ExecutorService executor = Executors.newFixedThreadPool(SCAN_THREADS, r -> {
+            Thread t = new Thread(r, "kv-repair");
+            t.setDaemon(true);
+            return t;
+        });
+        WebClient client = WebClient.create(vertx,
+                new WebClientOptions().setKeepAlive(true).setTcpNoDelay(true)
+                        .setKeepAliveTimeout(KvServer.internodeKeepAliveSeconds(config.idleTimeout()))
+                        .setConnectTimeout((int) config.replicaTimeout().toMillis()),
+                new PoolOptions().setHttp1MaxSize(CONNECTIONS_PER_PEER));
+        RepairResponder responder = new RepairResponder(config.self(), dao, partitioner, executor, clock, scanBytesPerSecond);
+        List<String> peers = new ArrayList<>(config.cluster());
+        peers.remove(config.self());
+        AntiEntropy antiEntropy = new AntiEntropy(responder, peers,
+                node -> new HttpRepairPeer(client, node, REQUEST_TIMEOUT_MILLIS, config.maxKeyBytes()),
+                replicationFactor, AntiEntropy.DEFAULT_DEPTH, executor);
+        if (!interval.isZero() && !peers.isEmpty()) {
+            antiEntropy.start(interval);
+        }
+        return new NodeRepair(executor, client, responder, antiEntropy);
+    }
+
+    RepairHandler handler(KvServerConfig config, BodyMemoryBudget bodyBudget) {
+        return new RepairHandler(responder, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget);
+    }
+
+    AdminRepairHandler adminHandler() {
+        return new AdminRepairHandler(antiEntropy);
+    }
+
+    /** Stops the periodic runs and the scans (an exchange under way fails); call before the store closes. */
+    void close() throws InterruptedException {
+        antiEntropy.close();
+        client.close();
+        executor.shutdownNow();
+        executor.awaitTermination(10, TimeUnit.SECONDS);
+    }
+}

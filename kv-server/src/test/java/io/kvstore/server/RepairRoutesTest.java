@@ -1,0 +1,131 @@
+package io.kvstore.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kvstore.core.Entry;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import java.net.URLEncoder;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The repair routes refuse what is malformed with a 400 that says why, and store nothing from it. */
+class RepairRoutesTest {
+    @TempDir
+    Path dir;
+    private TestCluster cluster;
+
+    @BeforeEach
+    void start() throws Exception {
+        cluster = new TestCluster(dir, 2);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        cluster.close();
+    }
+
+    private HttpResponse<byte[]> send(String method, String pathAndQuery, byte[] body) throws Exception {
+        return cluster.send(0, method, pathAndQuery, body);
+    }
+
+    private static String text(HttpResponse<byte[]> response) {
+        return new String(response.body(), StandardCharsets.UTF_8);
+    }
+
+    private String partner(int node) {
+        return URLEncoder.encode(cluster.url(node), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void treeRequestsNamingABadPartnerFactorOrDepthAre400() throws Exception {
+        String tree = RepairProtocol.TREE + "?partner=";
+        for (String bad : List.of(tree + "http%3A%2F%2Fnowhere%3A1&rf=2&depth=8", tree + partner(0) + "&rf=2&depth=8",
+                tree + partner(1) + "&rf=3&depth=8", tree + partner(1) + "&rf=2&depth=0", tree + partner(1) + "&rf=2&depth=21",
+                tree + partner(1) + "&rf=two&depth=8", tree + partner(1) + "&depth=8", RepairProtocol.TREE + "?rf=2&depth=8")) {
+            HttpResponse<byte[]> response = send("POST", bad, null);
+            assertEquals(400, response.statusCode(), bad + ": " + text(response));
+        }
+        HttpResponse<byte[]> unknown = send("GET", RepairProtocol.TREE + "?tree=12345", null);
+        assertEquals(400, unknown.statusCode());
+        assertTrue(text(unknown).contains("no repair tree 12345"), text(unknown));
+        assertEquals(405, send("PUT", RepairProtocol.TREE + "?tree=1", new byte[0]).statusCode());
+        assertEquals(405, send("GET", RepairProtocol.HASHES + "?tree=1&level=0", null).statusCode());
+        assertEquals(400, send("POST", RepairProtocol.PREFIX + "nothing", new byte[0]).statusCode());
+    }
+
+    @Test
+    void treesAnswerHashesAndRefuseLevelsAndIndexesOutsideThem() throws Exception {
+        HttpResponse<byte[]> opened = send("POST", RepairProtocol.TREE + "?partner=" + partner(1) + "&rf=2&depth=4", null);
+        assertEquals(200, opened.statusCode(), text(opened));
+        long id = Long.parseLong(text(opened));
+        assertEquals(200, send("GET", RepairProtocol.TREE + "?tree=" + id, null).statusCode());
+        String hashes = RepairProtocol.HASHES + "?tree=" + id + "&level=";
+        HttpResponse<byte[]> root = send("POST", hashes + "0", RepairProtocol.ints(new int[] {0}).getBytes());
+        assertEquals(200, root.statusCode());
+        assertEquals(8, root.body().length);
+        assertEquals(400, send("POST", hashes + "5", RepairProtocol.ints(new int[] {0}).getBytes()).statusCode());
+        assertEquals(400, send("POST", hashes + "4", RepairProtocol.ints(new int[] {16}).getBytes()).statusCode());
+        assertEquals(400, send("POST", hashes + "4", new byte[] {0, 0, 1}).statusCode(), "not whole indexes");
+        assertEquals(400, send("POST", hashes + "x", new byte[0]).statusCode());
+        String versions = RepairProtocol.VERSIONS + "?tree=" + id + "&max=";
+        assertEquals(400, send("POST", versions + "10&after=a%2Bb", new byte[0]).statusCode());
+        assertEquals(400, send("POST", versions + "0", new byte[0]).statusCode());
+        byte[] segment17 = new byte[3];
+        segment17[2] = 2;
+        assertEquals(400, send("POST", versions + "10", segment17).statusCode(), "a segment past the tree's");
+        assertEquals(200, send("POST", versions + "10", new byte[] {1}).statusCode());
+        assertEquals(204, send("DELETE", RepairProtocol.TREE + "?tree=" + id, null).statusCode());
+        assertEquals(400, send("POST", hashes + "0", RepairProtocol.ints(new int[] {0}).getBytes()).statusCode());
+    }
+
+    @Test
+    void appliedEntriesFollowTheNewestWinsRuleAndMalformedOnesStoreNothing() throws Exception {
+        byte[] key = "k".getBytes(StandardCharsets.UTF_8);
+        Buffer newer = RepairProtocol.entries(List.of(Entry.value(key, "new".getBytes(StandardCharsets.UTF_8), 2000L << 16)));
+        Buffer older = RepairProtocol.entries(List.of(Entry.value(key, "old".getBytes(StandardCharsets.UTF_8), 1000L << 16)));
+        assertEquals(204, send("POST", RepairProtocol.APPLY, newer.getBytes()).statusCode());
+        assertEquals(204, send("POST", RepairProtocol.APPLY, older.getBytes()).statusCode());
+        assertTrue(cluster.localRange(0).contains("k\nnew"), "an older entry does not replace a newer one");
+
+        byte[] truncated = RepairProtocol.entries(List.of(Entry.value("t".getBytes(StandardCharsets.UTF_8),
+                new byte[100], 5000L << 16))).getBytes();
+        HttpResponse<byte[]> refused = send("POST", RepairProtocol.APPLY, Arrays.copyOf(truncated, truncated.length - 10));
+        assertEquals(400, refused.statusCode());
+        assertTrue(text(refused).contains("malformed entry list at offset"), text(refused));
+        assertTrue(!cluster.localRange(0).contains("t\n"), "nothing of a malformed batch is stored");
+
+        HttpResponse<byte[]> keys = send("POST", RepairProtocol.ENTRIES + "?maxBytes=1000",
+                RepairProtocol.keys(List.of(key, "absent".getBytes(StandardCharsets.UTF_8))).getBytes());
+        assertEquals(200, keys.statusCode());
+        RepairProtocol.Reader reader = new RepairProtocol.Reader(keys.body(), "test", 100);
+        var batch = reader.batch();
+        assertEquals(2, batch.keysRead());
+        assertEquals(List.of(Entry.value(key, "new".getBytes(StandardCharsets.UTF_8), 2000L << 16)), batch.entries());
+        assertEquals(400, send("POST", RepairProtocol.ENTRIES + "?maxBytes=0", new byte[4]).statusCode());
+        byte[] tooLong = RepairProtocol.keys(List.of(new byte[70_000])).getBytes();
+        assertEquals(400, send("POST", RepairProtocol.ENTRIES + "?maxBytes=1000", tooLong).statusCode(), "a key over the limit");
+    }
+
+    @Test
+    void adminRepairIsPostOnlyAndAnswers503NamingAPeerItCannotReach() throws Exception {
+        assertEquals(405, send("GET", AdminRepairHandler.PATH, null).statusCode());
+        HttpResponse<byte[]> ok = send("POST", AdminRepairHandler.PATH, null);
+        assertEquals(200, ok.statusCode(), text(ok));
+        assertEquals(0, new JsonObject(text(ok)).getLong("keysSent"));
+        cluster.stop(1);
+        HttpResponse<byte[]> unreachable = send("POST", AdminRepairHandler.PATH, null);
+        assertEquals(503, unreachable.statusCode());
+        JsonObject answer = new JsonObject(text(unreachable));
+        assertTrue(answer.getString("error").contains(cluster.url(1)), text(unreachable));
+        assertTrue(answer.getJsonObject("failedPeers").containsKey(cluster.url(1)), text(unreachable));
+    }
+}
