@@ -33,6 +33,8 @@ public final class DaoOptions {
     /** Default CPU priority of the flush and compaction threads: see {@link #backgroundPriority()}. */
     public static final BackgroundPriority DEFAULT_BACKGROUND_PRIORITY = BackgroundPriority.nice(19);
 
+    /** Default codec of table data blocks: {@link Compression#LZ4}. */
+    public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
     /**
@@ -53,6 +55,7 @@ public final class DaoOptions {
     private final int maxFrozenMemtables;
     private final BackgroundPriority backgroundPriority;
     private final Duration tombstoneGrace;
+    private final Compression compression;
     private final LongUnaryOperator timestampToMillis;
     private final LongSupplier clock;
 
@@ -67,6 +70,7 @@ public final class DaoOptions {
         this.maxFrozenMemtables = b.maxFrozenMemtables;
         this.backgroundPriority = b.backgroundPriority;
         this.tombstoneGrace = b.tombstoneGrace;
+        this.compression = b.compression;
         this.timestampToMillis = b.timestampToMillis;
         this.clock = b.clock;
     }
@@ -93,6 +97,7 @@ public final class DaoOptions {
         b.maxFrozenMemtables = maxFrozenMemtables;
         b.backgroundPriority = backgroundPriority;
         b.tombstoneGrace = tombstoneGrace;
+        b.compression = compression;
         b.timestampToMillis = timestampToMillis;
         b.clock = clock;
         return b;
@@ -156,6 +161,14 @@ public final class DaoOptions {
     }
 
     /**
+     * How the data blocks of new tables are compressed; each table records its codec, so a store
+     * holds tables of several codecs after a change. Default {@link #DEFAULT_COMPRESSION}.
+     */
+    public Compression compression() {
+        return compression;
+    }
+
+    /**
      * How long a tombstone is kept before compaction may drop it, measured from its timestamp (see
      * {@link #timestampToMillis()}) to {@link #clock()}. A replica that missed a delete learns of it from
      * a peer's tombstone during repair; once every peer has dropped it, the missed delete's old value
@@ -193,12 +206,15 @@ public final class DaoOptions {
                 + ", compactionTrigger=" + compactionTrigger
                 + ", maxFrozenMemtables=" + maxFrozenMemtables
                 + ", backgroundPriority=" + backgroundPriority
-                + ", tombstoneGrace=" + tombstoneGrace + '}';
+                + ", tombstoneGrace=" + tombstoneGrace
+                + ", compression=" + compression + '}';
     }
 
     /** Builds {@link DaoOptions}; {@link #build()} rejects out-of-range values. */
     public static final class Builder {
-        /** Default time a tombstone is kept before compaction may drop it: 10 days. */
+        /** Default codec of table data blocks: {@link Compression#LZ4}. */
+    public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
+    /** Default time a tombstone is kept before compaction may drop it: 10 days. */
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
     /**
      * {@link #timestampToMillis()} for timestamps of a hybrid logical clock (kv-cluster's
@@ -218,6 +234,7 @@ public final class DaoOptions {
         private int maxFrozenMemtables = DEFAULT_MAX_FROZEN_MEMTABLES;
         private BackgroundPriority backgroundPriority = DEFAULT_BACKGROUND_PRIORITY;
         private Duration tombstoneGrace = DEFAULT_TOMBSTONE_GRACE;
+        private Compression compression = DEFAULT_COMPRESSION;
         private LongUnaryOperator timestampToMillis = HYBRID_TIMESTAMPS;
         private LongSupplier clock = System::currentTimeMillis;
 
@@ -267,6 +284,11 @@ public final class DaoOptions {
 
         public Builder tombstoneGrace(Duration grace) {
             this.tombstoneGrace = Objects.requireNonNull(grace, "tombstoneGrace");
+            return this;
+        }
+
+        public Builder compression(Compression codec) {
+            this.compression = Objects.requireNonNull(codec, "compression");
             return this;
         }
 

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * separate thread as the executor that may block, so both placements of a call meet the same model.
  *
  * <p>The seed is printed; replay a failure with {@code -Dkv.seed=<seed>}. The number of operations
- * is {@code -Dkv.modelOps} (default 100000).
+ * is {@code -Dkv.modelOps} (default {@link #defaultOperations()}).
  *
  * <p>A deleted key may read as its tombstone or, once compaction dropped the tombstone, as
  * {@code null}: both mean absent. For the same reason stale writes (older than the visible version)
@@ -56,6 +56,11 @@ public abstract class DaoModelTest {
     /** Opens the engine under test with {@code options}. */
     protected abstract Dao open(DaoOptions options) throws IOException;
 
+    /** Operations per run unless {@code -Dkv.modelOps} says otherwise. */
+    protected int defaultOperations() {
+        return 100_000;
+    }
+
     @AfterEach
     void closeDao() throws IOException {
         mayBlock.shutdownNow();
@@ -67,7 +72,7 @@ public abstract class DaoModelTest {
     @Test
     void randomOperationsMatchSortedMapModel() throws IOException {
         long seed = Long.getLong("kv.seed", System.nanoTime());
-        int operations = Integer.getInteger("kv.modelOps", 100_000);
+        int operations = Integer.getInteger("kv.modelOps", defaultOperations());
         System.out.println(getClass().getSimpleName() + " seed=" + seed + " (replay with -Dkv.seed=" + seed + ")");
         try {
             run(new Random(seed), operations);

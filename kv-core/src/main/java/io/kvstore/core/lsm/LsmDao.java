@@ -852,7 +852,7 @@ public final class LsmDao implements Dao {
         Path path = FileNames.table(dir, number);
         long newestDropped = Long.MIN_VALUE;
         try (SsTableWriter writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(),
-                expectedKeys)) {
+                expectedKeys, options.compression())) {
             long seen = 0;
             while (entries.hasNext()) {
                 if ((++seen & 1023) == 0 && cancelled.getAsBoolean()) {

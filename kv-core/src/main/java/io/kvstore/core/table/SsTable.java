@@ -3,7 +3,6 @@ package io.kvstore.core.table;
 import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
-import io.kvstore.core.util.Coding;
 import io.kvstore.core.CorruptionException;
 import io.kvstore.core.util.Crc32c;
 import io.kvstore.core.util.XxHash64;
@@ -17,7 +16,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -44,6 +42,9 @@ public final class SsTable {
     private final byte[] firstKey;
     private final byte[] lastKey;
     private final BloomFilter bloom;
+    /** How data blocks are stored; the identity codec lets reads use the mapping in place. */
+    private final BlockCodec codec;
+    private final int formatVersion;
     private final ByteBuffer indexBuf;
     private final int indexBase;
     private final int indexSize;
@@ -61,19 +62,21 @@ public final class SsTable {
     /** Every page was in memory at the last {@link #checkResidency()}. */
     private volatile boolean resident;
 
-    private SsTable(Path path, long fileNumber, long fileSize, MappedByteBuffer[] segments, int segmentShift, long entryCount,
-                    long minTimestamp, long maxTimestamp, byte[] firstKey, byte[] lastKey, BloomFilter bloom,
-                    ByteBuffer indexBuf, int indexBase, int indexSize) {
+    private SsTable(Path path, long fileNumber, long fileSize, MappedByteBuffer[] segments, int segmentShift,
+                    TableMeta meta, BlockCodec codec, int formatVersion, BloomFilter bloom, ByteBuffer indexBuf,
+                    int indexBase, int indexSize) {
         this.path = path;
         this.fileNumber = fileNumber;
         this.fileSize = fileSize;
         this.segments = segments;
         this.segmentShift = segmentShift;
-        this.entryCount = entryCount;
-        this.minTimestamp = minTimestamp;
-        this.maxTimestamp = maxTimestamp;
-        this.firstKey = firstKey;
-        this.lastKey = lastKey;
+        this.entryCount = meta.entryCount();
+        this.minTimestamp = meta.minTimestamp();
+        this.maxTimestamp = meta.maxTimestamp();
+        this.firstKey = meta.firstKey();
+        this.lastKey = meta.lastKey();
+        this.codec = codec;
+        this.formatVersion = formatVersion;
         this.bloom = bloom;
         this.indexBuf = indexBuf;
         this.indexBase = indexBase;
@@ -100,42 +103,20 @@ public final class SsTable {
                 throw new CorruptionException(path, 0, "file of " + size + " bytes is too short for an SSTable");
             }
             long footerOffset = size - TableFormat.FOOTER_SIZE;
-            byte[] footer = readFully(channel, path, footerOffset, TableFormat.FOOTER_SIZE);
-            if (Coding.getLong(footer, 48) != TableFormat.MAGIC) {
-                throw new CorruptionException(path, footerOffset + 48, "bad magic number: not an SSTable or truncated");
-            }
-            if (Coding.getInt(footer, 44) != Crc32c.of(footer, 0, 44)) {
-                throw new CorruptionException(path, footerOffset, "footer checksum mismatch");
-            }
-            int version = Coding.getInt(footer, 40);
-            if (version != TableFormat.VERSION) {
-                throw new CorruptionException(path, footerOffset + 40, "unsupported format version " + version);
-            }
-            long metaOffset = Coding.getLong(footer, 0);
-            int metaSize = Coding.getInt(footer, 8);
-            long indexOffset = Coding.getLong(footer, 12);
-            int indexSize = Coding.getInt(footer, 20);
-            long bloomOffset = Coding.getLong(footer, 24);
-            int bloomSize = Coding.getInt(footer, 32);
-            int maxBlockSize = Coding.getInt(footer, 36);
-            checkHandle(path, footerOffset, metaOffset, metaSize, maxBlockSize);
-            checkHandle(path, footerOffset, indexOffset, indexSize, maxBlockSize);
-            checkHandle(path, footerOffset, bloomOffset, bloomSize, maxBlockSize);
-
-            byte[] meta = readFully(channel, path, metaOffset, metaSize);
-            if (metaSize < 48 || Coding.getInt(meta, metaSize - 4) != Crc32c.of(meta, 0, metaSize - 4)) {
-                throw new CorruptionException(path, metaOffset, "meta block checksum mismatch");
-            }
-            long entryCount = Coding.getLong(meta, 0);
-            long minTs = Coding.getLong(meta, 8);
-            long maxTs = Coding.getLong(meta, 16);
-            int bloomLines = Coding.getInt(meta, 24);
-            int bloomProbes = Coding.getInt(meta, 28);
-            int bloomCrc = Coding.getInt(meta, 32);
-            int firstLength = Coding.getInt(meta, 36);
-            byte[] first = Arrays.copyOfRange(meta, 40, 40 + firstLength);
-            int lastLength = Coding.getInt(meta, 40 + firstLength);
-            byte[] last = Arrays.copyOfRange(meta, 44 + firstLength, 44 + firstLength + lastLength);
+            Footer footer = Footer.decode(path, readFully(channel, path, footerOffset, TableFormat.FOOTER_SIZE),
+                    footerOffset);
+            long metaOffset = footer.meta().offset();
+            TableMeta meta = TableMeta.decode(path, footer.version(),
+                    readFully(channel, path, metaOffset, footer.meta().size()), metaOffset);
+            BlockCodec codec = BlockCodec.byId(meta.codecId(), path, metaOffset);
+            long indexOffset = footer.index().offset();
+            int indexSize = footer.index().size();
+            long bloomOffset = footer.bloom().offset();
+            int bloomSize = footer.bloom().size();
+            int bloomLines = meta.bloomLines();
+            int bloomProbes = meta.bloomProbes();
+            int bloomCrc = meta.bloomCrc();
+            int maxBlockSize = footer.maxBlockSize();
 
             MappedByteBuffer[] segments = map(channel, size, maxBlockSize, segmentShift);
             ByteBuffer indexBuf = segment(segments, segmentShift, indexOffset);
@@ -151,7 +132,7 @@ public final class SsTable {
                 }
                 bloom = new BloomFilter(bloomBuf, bloomBase, bloomLines, bloomProbes);
             }
-            return new SsTable(path, fileNumber, size, segments, segmentShift, entryCount, minTs, maxTs, first, last, bloom,
+            return new SsTable(path, fileNumber, size, segments, segmentShift, meta, codec, footer.version(), bloom,
                     indexBuf, indexBase, indexSize);
         }
     }
@@ -181,6 +162,11 @@ public final class SsTable {
         ByteBuffer buf = segment(segments, segmentShift, offset);
         int base = local(segmentShift, offset);
         ensureVerified(block, buf, base, size, offset);
+        if (!codec.isIdentity()) {
+            buf = decompress(block, buf, base, size, offset);
+            base = 0;
+            size = buf.capacity();
+        }
         int count = Block.count(buf, base, size);
         int i = Block.lowerBound(buf, base, size, count, key);
         if (i == count) {
@@ -227,6 +213,16 @@ public final class SsTable {
 
     public long fileNumber() {
         return fileNumber;
+    }
+
+    /** The codec of the table's data blocks: {@code none}, {@code lz4} or {@code zstd}. */
+    public String codecName() {
+        return codec.name();
+    }
+
+    /** The table's format version (docs/FORMAT.md). */
+    public int formatVersion() {
+        return formatVersion;
     }
 
     public long fileSize() {
@@ -281,7 +277,8 @@ public final class SsTable {
 
     @Override
     public String toString() {
-        return "SsTable{" + path.getFileName() + ", " + entryCount + " entries, " + fileSize + " bytes}";
+        return "SsTable{" + path.getFileName() + ", v" + formatVersion + ", " + codec + ", " + entryCount + " entries, "
+                + fileSize + " bytes}";
     }
 
     /** The first block whose last key is {@code >= key}, or {@code blockCount}. */
@@ -315,6 +312,12 @@ public final class SsTable {
         return lo;
     }
 
+    /** The handle of the data block that may hold {@code key}, or null (for tests). */
+    BlockHandle blockHandleOf(byte[] key) {
+        int block = findBlock(key);
+        return block == blockCount ? null : new BlockHandle(blockOffset(block), blockSize(block));
+    }
+
     private long blockOffset(int block) {
         int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, block);
         return indexBuf.getLong(Block.keyPosition(entry) + Block.keyLength(indexBuf, entry));
@@ -328,9 +331,47 @@ public final class SsTable {
     private void ensureVerified(int block, ByteBuffer buf, int base, int size, long offset) throws CorruptionException {
         long bit = 1L << block;
         if ((verified[block >>> 6] & bit) == 0) {
-            verifyBlock(path, buf, base, size, offset, block);
+            if (codec.isIdentity()) {
+                verifyBlock(path, buf, base, size, offset, block);
+            } else {
+                verifyCompressedBlock(buf, base, size, offset, block);
+            }
             verified[block >>> 6] |= bit;
         }
+    }
+
+    /** Checks a compressed data block's checksum, which covers its compressed bytes and uncompressed size. */
+    private void verifyCompressedBlock(ByteBuffer buf, int base, int size, long offset, int block)
+            throws CorruptionException {
+        if (size < TableFormat.COMPRESSED_TRAILER || Crc32c.of(buf, base, size - 4) != buf.getInt(base + size - 4)) {
+            throw new CorruptionException(path, offset, blockName(block) + " checksum mismatch (" + codec + ")");
+        }
+        int uncompressed = buf.getInt(base + size - TableFormat.COMPRESSED_TRAILER);
+        if (uncompressed < TableFormat.BLOCK_TRAILER || uncompressed > TableFormat.MAX_BLOCK_SIZE) {
+            throw new CorruptionException(path, offset, blockName(block) + " has an impossible uncompressed size "
+                    + uncompressed);
+        }
+    }
+
+    /**
+     * The data block stored compressed at {@code [base, base + size)}, decompressed into a heap buffer.
+     * REQUIRES: its checksum verified ({@link #ensureVerified}).
+     */
+    private ByteBuffer decompress(int block, ByteBuffer buf, int base, int size, long offset) throws CorruptionException {
+        int uncompressed = buf.getInt(base + size - TableFormat.COMPRESSED_TRAILER);
+        byte[] out = new byte[uncompressed];
+        try {
+            codec.decompress(buf, base, size - TableFormat.COMPRESSED_TRAILER, out);
+        } catch (IllegalStateException e) {
+            throw new CorruptionException(path, offset, blockName(block) + " does not decompress ("
+                    + e.getMessage() + ")");
+        }
+        ByteBuffer plain = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
+        int count = plain.getInt(uncompressed - TableFormat.BLOCK_TRAILER);
+        if (count < 0 || 4L * count + TableFormat.BLOCK_TRAILER > uncompressed) {
+            throw new CorruptionException(path, offset, blockName(block) + " has an impossible entry count " + count);
+        }
+        return plain;
     }
 
     /** Checks a block's checksum and entry count; {@code block} is its number, or -1 for the index. */
@@ -347,15 +388,6 @@ public final class SsTable {
 
     private static String blockName(int block) {
         return block < 0 ? "index block" : "data block " + block;
-    }
-
-    private static void checkHandle(Path path, long footerOffset, long offset, int size, int maxBlockSize)
-            throws CorruptionException {
-        if (offset < 0 || size < 0 || size > maxBlockSize || offset + size > footerOffset
-                || maxBlockSize > TableFormat.MAX_BLOCK_SIZE) {
-            throw new CorruptionException(path, footerOffset, "footer points outside the file: offset " + offset
-                    + ", size " + size);
-        }
     }
 
     private static MappedByteBuffer[] map(FileChannel channel, long size, int maxBlockSize, int segmentShift)
@@ -422,6 +454,11 @@ public final class SsTable {
             buf = segment(segments, segmentShift, offset);
             base = local(segmentShift, offset);
             ensureVerified(b, buf, base, size, offset);
+            if (!codec.isIdentity()) {
+                buf = decompress(b, buf, base, size, offset);
+                base = 0;
+                size = buf.capacity();
+            }
             count = Block.count(buf, base, size);
             index = 0;
         }

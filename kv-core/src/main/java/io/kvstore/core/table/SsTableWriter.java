@@ -1,6 +1,7 @@
 package io.kvstore.core.table;
 
 import io.kvstore.core.Bytes;
+import io.kvstore.core.Compression;
 import io.kvstore.core.Entry;
 import io.kvstore.core.util.Coding;
 import io.kvstore.core.util.Crc32c;
@@ -16,8 +17,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Writes one immutable SSTable: data blocks, a Bloom filter, a block index, a meta block and a
- * footer (see docs/FORMAT.md). Entries must arrive in strictly increasing key order.
+ * Writes one immutable SSTable in the current format: data blocks (compressed with the table's
+ * codec), a Bloom filter, a block index, a meta block and a footer (see docs/FORMAT.md). Entries must
+ * arrive in strictly increasing key order.
  *
  * <p>Heap use while writing: one data block, the filter bits and the index (about 2% of the table).
  * REQUIRES: external synchronization (one thread writes a table).
@@ -30,6 +32,9 @@ public final class SsTableWriter implements AutoCloseable {
     private final BlockBuilder data = new BlockBuilder();
     private final BlockBuilder index = new BlockBuilder();
     private final BloomFilterBuilder bloom;
+    private final BlockCodec codec;
+    /** Compressed bytes of one data block plus its trailer; grown as blocks need. */
+    private byte[] compressed = new byte[0];
     private final byte[] handle = new byte[TableFormat.HANDLE_SIZE];
     private long position;
     private long entryCount;
@@ -40,13 +45,21 @@ public final class SsTableWriter implements AutoCloseable {
     private int maxBlockSize;
     private boolean finished;
 
+    /** An uncompressed table; see {@link #SsTableWriter(Path, int, int, long, Compression)}. */
+    public SsTableWriter(Path path, int blockSize, int bloomBitsPerKey, long expectedKeys) throws IOException {
+        this(path, blockSize, bloomBitsPerKey, expectedKeys, Compression.NONE);
+    }
+
     /**
      * Creates {@code path} (which must not exist) for a table of at most {@code expectedKeys} keys;
-     * the Bloom filter is sized for that many ({@code bloomBitsPerKey} 0 writes no filter).
+     * the Bloom filter is sized for that many ({@code bloomBitsPerKey} 0 writes no filter). Data blocks
+     * are compressed with {@code compression}, which the table records.
      */
-    public SsTableWriter(Path path, int blockSize, int bloomBitsPerKey, long expectedKeys) throws IOException {
+    public SsTableWriter(Path path, int blockSize, int bloomBitsPerKey, long expectedKeys, Compression compression)
+            throws IOException {
         this.path = path;
         this.blockSize = blockSize;
+        this.codec = BlockCodec.of(compression);
         this.bloom = bloomBitsPerKey > 0 ? new BloomFilterBuilder(expectedKeys, bloomBitsPerKey) : null;
         this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         this.out = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16);
@@ -114,34 +127,14 @@ public final class SsTableWriter implements AutoCloseable {
         int indexSize = index.size();
         write(index.buffer(), indexSize);
 
-        byte[] meta = new byte[8 * 3 + 4 * 3 + 4 + firstKey.length + 4 + lastKey.length + 4];
-        int p = 0;
-        Coding.putLong(meta, p, entryCount);
-        Coding.putLong(meta, p + 8, minTimestamp);
-        Coding.putLong(meta, p + 16, maxTimestamp);
-        Coding.putInt(meta, p + 24, bloomLines);
-        Coding.putInt(meta, p + 28, bloomProbes);
-        Coding.putInt(meta, p + 32, bloomCrc);
-        p += 36;
-        Coding.putInt(meta, p, firstKey.length);
-        System.arraycopy(firstKey, 0, meta, p + 4, firstKey.length);
-        p += 4 + firstKey.length;
-        Coding.putInt(meta, p, lastKey.length);
-        System.arraycopy(lastKey, 0, meta, p + 4, lastKey.length);
-        p += 4 + lastKey.length;
-        Coding.putInt(meta, p, Crc32c.of(meta, 0, p));
+        byte[] meta = new TableMeta(entryCount, minTimestamp, maxTimestamp, bloomLines, bloomProbes, bloomCrc,
+                firstKey, lastKey, codec.id()).encode(TableFormat.V2);
         long metaOffset = position;
         write(meta, meta.length);
 
         maxBlockSize = Math.max(maxBlockSize, Math.max(meta.length, Math.max(indexSize, bloomSize)));
-        byte[] footer = new byte[TableFormat.FOOTER_SIZE];
-        putHandle(footer, 0, metaOffset, meta.length);
-        putHandle(footer, 12, indexOffset, indexSize);
-        putHandle(footer, 24, bloomOffset, bloomSize);
-        Coding.putInt(footer, 36, maxBlockSize);
-        Coding.putInt(footer, 40, TableFormat.VERSION);
-        Coding.putInt(footer, 44, Crc32c.of(footer, 0, 44));
-        Coding.putLong(footer, 48, TableFormat.MAGIC);
+        byte[] footer = new Footer(TableFormat.V2, new BlockHandle(metaOffset, meta.length),
+                new BlockHandle(indexOffset, indexSize), new BlockHandle(bloomOffset, bloomSize), maxBlockSize).encode();
         write(footer, footer.length);
 
         out.flush();
@@ -172,22 +165,39 @@ public final class SsTableWriter implements AutoCloseable {
     private void flushDataBlock() throws IOException {
         data.finish();
         long offset = position;
-        int size = data.size();
-        write(data.buffer(), size);
+        int size;
+        if (codec.isIdentity()) {
+            size = data.size();
+            write(data.buffer(), size);
+        } else {
+            size = writeCompressed(data.buffer(), data.size());
+        }
         maxBlockSize = Math.max(maxBlockSize, size);
-        Coding.putLong(handle, 0, offset);
-        Coding.putInt(handle, 8, size);
+        new BlockHandle(offset, size).encode(handle, 0);
         index.add(lastKey, handle, 0);
         data.reset();
+    }
+
+    /** Writes {@code block[0, length)} compressed, with its trailer; returns the bytes written. */
+    private int writeCompressed(byte[] block, int length) throws IOException {
+        int bound = codec.maxCompressedLength(length) + TableFormat.COMPRESSED_TRAILER;
+        if (compressed.length < bound) {
+            compressed = new byte[bound];
+        }
+        int n = codec.compress(block, length, compressed);
+        Coding.putInt(compressed, n, length);
+        Coding.putInt(compressed, n + 4, Crc32c.of(compressed, 0, n + 4));
+        int size = n + TableFormat.COMPRESSED_TRAILER;
+        if (size > TableFormat.MAX_BLOCK_SIZE) {
+            throw new IllegalArgumentException("compressed block of " + size + " bytes exceeds "
+                    + TableFormat.MAX_BLOCK_SIZE + " in " + path);
+        }
+        write(compressed, size);
+        return size;
     }
 
     private void write(byte[] bytes, int length) throws IOException {
         out.write(bytes, 0, length);
         position += length;
-    }
-
-    private static void putHandle(byte[] dst, int at, long offset, int size) {
-        Coding.putLong(dst, at, offset);
-        Coding.putInt(dst, at + 8, size);
     }
 }

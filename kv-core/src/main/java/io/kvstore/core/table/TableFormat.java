@@ -2,18 +2,21 @@ package io.kvstore.core.table;
 
 /** Constants of the SSTable file format; docs/FORMAT.md describes the layout byte by byte. */
 final class TableFormat {
-    /** "KVSSTBL1" read as a little-endian long; the last 8 bytes of every table. */
-    static final long MAGIC = 0x314C42545353564BL;
-    static final int VERSION = 1;
-    /** meta, index, bloom handles (3 x 12) + maxBlockSize + version + crc + magic. */
-    static final int FOOTER_SIZE = 56;
+    /** The first format: uncompressed blocks, no codec in the meta block. Read, never written. */
+    static final int V1 = 1;
+    /** The format written: a codec per table in the meta block, compressed data blocks with their own trailer. */
+    static final int V2 = 2;
+    /** Size of the footer, the last bytes of every table. */
+    static final int FOOTER_SIZE = Footer.SIZE;
     /** keyLength u32, valueLength i32 (-1 = tombstone), timestamp i64. */
     static final int ENTRY_HEADER = 16;
     static final int TOMBSTONE_LENGTH = -1;
     /** Block trailer after the offsets array: entry count u32, crc32c u32. */
     static final int BLOCK_TRAILER = 8;
+    /** Trailer of a compressed data block after its compressed bytes: uncompressed size u32, crc32c u32. */
+    static final int COMPRESSED_TRAILER = 8;
     /** A block handle in the index: offset u64, size u32. */
-    static final int HANDLE_SIZE = 12;
+    static final int HANDLE_SIZE = BlockHandle.SIZE;
     /** Tables are mapped in windows of this size (plus the largest block, so no block straddles two). */
     static final int SEGMENT_SHIFT = 30;
     /** Largest block (entry, index or filter) a table may hold, so a mapping window stays under 2 GiB. */

@@ -1,6 +1,7 @@
 package io.kvstore.core.lsm;
 
 import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
 import io.kvstore.core.util.Coding;
@@ -23,7 +24,8 @@ public final class LargeStoreChild {
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
         long targetBytes = Long.parseLong(args[1]);
-        DaoOptions options = DaoOptions.builder(dir).flushThresholdBytes(2 << 20).build();
+        // Uncompressed: the values are patterned, and the store's size on disk is what the test is about.
+        DaoOptions options = DaoOptions.builder(dir).flushThresholdBytes(2 << 20).compression(Compression.NONE).build();
         int keys = (int) (targetBytes / VALUE_BYTES);
         try (LsmDao dao = LsmDao.open(options)) {
             for (int i = 0; i < keys; i++) {

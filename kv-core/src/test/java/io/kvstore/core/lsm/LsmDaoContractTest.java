@@ -1,5 +1,6 @@
 package io.kvstore.core.lsm;
 
+import io.kvstore.core.Compression;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoContractTest;
 import io.kvstore.core.DaoOptions;
@@ -8,6 +9,11 @@ import java.io.IOException;
 class LsmDaoContractTest extends DaoContractTest {
     @Override
     protected Dao open(DaoOptions options) throws IOException {
-        return LsmDao.open(options);
+        return LsmDao.open(options.toBuilder().compression(compression()).build());
+    }
+
+    /** The codec of the tables the suite writes. */
+    protected Compression compression() {
+        return DaoOptions.DEFAULT_COMPRESSION;
     }
 }

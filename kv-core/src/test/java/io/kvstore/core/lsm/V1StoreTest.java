@@ -101,8 +101,12 @@ class V1StoreTest {
     void keepsEveryWriteThroughCompactionAndReopen() throws IOException {
         copyV1Store(dir);
         try (LsmDao dao = LsmDao.open(DaoOptions.defaults(dir))) {
+            assertEquals(1, dao.liveTables()[dao.liveTables().length - 1].formatVersion());
             dao.compact();
             assertHoldsV1Contents(dao, true);
+            assertEquals(1, dao.liveTables().length);
+            assertEquals(2, dao.liveTables()[0].formatVersion(), "compaction writes the current format");
+            assertEquals("lz4", dao.liveTables()[0].codecName());
         }
         try (LsmDao dao = LsmDao.open(DaoOptions.defaults(dir))) {
             assertHoldsV1Contents(dao, true);
