@@ -1,6 +1,8 @@
 package io.kvstore.server;
 
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.ReadRepair;
+import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
@@ -78,8 +80,10 @@ public final class KvServerConfig {
     private final int eventLoops;
     private final int storageThreads;
     private final boolean nativeTransport;
+    private final ReplicationOptions replication;
 
-    private KvServerConfig(Builder b, DaoOptions storeOptions) {
+    private KvServerConfig(Builder b, DaoOptions storeOptions, ReplicationOptions replication) {
+        this.replication = replication;
         this.port = b.port;
         this.self = b.self != null ? b.self : "http://localhost:" + b.port;
         this.cluster = b.cluster != null ? List.copyOf(b.cluster) : List.of(this.self);
@@ -103,6 +107,11 @@ public final class KvServerConfig {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** Replication factor, hinted handoff, read repair and tombstone grace (see {@link ReplicationOptions}). */
+    public ReplicationOptions replication() {
+        return replication;
     }
 
     /** TCP port to listen on; 0 picks a free one (single node only: a cluster needs known addresses). */
@@ -238,6 +247,8 @@ public final class KvServerConfig {
         private int storageThreads = -1;
         private boolean nativeTransport = true;
         private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
+        private final ReplicationOptions.Builder replication = ReplicationOptions.builder();
+        private Duration tombstoneGrace = ReplicationOptions.DEFAULT_TOMBSTONE_GRACE;
 
         public Builder port(int port) {
             this.port = port;
@@ -345,6 +356,52 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** RF; 0 (the default) takes the number of nodes in the cluster. See {@link ReplicationOptions}. */
+        public Builder replicationFactor(int replicationFactor) {
+            replication.replicationFactor(replicationFactor);
+            return this;
+        }
+
+        /** Hinted handoff on (the default) or off. */
+        public Builder hints(boolean hints) {
+            replication.hints(hints);
+            return this;
+        }
+
+        /** See {@link ReplicationOptions#hintWindow()}. */
+        public Builder hintWindow(Duration window) {
+            replication.hintWindow(window);
+            return this;
+        }
+
+        /** See {@link ReplicationOptions#hintReplayBytesPerSecond()}. */
+        public Builder hintReplayBytesPerSecond(long bytesPerSecond) {
+            replication.hintReplayBytesPerSecond(bytesPerSecond);
+            return this;
+        }
+
+        /** See {@link ReplicationOptions#maxHintBytes()}. */
+        public Builder maxHintBytes(long bytes) {
+            replication.maxHintBytes(bytes);
+            return this;
+        }
+
+        /** See {@link ReadRepair}; default blocking. */
+        public Builder readRepair(ReadRepair mode) {
+            replication.readRepair(mode);
+            return this;
+        }
+
+        /**
+         * How long a tombstone is kept at least, by the store's compactions and by replication (hints
+         * older than this are dropped); default {@link ReplicationOptions#DEFAULT_TOMBSTONE_GRACE}.
+         */
+        public Builder tombstoneGrace(Duration grace) {
+            this.tombstoneGrace = grace;
+            replication.tombstoneGrace(grace);
+            return this;
+        }
+
         public KvServerConfig build() {
             require(port >= 0 && port <= 65535, "port must be in [0, 65535], got " + port);
             require(maxKeyBytes >= 1 && maxKeyBytes <= LARGEST_MAX_KEY_BYTES,
@@ -367,8 +424,12 @@ public final class KvServerConfig {
                     .syncPolicy(syncPolicy)
                     .flushThresholdBytes(flushThresholdBytes)
                     .backgroundPriority(backgroundPriority)
+                    .tombstoneGrace(tombstoneGrace == null ? ReplicationOptions.DEFAULT_TOMBSTONE_GRACE : tombstoneGrace)
                     .build();
-            KvServerConfig config = new KvServerConfig(this, storeOptions);
+            ReplicationOptions replicationOptions = replication.build();
+            KvServerConfig config = new KvServerConfig(this, storeOptions, replicationOptions);
+            require(replicationOptions.replicationFactor() <= config.cluster.size(), "replication factor "
+                    + replicationOptions.replicationFactor() + " exceeds the " + config.cluster.size() + " nodes of the cluster");
             for (String node : config.cluster) {
                 checkUrl(node);
             }
