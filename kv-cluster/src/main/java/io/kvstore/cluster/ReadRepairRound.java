@@ -166,7 +166,6 @@ final class ReadRepairRound {
         if (a == null || b == null) {
             return a == b;
         }
-        return a.timestamp() == b.timestamp() && a.isTombstone() == b.isTombstone()
-                && (a.isTombstone() || java.util.Arrays.equals(a.value(), b.value()));
+        return Entry.compareVersions(a, b) == 0;
     }
 }

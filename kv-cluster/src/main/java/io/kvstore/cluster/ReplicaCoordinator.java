@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  *       failed, or when the per-request timeout passes first.</li>
  *   <li>Reads return the newest of the first {@code ack} answers by timestamp ({@code null} when none
  *       of them holds the key). A tombstone is returned as such: the caller treats it as absent.
- *       Equal timestamps prefer a tombstone, then the greater value, so every coordinator picks the
- *       same version.</li>
+ *       Versions are ordered by the rule the engines use, {@link Entry#compareVersions} (timestamp,
+ *       then tombstone, then bytes), so every coordinator and replica picks the same version.</li>
  *   <li>Writes take their timestamp from the {@link HybridClock}; every timestamp read from a replica
  *       is {@linkplain HybridClock#observe(long) observed}, so a later write of this node supersedes it.</li>
  *   <li>Built with {@link #builder}, it also keeps replicas converging: every answer and failure is
@@ -270,21 +270,9 @@ public final class ReplicaCoordinator implements AutoCloseable {
         }
     }
 
-    /** The newer of two answers; {@code null} (absent) loses to any version. */
+    /** The newer of two answers by the one version rule, {@link Entry#newerOf}; {@code null} (absent) loses. */
     static Entry newer(Entry a, Entry b) {
-        if (a == null) {
-            return b;
-        }
-        if (b == null) {
-            return a;
-        }
-        if (a.timestamp() != b.timestamp()) {
-            return a.timestamp() > b.timestamp() ? a : b;
-        }
-        if (a.isTombstone() || b.isTombstone()) {
-            return a.isTombstone() ? a : b;
-        }
-        return Bytes.compare(a.value(), b.value()) >= 0 ? a : b;
+        return Entry.newerOf(a, b);
     }
 
     /** Collects a coordinator's collaborators and options; {@link #build()} validates them. */

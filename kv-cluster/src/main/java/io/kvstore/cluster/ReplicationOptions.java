@@ -16,14 +16,18 @@ import java.util.Objects;
  * }</pre>
  */
 public final class ReplicationOptions {
-    /** Default hint window: a node down longer gets no new hints (anti-entropy covers it). */
-    public static final Duration DEFAULT_HINT_WINDOW = Duration.ofHours(3);
+    /** Default hint window in seconds (3 h): a node down longer gets no new hints (anti-entropy covers it). */
+    public static final long DEFAULT_HINT_WINDOW_SECONDS = 3 * 3600;
+    /** {@link #DEFAULT_HINT_WINDOW_SECONDS} as a duration. */
+    public static final Duration DEFAULT_HINT_WINDOW = Duration.ofSeconds(DEFAULT_HINT_WINDOW_SECONDS);
     /** Default rate of hint replay to a node that is back: 4 MiB/s. */
     public static final long DEFAULT_HINT_REPLAY_BYTES_PER_SECOND = 4L << 20;
     /** Default bound of the hints kept for one node: 1 GiB. */
     public static final long DEFAULT_MAX_HINT_BYTES = 1L << 30;
-    /** Default tombstone grace period: 10 days. */
-    public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
+    /** Default tombstone grace period in seconds: 10 days. */
+    public static final long DEFAULT_TOMBSTONE_GRACE_SECONDS = 10 * 24 * 3600;
+    /** {@link #DEFAULT_TOMBSTONE_GRACE_SECONDS} as a duration. */
+    public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofSeconds(DEFAULT_TOMBSTONE_GRACE_SECONDS);
 
     private final int replicationFactor;
     private final boolean hints;
@@ -139,55 +143,64 @@ public final class ReplicationOptions {
 
         /** RF, at least 1; 0 (the default) means the cluster size. */
         public Builder replicationFactor(int replicationFactor) {
-            if (replicationFactor < 0) {
-                throw new IllegalArgumentException("replication factor must be >= 1, got " + replicationFactor);
-            }
             this.replicationFactor = replicationFactor;
             return this;
         }
 
+        /** Hinted handoff on (the default) or off. */
         public Builder hints(boolean hints) {
             this.hints = hints;
             return this;
         }
 
+        /** A node down longer than this gets no new hints; default {@link #DEFAULT_HINT_WINDOW}. */
         public Builder hintWindow(Duration hintWindow) {
-            this.hintWindow = requirePositive("hint window", hintWindow);
+            this.hintWindow = hintWindow;
             return this;
         }
 
+        /** Rate of hint replay; default {@link #DEFAULT_HINT_REPLAY_BYTES_PER_SECOND}. */
         public Builder hintReplayBytesPerSecond(long bytesPerSecond) {
-            if (bytesPerSecond < 1) {
-                throw new IllegalArgumentException("hint replay rate must be >= 1 byte/s, got " + bytesPerSecond);
-            }
             this.hintReplayBytesPerSecond = bytesPerSecond;
             return this;
         }
 
+        /** Bound of the hints kept for one node; default {@link #DEFAULT_MAX_HINT_BYTES}. */
         public Builder maxHintBytes(long maxHintBytes) {
-            if (maxHintBytes < 0) {
-                throw new IllegalArgumentException("max hint bytes must be >= 0, got " + maxHintBytes);
-            }
             this.maxHintBytes = maxHintBytes;
             return this;
         }
 
+        /** What a GET does with disagreeing answers; default {@link ReadRepair#BLOCKING}. */
         public Builder readRepair(ReadRepair readRepair) {
-            this.readRepair = Objects.requireNonNull(readRepair, "readRepair");
+            this.readRepair = readRepair;
             return this;
         }
 
+        /** How long tombstones are kept at least; default {@link #DEFAULT_TOMBSTONE_GRACE}. */
         public Builder tombstoneGrace(Duration tombstoneGrace) {
-            this.tombstoneGrace = requirePositive("tombstone grace", tombstoneGrace);
+            this.tombstoneGrace = tombstoneGrace;
             return this;
         }
 
         /**
-         * @throws IllegalArgumentException if the hint window is not shorter than the tombstone grace: a
-         *                                  hint replayed after its tombstones were purged elsewhere could
-         *                                  bring deleted data back
+         * @throws IllegalArgumentException for an option out of range, or a hint window not shorter than
+         *                                  the tombstone grace: a hint replayed after the tombstones it
+         *                                  carries were purged elsewhere could bring deleted data back
          */
         public ReplicationOptions build() {
+            if (replicationFactor < 0) {
+                throw new IllegalArgumentException("replication factor must be >= 1, got " + replicationFactor);
+            }
+            requirePositive("hint window", hintWindow);
+            requirePositive("tombstone grace", tombstoneGrace);
+            if (hintReplayBytesPerSecond < 1) {
+                throw new IllegalArgumentException("hint replay rate must be >= 1 byte/s, got " + hintReplayBytesPerSecond);
+            }
+            if (maxHintBytes < 0) {
+                throw new IllegalArgumentException("max hint bytes must be >= 0, got " + maxHintBytes);
+            }
+            Objects.requireNonNull(readRepair, "readRepair");
             if (hints && hintWindow.compareTo(tombstoneGrace) >= 0) {
                 throw new IllegalArgumentException("hint window " + hintWindow
                         + " must be shorter than the tombstone grace " + tombstoneGrace);

@@ -113,18 +113,10 @@ public final class KvServer {
      * connections, or fails (with the store closed again) if the store cannot open or the port is taken.
      */
     public static CompletionStage<KvServer> start(KvServerConfig config) {
-        return start(config, ReplicationOptions.defaults());
-    }
-
-    /**
-     * {@link #start(KvServerConfig)} with the given replication options: RF, hinted handoff, read repair
-     * and the tombstone grace period.
-     */
-    public static CompletionStage<KvServer> start(KvServerConfig config, ReplicationOptions replication) {
+        ReplicationOptions replication = config.replication();
         Dao dao;
         HybridClock clock;
         try {
-            replication.replicationFactor(config.cluster().size());
             // The lease file lives beside the store's files: a clock and its data are moved together.
             clock = new HybridClock(System::currentTimeMillis, ClockLease.open(config.dataDirectory()));
             dao = config.engine().open(config.storeOptions());

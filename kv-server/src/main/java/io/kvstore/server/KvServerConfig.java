@@ -1,6 +1,8 @@
 package io.kvstore.server;
 
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.ReadRepair;
+import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
@@ -62,8 +64,6 @@ public final class KvServerConfig {
     public static final int DEFAULT_SYNCING_STORAGE_THREADS = 64;
     /** Default time between anti-entropy exchanges with every peer: an hour. */
     public static final long DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS = 3600;
-    /** Default time the store keeps a tombstone so that repair can spread it first: 10 days. */
-    public static final long DEFAULT_TOMBSTONE_GRACE_SECONDS = 10 * 24 * 3600;
 
     private final int port;
     private final String self;
@@ -83,8 +83,10 @@ public final class KvServerConfig {
     private final int storageThreads;
     private final boolean nativeTransport;
     private final Duration antiEntropyInterval;
+    private final ReplicationOptions replication;
 
-    private KvServerConfig(Builder b, DaoOptions storeOptions) {
+    private KvServerConfig(Builder b, DaoOptions storeOptions, ReplicationOptions replication) {
+        this.replication = replication;
         this.port = b.port;
         this.self = b.self != null ? b.self : "http://localhost:" + b.port;
         this.cluster = b.cluster != null ? List.copyOf(b.cluster) : List.of(this.self);
@@ -109,6 +111,11 @@ public final class KvServerConfig {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** Replication factor, hinted handoff, read repair and tombstone grace (see {@link ReplicationOptions}). */
+    public ReplicationOptions replication() {
+        return replication;
     }
 
     /** TCP port to listen on; 0 picks a free one (single node only: a cluster needs known addresses). */
@@ -253,7 +260,8 @@ public final class KvServerConfig {
         private boolean nativeTransport = true;
         private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
         private Duration antiEntropyInterval = Duration.ofSeconds(DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS);
-        private Duration tombstoneGrace = Duration.ofSeconds(DEFAULT_TOMBSTONE_GRACE_SECONDS);
+        private final ReplicationOptions.Builder replication = ReplicationOptions.builder();
+        private Duration tombstoneGrace = ReplicationOptions.DEFAULT_TOMBSTONE_GRACE;
 
         public Builder port(int port) {
             this.port = port;
@@ -367,9 +375,49 @@ public final class KvServerConfig {
             return this;
         }
 
-        /** See {@link DaoOptions#tombstoneGrace()}. */
+        /** RF; 0 (the default) takes the number of nodes in the cluster. See {@link ReplicationOptions}. */
+        public Builder replicationFactor(int replicationFactor) {
+            replication.replicationFactor(replicationFactor);
+            return this;
+        }
+
+        /** Hinted handoff on (the default) or off. */
+        public Builder hints(boolean hints) {
+            replication.hints(hints);
+            return this;
+        }
+
+        /** See {@link ReplicationOptions#hintWindow()}. */
+        public Builder hintWindow(Duration window) {
+            replication.hintWindow(window);
+            return this;
+        }
+
+        /** See {@link ReplicationOptions#hintReplayBytesPerSecond()}. */
+        public Builder hintReplayBytesPerSecond(long bytesPerSecond) {
+            replication.hintReplayBytesPerSecond(bytesPerSecond);
+            return this;
+        }
+
+        /** See {@link ReplicationOptions#maxHintBytes()}. */
+        public Builder maxHintBytes(long bytes) {
+            replication.maxHintBytes(bytes);
+            return this;
+        }
+
+        /** See {@link ReadRepair}; default blocking. */
+        public Builder readRepair(ReadRepair mode) {
+            replication.readRepair(mode);
+            return this;
+        }
+
+        /**
+         * How long a tombstone is kept at least, by the store's compactions and by replication (hints
+         * older than this are dropped); default {@link ReplicationOptions#DEFAULT_TOMBSTONE_GRACE}.
+         */
         public Builder tombstoneGrace(Duration grace) {
-            this.tombstoneGrace = Objects.requireNonNull(grace, "tombstoneGrace");
+            this.tombstoneGrace = grace;
+            replication.tombstoneGrace(grace);
             return this;
         }
 
@@ -396,9 +444,12 @@ public final class KvServerConfig {
                     .syncPolicy(syncPolicy)
                     .flushThresholdBytes(flushThresholdBytes)
                     .backgroundPriority(backgroundPriority)
-                    .tombstoneGrace(tombstoneGrace)
+                    .tombstoneGrace(tombstoneGrace == null ? ReplicationOptions.DEFAULT_TOMBSTONE_GRACE : tombstoneGrace)
                     .build();
-            KvServerConfig config = new KvServerConfig(this, storeOptions);
+            ReplicationOptions replicationOptions = replication.build();
+            KvServerConfig config = new KvServerConfig(this, storeOptions, replicationOptions);
+            require(replicationOptions.replicationFactor() <= config.cluster.size(), "replication factor "
+                    + replicationOptions.replicationFactor() + " exceeds the " + config.cluster.size() + " nodes of the cluster");
             for (String node : config.cluster) {
                 checkUrl(node);
             }

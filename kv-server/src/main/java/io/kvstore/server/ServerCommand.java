@@ -1,6 +1,8 @@
 package io.kvstore.server;
 
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.ReadRepair;
+import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
@@ -167,13 +169,6 @@ final class ServerCommand {
         config.antiEntropyInterval(Duration.ofSeconds(seconds));
     }
 
-    @Option(names = "--tombstone-grace-s", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_TOMBSTONE_GRACE_SECONDS,
-            description = "compaction keeps a tombstone at least this long, so that repair spreads it to every"
-                    + " replica first; a replica down for longer may bring a deleted key back")
-    void tombstoneGraceSeconds(long seconds) {
-        config.tombstoneGrace(Duration.ofSeconds(seconds));
-    }
-
     @Option(names = "--event-loops", paramLabel = "N", description = "HTTP event loops (default: one per core)")
     void eventLoops(int count) {
         config.eventLoops(count);
@@ -198,6 +193,59 @@ final class ServerCommand {
                     + " cores to requests: idle (Linux's SCHED_IDLE) or a nice value 0-19, 0 the normal priority")
     void backgroundPriority(BackgroundPriority priority) {
         config.backgroundPriority(priority);
+    }
+
+    @Option(names = "--replication-factor", paramLabel = "N",
+            description = "RF: the default from, and how many replicas of each key repair keeps in sync"
+                    + " (default: the number of nodes in --cluster)")
+    void replicationFactor(int replicationFactor) {
+        config.replicationFactor(replicationFactor);
+    }
+
+    @Option(names = "--hints", paramLabel = "on|off", defaultValue = "on",
+            description = "hinted handoff: writes a replica did not acknowledge are kept on this node and replayed"
+                    + " when it is back")
+    void hints(Switch hints) {
+        config.hints(hints == Switch.ON);
+    }
+
+    @Option(names = "--hint-window-s", paramLabel = "N", defaultValue = "" + ReplicationOptions.DEFAULT_HINT_WINDOW_SECONDS,
+            description = "a node down longer than this gets no new hints (anti-entropy covers it)")
+    void hintWindowSeconds(long seconds) {
+        config.hintWindow(Duration.ofSeconds(seconds));
+    }
+
+    @Option(names = "--hint-replay-bytes-per-s", paramLabel = "N",
+            defaultValue = "" + ReplicationOptions.DEFAULT_HINT_REPLAY_BYTES_PER_SECOND,
+            description = "rate at which hints are replayed to a node that is back")
+    void hintReplayBytesPerSecond(long bytes) {
+        config.hintReplayBytesPerSecond(bytes);
+    }
+
+    @Option(names = "--max-hint-bytes", paramLabel = "N", defaultValue = "" + ReplicationOptions.DEFAULT_MAX_HINT_BYTES,
+            description = "hints kept for one node at most; past it new hints are dropped and counted")
+    void maxHintBytes(long bytes) {
+        config.maxHintBytes(bytes);
+    }
+
+    @Option(names = "--read-repair", paramLabel = "MODE", defaultValue = "blocking",
+            description = "blocking | async | off: what a GET does when its replicas disagree; blocking answers once"
+                    + " the newest version is on ack replicas (monotonic quorum reads)")
+    void readRepair(ReadRepair mode) {
+        config.readRepair(mode);
+    }
+
+    @Option(names = "--tombstone-grace-s", paramLabel = "N", defaultValue = "" + ReplicationOptions.DEFAULT_TOMBSTONE_GRACE_SECONDS,
+            description = "compaction keeps a tombstone at least this long, so that repair spreads it to every"
+                    + " replica first (a replica down for longer may bring a deleted key back); hints older than"
+                    + " this are dropped")
+    void tombstoneGraceSeconds(long seconds) {
+        config.tombstoneGrace(Duration.ofSeconds(seconds));
+    }
+
+    /** An option that is on or off. */
+    enum Switch {
+        ON, OFF
     }
 
     /** The event loops' transport, by its command-line name. */
@@ -245,6 +293,7 @@ final class ServerCommand {
         commandLine.registerConverter(Engine.class, converter(Engine::fromName));
         commandLine.registerConverter(SyncPolicy.class, converter(ServerCommand::syncPolicy));
         commandLine.registerConverter(BackgroundPriority.class, converter(BackgroundPriority::parse));
+        commandLine.registerConverter(ReadRepair.class, converter(ReadRepair::fromId));
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         return commandLine;
     }

@@ -184,4 +184,39 @@ class ServerCommandTest {
         }
         return message;
     }
+
+    @Test
+    void replicationFlagsSetTheReplicationOptionsAndTheStoresGrace() {
+        assertEquals(KvServerConfig.builder().build().replication().toString(), ServerCommand.parse().replication().toString(),
+                "no flags give the builder's defaults");
+        KvServerConfig c = ServerCommand.parse("--cluster", "http://h1:9001,http://h2:9002,http://h3:9003",
+                "--self", "http://h2:9002", "--port", "9002", "--replication-factor", "2", "--hints", "off",
+                "--hint-window-s", "60", "--hint-replay-bytes-per-s", "1000", "--max-hint-bytes", "5000",
+                "--read-repair", "async", "--tombstone-grace-s", "120");
+        io.kvstore.cluster.ReplicationOptions r = c.replication();
+        assertEquals(2, r.replicationFactor(3));
+        assertFalse(r.hints());
+        assertEquals(Duration.ofSeconds(60), r.hintWindow());
+        assertEquals(1000, r.hintReplayBytesPerSecond());
+        assertEquals(5000, r.maxHintBytes());
+        assertEquals(io.kvstore.cluster.ReadRepair.ASYNC, r.readRepair());
+        assertEquals(Duration.ofSeconds(120), r.tombstoneGrace());
+        assertEquals(Duration.ofSeconds(120), c.storeOptions().tombstoneGrace(), "the store keeps tombstones as long");
+        assertEquals(3, ServerCommand.parse("--cluster", "http://h1:9001,http://h2:9002,http://h3:9003",
+                "--self", "http://h1:9001", "--port", "9001").replication().replicationFactor(3), "RF defaults to the cluster size");
+    }
+
+    @Test
+    void badReplicationFlagsAreUsageErrorsThatNameTheProblem() {
+        String cluster = "http://h1:9001,http://h2:9002";
+        assertTrue(assertThrows(ParameterException.class, () -> ServerCommand.parse("--cluster", cluster,
+                "--self", "http://h1:9001", "--port", "9001", "--replication-factor", "3")).getMessage()
+                .contains("replication factor 3"));
+        assertTrue(assertThrows(ParameterException.class, () -> ServerCommand.parse("--hint-window-s", "100",
+                "--tombstone-grace-s", "100")).getMessage().contains("shorter than the tombstone grace"));
+        assertTrue(assertThrows(ParameterException.class, () -> ServerCommand.parse("--read-repair", "sometimes"))
+                .getMessage().contains("sometimes"));
+        assertThrows(ParameterException.class, () -> ServerCommand.parse("--hints", "maybe"));
+        assertThrows(ParameterException.class, () -> ServerCommand.parse("--hint-replay-bytes-per-s", "0"));
+    }
 }
