@@ -39,6 +39,7 @@ final class ChunkedEntryDecoder {
     private int dataEndLeft;
     private boolean lastWasCr;
     private boolean chunked;
+    private long entries;
 
     ChunkedEntryDecoder(Listener listener, String node) {
         this.listener = listener;
@@ -96,7 +97,7 @@ final class ChunkedEntryDecoder {
         if (state == State.ERROR_BODY) {
             finishError();
         } else if (state != State.DONE) {
-            fail("the connection closed before the range ended");
+            fail("the connection closed before the range ended, after " + entries + " entries");
         }
     }
 
@@ -149,9 +150,10 @@ final class ChunkedEntryDecoder {
         }
         if (status != 200) {
             state = State.ERROR_BODY;
-            if (errorBodyLength == 0 || (chunked && errorBodyLength < 0)) {
-                errorBodyLength = -1; // the reason is not worth a second decoder; it ends with the connection
+            if (errorBodyLength == 0) {
+                finishError();
             }
+            // Without a length (chunked, which nodes do not use for errors) the reason ends with the connection.
         } else if (!chunked) {
             fail("a 200 answer to a range without chunked transfer encoding");
         } else {
@@ -197,6 +199,7 @@ final class ChunkedEntryDecoder {
         System.arraycopy(chunk, 0, key, 0, key.length);
         System.arraycopy(chunk, newline + 1, value, 0, value.length);
         chunk = null;
+        entries++;
         listener.entry(key, value);
     }
 

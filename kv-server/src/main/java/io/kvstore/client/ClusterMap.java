@@ -10,6 +10,8 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -28,8 +30,14 @@ final class ClusterMap {
     final Partitioner partitioner;
     final int replicationFactor;
     private final boolean[] serving;
+    /** The first time a node that failed to answer is avoided; it doubles with each failure in a row. */
+    private static final long FIRST_DOWN_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long LONGEST_DOWN_NANOS = TimeUnit.SECONDS.toNanos(30);
+
     /** Per node, {@link System#nanoTime()} until which it counts as down; 0: up. */
     private final AtomicLongArray downUntil;
+    /** Per node, failures to answer since its last answer. */
+    private final AtomicIntegerArray failures;
 
     private ClusterMap(long epoch, List<String> nodes, Partitioner partitioner, int replicationFactor, boolean[] serving) {
         this.epoch = epoch;
@@ -42,6 +50,7 @@ final class ClusterMap {
             addresses[i] = address(nodes.get(i));
         }
         this.downUntil = new AtomicLongArray(nodes.size());
+        this.failures = new AtomicIntegerArray(nodes.size());
     }
 
     /** A map of just {@code seeds}, for round-robin routing: no partitioner is read or needed. */
@@ -120,13 +129,16 @@ final class ClusterMap {
         return serving[node] && (until == 0 || now - until >= 0);
     }
 
-    void markDown(int node, long untilNanos) {
-        downUntil.set(node, untilNanos);
+    /** The node did not answer: it is avoided for a while, twice as long as last time if it failed then too. */
+    void markDown(int node, long now) {
+        int inARow = Math.min(failures.getAndIncrement(node), 5);
+        downUntil.set(node, now + Math.min(FIRST_DOWN_NANOS << inARow, LONGEST_DOWN_NANOS));
     }
 
     void markUp(int node) {
-        if (downUntil.get(node) != 0) {
+        if (downUntil.get(node) != 0 || failures.get(node) != 0) {
             downUntil.set(node, 0);
+            failures.set(node, 0);
         }
     }
 
@@ -136,6 +148,7 @@ final class ClusterMap {
             int here = nodes.indexOf(older.nodes.get(i));
             if (here >= 0) {
                 downUntil.set(here, older.downUntil.get(i));
+                failures.set(here, older.failures.get(i));
             }
         }
     }

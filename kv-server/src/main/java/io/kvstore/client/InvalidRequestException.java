@@ -1,8 +1,8 @@
 package io.kvstore.client;
 
 /**
- * 400 or 413: the node refused the request as malformed or too large (a key or body over the node's
- * limit, {@code ack}/{@code from} out of range). Sending it again will not help.
+ * 400, 413 or 414: the node refused the request as malformed or too large (a key or body over the
+ * node's limit, {@code ack}/{@code from} out of range, a request line too long to read). Sending it again will not help.
  */
 public final class InvalidRequestException extends KvClientException {
     private static final long serialVersionUID = 1L;

@@ -44,14 +44,15 @@ import org.slf4j.LoggerFactory;
  * <p>Keys are arbitrary bytes (percent-encoded on the wire as RFC 3986 says); values are arbitrary bytes,
  * an empty value included. A GET of an absent or deleted key is an empty {@code Optional}; failures
  * are {@link KvClientException}s: {@link NotEnoughReplicasException} (504), {@link OverloadedException}
- * (503), {@link InvalidRequestException} (400, 413), or status 0 when no node answered.
+ * (503), {@link InvalidRequestException} (400, 413, 414), or status 0 when no node answered.
  *
  * <p>Partition-aware: the client reads the cluster map ({@code GET /v0/cluster}, or the node list and
  * partitioner of {@code GET /v0/status} from nodes without one) from the first seed that answers,
  * places each key with the same {@link io.kvstore.cluster.Partitioner} as the nodes, and sends each
  * request to a live replica of its key, so the coordinating node holds a copy itself. It reads the map
  * again when a response carries a newer {@link #EPOCH_HEADER epoch}, when a node fails to answer
- * (which also marks that node down for a moment) and every {@link Builder#refreshInterval refresh
+ * (which also marks that node down for a second, doubling up to
+ * half a minute while it keeps failing) and every {@link Builder#refreshInterval refresh
  * interval}. Routing only saves a network hop: any node coordinates any key, so a stale map never
  * makes an answer wrong. A request that got no answer because its connection could not be made or
  * was closed (a node killed, or closing an idle connection just as it was reused) is sent to the next
@@ -68,8 +69,6 @@ public final class KvClient implements AutoCloseable {
      * map reads it again.
      */
     public static final String EPOCH_HEADER = "Kv-Cluster-Epoch";
-    /** How long a node that did not answer is avoided before requests try it again. */
-    private static final long DOWN_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** The least time between two refreshes caused by errors, so a dead node does not cause a storm. */
     private static final long MIN_REFRESH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
@@ -296,7 +295,7 @@ public final class KvClient implements AutoCloseable {
                         result.completeExceptionally(error);
                         return;
                     }
-                    current.markDown(node, System.nanoTime() + DOWN_NANOS);
+                    current.markDown(node, System.nanoTime());
                     requestRefresh(false);
                     boolean unanswered = error instanceof ConnectException || error instanceof HttpClosedException;
                     if ((unanswered || method == HttpMethod.GET) && attempt + 1 < current.size() && !closed) {

@@ -57,8 +57,9 @@ public final class RangeIterator implements Iterator<KeyValue>, AutoCloseable {
     static RangeIterator open(NetClient net, Context context, SocketAddress address, String node, String uri,
             long timeoutMillis) {
         RangeIterator range = new RangeIterator(context, node, timeoutMillis);
-        String request = "GET " + uri + " HTTP/1.1\r\nHost: " + address.host() + ":" + address.port()
-                + "\r\nConnection: close\r\n\r\n";
+        // Keep-alive, though the connection serves this range only: this side closes it once the last
+        // chunk is in, so the node never closes it with the end of the stream still in its buffers.
+        String request = "GET " + uri + " HTTP/1.1\r\nHost: " + address.host() + ":" + address.port() + "\r\n\r\n";
         context.runOnContext(v -> net.connect(address).onComplete(connected -> {
             if (connected.failed()) {
                 range.received.add(new KvClientException("range from " + node + ": cannot connect: " + connected.cause(), 0,
@@ -102,7 +103,8 @@ public final class RangeIterator implements Iterator<KeyValue>, AutoCloseable {
         connection.handler(decoder::feed);
         connection.exceptionHandler(error -> received.add(new KvClientException("range from " + node + ": " + error, 0,
                 node, error)));
-        connection.closeHandler(v -> decoder.closed());
+        // The end, not the close: it comes after the data still queued while reading was paused.
+        connection.endHandler(v -> decoder.closed());
         connection.write(Buffer.buffer(request));
     }
 
@@ -153,6 +155,16 @@ public final class RangeIterator implements Iterator<KeyValue>, AutoCloseable {
         KeyValue entry = (KeyValue) next;
         next = null;
         return entry;
+    }
+
+    /** Bytes of entries received and not yet consumed. */
+    long bufferedBytes() {
+        return receivedBytes.get();
+    }
+
+    /** Whether reading the connection is paused until the consumer catches up. */
+    boolean paused() {
+        return paused;
     }
 
     /** Closes the connection, whether or not the range was read to its end. Idempotent. */

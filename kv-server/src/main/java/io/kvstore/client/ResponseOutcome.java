@@ -56,6 +56,7 @@ interface ResponseOutcome<T> {
                 return new OverloadedException(message, node, retryAfter(retryAfter));
             case 400:
             case 413:
+            case 414:
                 return new InvalidRequestException(message, status, node);
             default:
                 return new KvClientException(message, status, node, null);
