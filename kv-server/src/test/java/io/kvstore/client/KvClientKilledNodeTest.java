@@ -30,8 +30,12 @@ class KvClientKilledNodeTest {
         }
         List<Process> nodes = new ArrayList<>();
         try {
+            List<CompletableFuture<Void>> listening = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                nodes.add(startNode(urls, i));
+                listening.add(startNode(urls, i, nodes));
+            }
+            for (CompletableFuture<Void> node : listening) {
+                node.get(60, TimeUnit.SECONDS);
             }
             try (KvClient client = KvClient.connect(urls.toArray(new String[0]))) {
                 for (int i = 0; i < 100; i++) {
@@ -62,14 +66,15 @@ class KvClientKilledNodeTest {
         }
     }
 
-    /** {@link Main} as node {@code i} in a JVM of its own; returns once it listens. */
-    private Process startNode(List<String> urls, int i) throws Exception {
+    /** Starts {@link Main} as node {@code i} in a JVM of its own, added to {@code nodes}; completes once it listens. */
+    private CompletableFuture<Void> startNode(List<String> urls, int i, List<Process> nodes) throws Exception {
         String port = urls.get(i).substring(urls.get(i).lastIndexOf(':') + 1);
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "--port", port,
                 "--data-dir", dir.resolve("node-" + i).toString(), "--cluster", String.join(",", urls),
-                "--self", urls.get(i), "--event-loops", "1");
+                "--self", urls.get(i), "--event-loops", "1", "--replica-timeout-ms", "10000");
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        nodes.add(process);
         CompletableFuture<Void> listening = new CompletableFuture<>();
         StringBuilder log = new StringBuilder();
         Thread reader = new Thread(() -> {
@@ -89,7 +94,6 @@ class KvClientKilledNodeTest {
         }, "node-" + i + "-log");
         reader.setDaemon(true);
         reader.start();
-        listening.get(60, TimeUnit.SECONDS);
-        return process;
+        return listening;
     }
 }
