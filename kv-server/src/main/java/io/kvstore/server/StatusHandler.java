@@ -37,6 +37,7 @@ final class StatusHandler {
                 .put("node", config.self())
                 .put("cluster", new JsonArray(config.cluster()))
                 .put("partitioner", config.partitioner())
+                .put("virtualNodes", config.virtualNodes())
                 .put("engine", config.engine().id())
                 .put("transport", transport)
                 .put("dataDirectory", config.dataDirectory().toAbsolutePath().toString())

@@ -1,0 +1,8 @@
+/**
+ * The Java client of a kvstore cluster over HTTP (protocol v0): {@link io.kvstore.client.KvClient}.
+ *
+ * <p>It encodes keys as arbitrary bytes (RFC 3986 percent-encoding), maps the protocol's status codes to
+ * results and typed exceptions, and sends each request to a live replica of its key, computed with the
+ * same partitioner as the nodes. Everything else in this package supports those classes.
+ */
+package io.kvstore.client;
