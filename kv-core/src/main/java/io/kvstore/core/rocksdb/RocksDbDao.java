@@ -182,7 +182,7 @@ public final class RocksDbDao implements Dao {
             }
             List<Integer> levels = new ArrayList<>();
             for (int level = 0; level < db.numberLevels(); level++) {
-                levels.add((int) db.getLongProperty("rocksdb.num-files-at-level" + level));
+                levels.add(Integer.parseInt(db.getProperty("rocksdb.num-files-at-level" + level).trim()));
             }
             return new DaoProperties(db.getLongProperty("rocksdb.cur-size-all-mem-tables"),
                     (int) db.getLongProperty("rocksdb.num-immutable-mem-table"),
