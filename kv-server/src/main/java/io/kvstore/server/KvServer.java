@@ -7,6 +7,9 @@ import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.Replica;
 import io.kvstore.cluster.ReplicaCoordinator;
 import io.kvstore.core.Dao;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -97,7 +100,10 @@ public final class KvServer {
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()).setPreferNativeTransport(config.nativeTransport()));
+        NodeMetrics metrics = config.metrics() ? new NodeMetrics() : null;
+        VertxOptions vertxOptions = new VertxOptions().setEventLoopPoolSize(config.eventLoops())
+                .setPreferNativeTransport(config.nativeTransport());
+        Vertx vertx = metrics == null ? Vertx.vertx(vertxOptions) : metrics.vertx(vertxOptions);
         ExecutorService storagePool = config.storageThreads() == 0 ? null
                 : Executors.newFixedThreadPool(config.storageThreads(), r -> {
                     Thread t = new Thread(r, "kv-storage");
@@ -116,20 +122,31 @@ public final class KvServer {
         LocalReplica local = new LocalReplica(dao, storage);
         List<Replica> replicas = new ArrayList<>();
         for (String node : config.cluster()) {
-            replicas.add(node.equals(config.self()) ? local
-                    : new HttpReplica(client, node, config.replicaTimeout().toMillis(), clock));
+            if (node.equals(config.self())) {
+                replicas.add(local);
+            } else {
+                Replica peer = new HttpReplica(client, node, config.replicaTimeout().toMillis(), clock);
+                replicas.add(metrics == null ? peer : new MeteredReplica(peer, node, metrics.registry()));
+            }
         }
         ReplicaCoordinator coordinator = new ReplicaCoordinator(partitioner, replicas, clock, config.replicaTimeout());
         KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool);
         AtomicInteger inFlight = new AtomicInteger();
         BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
         RangeHandler ranges = new RangeHandler(dao, config.maxKeyBytes());
+        StorageMetrics storageMetrics = null;
+        if (metrics != null) {
+            storageMetrics = new StorageMetrics(dao, metrics.registry());
+            server.bindNodeGauges(metrics.registry(), inFlight, bodyBudget, ranges);
+        }
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
-                new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
+                new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
+                        metrics == null ? CoordinatorMetrics.NONE : new CoordinatorMetrics(metrics.registry())),
                 ranges,
                 new InternalHandler(local, clock, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
-                new StatusHandler(config, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget, ranges,
-                        server.slowConnectionsClosed));
+                new StatusHandler(config, dao, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget,
+                        ranges, server.slowConnectionsClosed),
+                new MetricsHandler(metrics, storageMetrics));
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toMillis()))
@@ -157,6 +174,20 @@ public final class KvServer {
                 })
                 .onFailure(error -> server.stop().whenComplete((v, e) -> started.completeExceptionally(error)));
         return started;
+    }
+
+    /** The front end's own gauges: what /v0/status shows of requests, bodies, ranges and slow clients. */
+    private void bindNodeGauges(MeterRegistry registry, AtomicInteger inFlight, BodyMemoryBudget bodyBudget,
+                                RangeHandler ranges) {
+        Gauge.builder("kv.requests.in.flight", inFlight, AtomicInteger::get)
+                .description("Requests being served (admission control answers 503 past --max-in-flight)")
+                .register(registry);
+        Gauge.builder("kv.buffered.body", bodyBudget, BodyMemoryBudget::inUse).baseUnit("bytes")
+                .description("Request body bytes held in memory").register(registry);
+        Gauge.builder("kv.range.streams.open", ranges, RangeHandler::openIterators)
+                .description("Range streams open").register(registry);
+        FunctionCounter.builder("kv.slow.connections.closed", slowConnectionsClosed, LongAdder::sum)
+                .description("Connections closed for sending a request too slowly").register(registry);
     }
 
     private Future<Void> deploy(RequestRouter router, HttpServerOptions options, int listenPort, int instances) {

@@ -78,6 +78,7 @@ public final class KvServerConfig {
     private final int eventLoops;
     private final int storageThreads;
     private final boolean nativeTransport;
+    private final boolean metrics;
 
     private KvServerConfig(Builder b, DaoOptions storeOptions) {
         this.port = b.port;
@@ -99,6 +100,7 @@ public final class KvServerConfig {
         this.requestTimeout = b.requestTimeout;
         this.eventLoops = b.eventLoops;
         this.nativeTransport = b.nativeTransport;
+        this.metrics = b.metrics;
     }
 
     public static Builder builder() {
@@ -216,6 +218,14 @@ public final class KvServerConfig {
         return nativeTransport;
     }
 
+    /**
+     * Whether the node keeps metrics and serves them at {@code GET /metrics} (Prometheus text format).
+     * Default true; off, the route answers 404 and requests pay nothing for them.
+     */
+    public boolean metrics() {
+        return metrics;
+    }
+
     /** Builds a {@link KvServerConfig}; {@link #build()} rejects inconsistent settings with a clear message. */
     public static final class Builder {
         private int port = DEFAULT_PORT;
@@ -237,6 +247,7 @@ public final class KvServerConfig {
         private int eventLoops = Runtime.getRuntime().availableProcessors();
         private int storageThreads = -1;
         private boolean nativeTransport = true;
+        private boolean metrics = true;
         private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
 
         public Builder port(int port) {
@@ -336,6 +347,12 @@ public final class KvServerConfig {
         /** See {@link KvServerConfig#nativeTransport()}; false keeps java.nio. */
         public Builder nativeTransport(boolean nativeTransport) {
             this.nativeTransport = nativeTransport;
+            return this;
+        }
+
+        /** See {@link KvServerConfig#metrics()}. */
+        public Builder metrics(boolean metrics) {
+            this.metrics = metrics;
             return this;
         }
 

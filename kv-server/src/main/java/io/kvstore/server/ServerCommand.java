@@ -185,6 +185,17 @@ final class ServerCommand {
         config.backgroundPriority(priority);
     }
 
+    @Option(names = "--metrics", paramLabel = "on|off", defaultValue = "on",
+            description = "keep metrics and serve them at GET /metrics in the Prometheus text format")
+    void metrics(Switch metrics) {
+        config.metrics(metrics == Switch.ON);
+    }
+
+    /** A feature turned on or off, by its command-line name. */
+    enum Switch {
+        ON, OFF
+    }
+
     /** The event loops' transport, by its command-line name. */
     enum Transport {
         NATIVE, NIO

@@ -47,6 +47,7 @@ class ServerCommandTest {
         assertEquals(built.eventLoops(), parsed.eventLoops());
         assertEquals(built.storageThreads(), parsed.storageThreads());
         assertEquals(built.nativeTransport(), parsed.nativeTransport());
+        assertEquals(built.metrics(), parsed.metrics());
     }
 
     @Test
@@ -57,7 +58,7 @@ class ServerCommandTest {
                 "--flush-threshold", "1048576", "--max-key-bytes", "100", "--max-body-bytes", "1000",
                 "--max-in-flight", "10", "--max-buffered-bytes", "5000", "--replica-timeout-ms", "300",
                 "--idle-timeout-s", "9", "--request-timeout-s", "7", "--event-loops", "3", "--storage-threads", "0",
-                "--transport", "nio", "--background-priority", "idle");
+                "--transport", "nio", "--background-priority", "idle", "--metrics", "off");
         assertEquals(9001, c.port());
         assertEquals(Path.of("/tmp/x"), c.dataDirectory());
         assertEquals(List.of("http://h1:9001", "http://h2:9002"), c.cluster());
@@ -78,11 +79,13 @@ class ServerCommandTest {
         assertEquals(0, c.storageThreads());
         assertFalse(c.nativeTransport());
         assertEquals(BackgroundPriority.IDLE, c.storeOptions().backgroundPriority());
+        assertFalse(c.metrics());
     }
 
     @Test
     void namesAreCaseInsensitiveWhereTheyWereBefore() {
         assertTrue(ServerCommand.parse("--transport", "NATIVE").nativeTransport());
+        assertTrue(ServerCommand.parse("--metrics", "On").metrics());
         assertEquals(SyncPolicy.EVERY_WRITE, ServerCommand.parse("--sync", "Every").storeOptions().syncPolicy());
         assertEquals(BackgroundPriority.NORMAL, ServerCommand.parse("--background-priority", "0").storeOptions().backgroundPriority());
         assertEquals(BackgroundPriority.nice(19), ServerCommand.parse("--background-priority", "19").storeOptions().backgroundPriority());
