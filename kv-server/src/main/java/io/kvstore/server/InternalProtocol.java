@@ -11,6 +11,7 @@ import java.util.Base64;
  * GET    /internal/v0/entity?key=K        200 + value, headers X-Kv-Timestamp, X-Kv-Tombstone; 404 if absent
  * PUT    /internal/v0/entity?key=K&amp;ts=T   body = value        -> 201
  * DELETE /internal/v0/entity?key=K&amp;ts=T                      -> 202
+ * GET    /internal/v0/entities?start=S[&amp;end=E]  200, this node's versions of [S, E) as {@link RangeFrames}
  * </pre>
  */
 final class InternalProtocol {
@@ -19,8 +20,17 @@ final class InternalProtocol {
     static final String TIMESTAMP_PARAM = "ts";
     static final String TIMESTAMP_HEADER = "X-Kv-Timestamp";
     static final String TOMBSTONE_HEADER = "X-Kv-Tombstone";
+    static final String RANGE_PATH = "/internal/v0/entities";
+    static final String START_PARAM = "start";
+    static final String END_PARAM = "end";
 
     private InternalProtocol() {
+    }
+
+    /** The internal range route for {@code [from, to)}, {@code to} null for an open end. */
+    static String rangeUri(byte[] from, byte[] to) {
+        String uri = RANGE_PATH + '?' + START_PARAM + '=' + encodeKey(from);
+        return to == null ? uri : uri + '&' + END_PARAM + '=' + encodeKey(to);
     }
 
     static String encodeKey(byte[] key) {

@@ -14,6 +14,8 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.client.WebClient;
@@ -73,6 +75,7 @@ public final class KvServer {
     private final ReplicaCoordinator coordinator;
     private final WebClient client;
     private final ExecutorService storagePool;
+    private HttpClient rangeClient;
     private final List<String> deployments = new ArrayList<>();
     private volatile int port;
     /** Connections the {@link SlowClientGuard}s closed, for {@code /v0/status}. */
@@ -134,6 +137,13 @@ public final class KvServer {
         AtomicInteger inFlight = new AtomicInteger();
         BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
         RangeHandler ranges = new RangeHandler(dao, config.maxKeyBytes());
+        // Range streams have their own connections: a long stream must not hold up point requests
+        // pipelined behind it on the internode client's.
+        HttpClient rangeClient = vertx.createHttpClient(new HttpClientOptions().setTcpNoDelay(true)
+                .setConnectTimeout((int) config.replicaTimeout().toMillis()));
+        server.rangeClient = rangeClient;
+        ranges.cluster(new ClusterRange(config.cluster(), config.self(), ranges, rangeClient,
+                config.replicaTimeout().toMillis(), config.maxKeyBytes(), config.maxBodyBytes()));
         StorageMetrics storageMetrics = null;
         if (metrics != null) {
             storageMetrics = new StorageMetrics(dao, metrics.registry());
@@ -236,6 +246,7 @@ public final class KvServer {
         // Closing the store flushes and may take a while: it runs on its own thread, never on an event loop.
         Future.join(undeployed)
                 .onComplete(done -> client.close())
+                .eventually(rangeClient::close)
                 .eventually(vertx::close)
                 .onComplete(closed -> {
                     Thread closer = new Thread(this::closeStore, "kv-store-close");

@@ -89,6 +89,9 @@ final class RequestRouter implements Handler<HttpServerRequest> {
                 case InternalProtocol.PATH:
                     internal.handle(request);
                     break;
+                case InternalProtocol.RANGE_PATH:
+                    range.handleInternal(request);
+                    break;
                 default:
                     Responses.send(request, 400, "unknown path " + request.path());
             }
@@ -111,6 +114,7 @@ final class RequestRouter implements Handler<HttpServerRequest> {
             case STATUS:
             case METRICS:
             case InternalProtocol.PATH:
+            case InternalProtocol.RANGE_PATH:
                 return path;
             default:
                 return UNKNOWN_ROUTE;
