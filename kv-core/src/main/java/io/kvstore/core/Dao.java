@@ -59,6 +59,14 @@ public interface Dao extends Closeable {
      */
     CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException;
 
+    /**
+     * Sizes, table counts and counters of the store, read from memory: cheap enough for a caller that
+     * must not block. This default knows nothing ({@link DaoProperties#UNKNOWN}).
+     */
+    default DaoProperties properties() {
+        return DaoProperties.UNKNOWN;
+    }
+
     /** Makes every write so far durable in immutable files (no-op where not applicable). */
     void flush() throws IOException;
 

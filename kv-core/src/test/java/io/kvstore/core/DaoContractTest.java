@@ -53,6 +53,19 @@ public abstract class DaoContractTest {
     // ---- single-key operations ----
 
     @Test
+    void propertiesCountAFlushedTable() throws IOException {
+        Dao dao = openDefault();
+        for (int i = 0; i < 100; i++) {
+            dao.upsert(Entry.value(("key" + i).getBytes(StandardCharsets.UTF_8), new byte[100], i + 1));
+        }
+        dao.flush();
+        DaoProperties flushed = dao.properties();
+        assertEquals(1, flushed.tableCount(), "one flush, one table: " + flushed);
+        assertTrue(flushed.tableBytes() >= 100 * 100, "the table holds the values: " + flushed);
+        assertEquals(0, flushed.frozenMemtables());
+    }
+
+    @Test
     void getOfUnknownKeyIsNull() throws IOException {
         Dao dao = openDefault();
         assertNull(dao.get(key("missing")));

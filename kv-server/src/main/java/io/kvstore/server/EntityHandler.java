@@ -21,8 +21,11 @@ final class EntityHandler {
     private final int maxKeyBytes;
     private final int maxBodyBytes;
     private final BodyMemoryBudget bodyBudget;
+    private final CoordinatorMetrics outcomes;
 
-    EntityHandler(ReplicaCoordinator coordinator, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget) {
+    EntityHandler(ReplicaCoordinator coordinator, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget,
+                  CoordinatorMetrics outcomes) {
+        this.outcomes = outcomes;
         this.coordinator = coordinator;
         this.maxKeyBytes = maxKeyBytes;
         this.maxBodyBytes = maxBodyBytes;
@@ -51,6 +54,7 @@ final class EntityHandler {
         Context context = Vertx.currentContext();
         if (method == HttpMethod.GET) {
             Future.fromCompletionStage(coordinator.get(key, quorum), context).onComplete(answer -> {
+                outcomes.record(method, answer.cause());
                 if (answer.failed()) {
                     Responses.failure(request, answer.cause());
                     return;
@@ -65,10 +69,16 @@ final class EntityHandler {
         } else if (method == HttpMethod.PUT) {
             BodyReader.read(request, maxBodyBytes, bodyBudget, value ->
                     Future.fromCompletionStage(coordinator.put(key, value, quorum), context)
-                            .onComplete(done -> Responses.completed(request, 201, done.cause())));
+                            .onComplete(done -> {
+                                outcomes.record(method, done.cause());
+                                Responses.completed(request, 201, done.cause());
+                            }));
         } else {
             Future.fromCompletionStage(coordinator.delete(key, quorum), context)
-                    .onComplete(done -> Responses.completed(request, 202, done.cause()));
+                    .onComplete(done -> {
+                        outcomes.record(method, done.cause());
+                        Responses.completed(request, 202, done.cause());
+                    });
         }
     }
 }

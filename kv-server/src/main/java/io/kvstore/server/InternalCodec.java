@@ -19,6 +19,7 @@ import java.util.Base64;
  * PUT    /internal/v0/entity?key=K&amp;ts=T   body = value        -> 201
  * DELETE /internal/v0/entity?key=K&amp;ts=T                      -> 202
  * GET    /internal/v0/ping                                    -> 204 (failure detection)
+ * GET    /internal/v0/entities?start=S[&amp;end=E]  200, this node's versions of [S, E) as {@link RangeFrames}
  * </pre>
  */
 final class InternalCodec {
@@ -28,6 +29,9 @@ final class InternalCodec {
     static final String TIMESTAMP_PARAM = "ts";
     static final String TIMESTAMP_HEADER = "X-Kv-Timestamp";
     static final String TOMBSTONE_HEADER = "X-Kv-Tombstone";
+    static final String RANGE_PATH = "/internal/v0/entities";
+    static final String START_PARAM = "start";
+    static final String END_PARAM = "end";
     private static final byte[] EMPTY = new byte[0];
 
     private InternalCodec() {
@@ -120,6 +124,12 @@ final class InternalCodec {
             throw new IllegalStateException(method + " " + node + PATH + " answered "
                     + response.statusCode() + " instead of " + status);
         }
+    }
+
+    /** The internal range route for {@code [from, to)}, {@code to} null for an open end. */
+    static String rangeUri(byte[] from, byte[] to) {
+        String uri = RANGE_PATH + '?' + START_PARAM + '=' + encodeKey(from);
+        return to == null ? uri : uri + '&' + END_PARAM + '=' + encodeKey(to);
     }
 
     // ---- fields

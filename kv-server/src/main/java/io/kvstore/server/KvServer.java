@@ -14,10 +14,15 @@ import io.kvstore.cluster.ReplicaEndpoint;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.client.WebClient;
@@ -88,6 +93,7 @@ public final class KvServer {
     /** Null when hinted handoff is off or the node is alone. */
     private final HintedHandoff hints;
     private final NodeRepair repair;
+    private HttpClient rangeClient;
     private final List<String> deployments = new ArrayList<>();
     private volatile int port;
     /** Connections the {@link SlowClientGuard}s closed, for {@code /v0/status}. */
@@ -123,7 +129,10 @@ public final class KvServer {
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()).setPreferNativeTransport(config.nativeTransport()));
+        NodeMetrics metrics = config.metrics() ? new NodeMetrics() : null;
+        VertxOptions vertxOptions = new VertxOptions().setEventLoopPoolSize(config.eventLoops())
+                .setPreferNativeTransport(config.nativeTransport());
+        Vertx vertx = metrics == null ? Vertx.vertx(vertxOptions) : metrics.vertx(vertxOptions);
         ExecutorService storagePool = config.storageThreads() == 0 ? null
                 : Executors.newFixedThreadPool(config.storageThreads(), r -> {
                     Thread t = new Thread(r, "kv-storage");
@@ -141,8 +150,12 @@ public final class KvServer {
         LocalReplica local = new LocalReplica(dao, storage);
         List<Replica> replicas = new ArrayList<>();
         for (String node : config.cluster()) {
-            replicas.add(node.equals(config.self()) ? local
-                    : new HttpReplica(client, node, config.replicaTimeout().toMillis()));
+            if (node.equals(config.self())) {
+                replicas.add(local);
+            } else {
+                Replica peer = new HttpReplica(client, node, config.replicaTimeout().toMillis());
+                replicas.add(metrics == null ? peer : new MeteredReplica(peer, node, metrics.registry()));
+            }
         }
         FailureDetector detector = new FailureDetector(config.cluster(), replicas, config.cluster().indexOf(config.self()),
                 PROBE_INTERVAL, System::currentTimeMillis);
@@ -180,13 +193,27 @@ public final class KvServer {
         AtomicInteger inFlight = new AtomicInteger();
         BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
         RangeHandler ranges = new RangeHandler(dao, config.maxKeyBytes());
+        // Range streams have their own connections: a long stream must not hold up point requests
+        // pipelined behind it on the internode client's.
+        HttpClient rangeClient = vertx.createHttpClient(new HttpClientOptions().setTcpNoDelay(true)
+                .setConnectTimeout((int) config.replicaTimeout().toMillis()));
+        server.rangeClient = rangeClient;
+        ranges.cluster(new ClusterRange(config.cluster(), config.self(), ranges, rangeClient,
+                config.replicaTimeout().toMillis(), config.maxKeyBytes(), config.maxBodyBytes()));
+        StorageMetrics storageMetrics = null;
+        if (metrics != null) {
+            storageMetrics = new StorageMetrics(dao, metrics.registry());
+            server.bindNodeGauges(metrics.registry(), inFlight, bodyBudget, ranges);
+        }
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
-                new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
+                new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
+                        metrics == null ? CoordinatorMetrics.NONE : new CoordinatorMetrics(metrics.registry())),
                 ranges,
                 new InternalHandler(new ReplicaEndpoint(local, clock), config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
-                new StatusHandler(config, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget, ranges,
-                        server.slowConnectionsClosed, new ReplicationStatus(coordinator, replication, detector, hints)),
-                repair.handler(config, bodyBudget), repair.adminHandler());
+                new StatusHandler(config, dao, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget,
+                        ranges, server.slowConnectionsClosed, new ReplicationStatus(coordinator, replication, detector, hints)),
+                repair.handler(config, bodyBudget), repair.adminHandler(),
+                new MetricsHandler(metrics, storageMetrics));
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toMillis()))
@@ -247,6 +274,20 @@ public final class KvServer {
         }
     }
 
+    /** The front end's own gauges: what /v0/status shows of requests, bodies, ranges and slow clients. */
+    private void bindNodeGauges(MeterRegistry registry, AtomicInteger inFlight, BodyMemoryBudget bodyBudget,
+                                RangeHandler ranges) {
+        Gauge.builder("kv.requests.in.flight", inFlight, AtomicInteger::get)
+                .description("Requests being served (admission control answers 503 past --max-in-flight)")
+                .register(registry);
+        Gauge.builder("kv.buffered.body", bodyBudget, BodyMemoryBudget::inUse).baseUnit("bytes")
+                .description("Request body bytes held in memory").register(registry);
+        Gauge.builder("kv.range.streams.open", ranges, RangeHandler::openIterators)
+                .description("Range streams open").register(registry);
+        FunctionCounter.builder("kv.slow.connections.closed", slowConnectionsClosed, LongAdder::sum)
+                .description("Connections closed for sending a request too slowly").register(registry);
+    }
+
     private Future<Void> deploy(RequestRouter router, HttpServerOptions options, int listenPort, int instances) {
         return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort,
                         new SlowClientGuard(vertx, config.requestTimeout(), config.idleTimeout(), slowConnectionsClosed),
@@ -293,6 +334,7 @@ public final class KvServer {
         // Closing the store flushes and may take a while: it runs on its own thread, never on an event loop.
         Future.join(undeployed)
                 .onComplete(done -> client.close())
+                .eventually(rangeClient::close)
                 .eventually(vertx::close)
                 .onComplete(closed -> {
                     Thread closer = new Thread(this::closeStore, "kv-store-close");

@@ -84,6 +84,7 @@ public final class KvServerConfig {
     private final boolean nativeTransport;
     private final Duration antiEntropyInterval;
     private final ReplicationOptions replication;
+    private final boolean metrics;
 
     private KvServerConfig(Builder b, DaoOptions storeOptions, ReplicationOptions replication) {
         this.replication = replication;
@@ -107,6 +108,7 @@ public final class KvServerConfig {
         this.eventLoops = b.eventLoops;
         this.nativeTransport = b.nativeTransport;
         this.antiEntropyInterval = b.antiEntropyInterval;
+        this.metrics = b.metrics;
     }
 
     public static Builder builder() {
@@ -237,6 +239,14 @@ public final class KvServerConfig {
         return nativeTransport;
     }
 
+    /**
+     * Whether the node keeps metrics and serves them at {@code GET /metrics} (Prometheus text format).
+     * Default true; off, the route answers 404 and requests pay nothing for them.
+     */
+    public boolean metrics() {
+        return metrics;
+    }
+
     /** Builds a {@link KvServerConfig}; {@link #build()} rejects inconsistent settings with a clear message. */
     public static final class Builder {
         private int port = DEFAULT_PORT;
@@ -258,6 +268,7 @@ public final class KvServerConfig {
         private int eventLoops = Runtime.getRuntime().availableProcessors();
         private int storageThreads = -1;
         private boolean nativeTransport = true;
+        private boolean metrics = true;
         private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
         private Duration antiEntropyInterval = Duration.ofSeconds(DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS);
         private final ReplicationOptions.Builder replication = ReplicationOptions.builder();
@@ -360,6 +371,12 @@ public final class KvServerConfig {
         /** See {@link KvServerConfig#nativeTransport()}; false keeps java.nio. */
         public Builder nativeTransport(boolean nativeTransport) {
             this.nativeTransport = nativeTransport;
+            return this;
+        }
+
+        /** See {@link KvServerConfig#metrics()}. */
+        public Builder metrics(boolean metrics) {
+            this.metrics = metrics;
             return this;
         }
 

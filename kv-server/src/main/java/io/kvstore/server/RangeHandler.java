@@ -1,5 +1,6 @@
 package io.kvstore.server;
 
+import io.kvstore.cluster.Quorum;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
@@ -18,7 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /v0/entities?start=S[&end=E]}: this node's entries in {@code [S, E)}, streamed as one HTTP
- * chunk per entry ({@code key \n value}), tombstones skipped.
+ * chunk per entry ({@code key \n value}), tombstones skipped; with {@code scope=cluster}, the
+ * {@link ClusterRange} instead. Also the internal range route ({@link InternalCodec#RANGE_PATH}):
+ * this node's versions, tombstones included, as {@link RangeFrames}, for a peer's cluster range.
  *
  * <p>The iterator reads files, so it runs on a worker thread, a batch at a time; the event loop only
  * writes the batch. Back-pressure: the next batch is read only while the socket's write queue has room;
@@ -37,6 +40,8 @@ final class RangeHandler {
 
     private final Dao dao;
     private final int maxKeyBytes;
+    /** Set once at start-up, before the first request. */
+    private ClusterRange cluster;
     /** Range iterators opened and not closed yet: reported by /v0/status, so a leak is visible. */
     private final AtomicInteger openIterators = new AtomicInteger();
 
@@ -45,31 +50,124 @@ final class RangeHandler {
         this.maxKeyBytes = maxKeyBytes;
     }
 
+    void cluster(ClusterRange cluster) {
+        this.cluster = cluster;
+    }
+
     int openIterators() {
         return openIterators.get();
     }
 
+    /** {@code /v0/entities}. */
     void handle(HttpServerRequest request) {
-        if (request.method() != HttpMethod.GET) {
-            request.response().putHeader("Allow", "GET");
-            Responses.send(request, 405, "method " + request.method() + " not allowed on /v0/entities");
+        if (!isGet(request)) {
             return;
         }
         String query = request.query();
         byte[] from = QueryParameters.bytes(query, "start");
         byte[] to = QueryParameters.bytes(query, "end");
+        if (!validBounds(request, from, to)) {
+            return;
+        }
+        String scope = QueryParameters.text(query, "scope");
+        if (scope == null || scope.equals("node")) {
+            stream(request, from, to, PUBLIC);
+        } else if (scope.equals("cluster")) {
+            String ack = QueryParameters.text(query, "ack");
+            Quorum quorum = Quorum.parse(ack == null ? "1" : ack, QueryParameters.text(query, "from"), cluster.clusterSize());
+            cluster.handle(request, from, to, quorum);
+        } else {
+            Responses.send(request, 400, "scope must be node or cluster, got '" + scope + "'");
+        }
+    }
+
+    /** {@link InternalCodec#RANGE_PATH}: bounds in base64url. */
+    void handleInternal(HttpServerRequest request) {
+        if (!isGet(request)) {
+            return;
+        }
+        String query = request.query();
+        String start = QueryParameters.text(query, InternalCodec.START_PARAM);
+        String end = QueryParameters.text(query, InternalCodec.END_PARAM);
+        byte[] from = start == null ? null : InternalCodec.decodeKey(start);
+        byte[] to = end == null ? null : InternalCodec.decodeKey(end);
+        if (validBounds(request, from, to)) {
+            stream(request, from, to, FRAMES);
+        }
+    }
+
+    private static boolean isGet(HttpServerRequest request) {
+        if (request.method() == HttpMethod.GET) {
+            return true;
+        }
+        request.response().putHeader("Allow", "GET");
+        Responses.send(request, 405, "method " + request.method() + " not allowed on " + request.path());
+        return false;
+    }
+
+    private boolean validBounds(HttpServerRequest request, byte[] from, byte[] to) {
         if (from == null || from.length == 0) {
             Responses.send(request, 400, "missing or empty start");
-            return;
+            return false;
         }
         if (to != null && to.length == 0) {
             Responses.send(request, 400, "empty end (leave it out for an open end)");
-            return;
+            return false;
         }
         if (from.length > maxKeyBytes || (to != null && to.length > maxKeyBytes)) {
             Responses.send(request, 400, "range bound exceeds the key limit of " + maxKeyBytes + " bytes");
-            return;
+            return false;
         }
+        return true;
+    }
+
+    /** How a stream writes entries. */
+    private interface Encoding {
+        /** Adds {@code entry} to {@code batch}; returns the bytes added, 0 if it is left out. */
+        int add(List<Buffer> batch, Entry entry);
+
+        /** What ends a complete stream, or null. */
+        Buffer end();
+    }
+
+    /** The public format: one chunk per live entry, {@code key \n value}; tombstones left out. */
+    private static final Encoding PUBLIC = new Encoding() {
+        @Override
+        public int add(List<Buffer> batch, Entry e) {
+            if (e.isTombstone()) {
+                return 0;
+            }
+            byte[] key = e.key();
+            byte[] value = e.value();
+            batch.add(Buffer.buffer(key.length + 1 + value.length).appendBytes(key).appendByte((byte) '\n').appendBytes(value));
+            return key.length + 1 + value.length;
+        }
+
+        @Override
+        public Buffer end() {
+            return null;
+        }
+    };
+
+    /** The internal format: every version as a {@link RangeFrames} frame, a batch in one buffer. */
+    private static final Encoding FRAMES = new Encoding() {
+        @Override
+        public int add(List<Buffer> batch, Entry e) {
+            if (batch.isEmpty()) {
+                batch.add(Buffer.buffer(BATCH_BYTES / 4));
+            }
+            Buffer frames = batch.get(0);
+            int before = frames.length();
+            return RangeFrames.append(frames, e).length() - before;
+        }
+
+        @Override
+        public Buffer end() {
+            return RangeFrames.end();
+        }
+    };
+
+    private void stream(HttpServerRequest request, byte[] from, byte[] to, Encoding encoding) {
         Context context = Vertx.currentContext();
         context.executeBlocking(() -> open(from, to), false).onComplete(opened -> {
             if (opened.failed()) {
@@ -82,18 +180,19 @@ final class RangeHandler {
                 return;
             }
             response.setChunked(true).setStatusCode(200).putHeader("Content-Type", "application/octet-stream");
-            new Stream(context, request, response, opened.result()).fetch();
+            new Stream(context, request, response, opened.result(), encoding).fetch();
         });
     }
 
-    private CloseableIterator<Entry> open(byte[] from, byte[] to) throws IOException {
+    /** Worker thread: opens an iterator, counted until {@link #closeQuietly} closes it. */
+    CloseableIterator<Entry> open(byte[] from, byte[] to) throws IOException {
         CloseableIterator<Entry> entries = dao.range(from, to);
         openIterators.incrementAndGet();
         return entries;
     }
 
     /** Worker thread: closes an iterator {@link #open} returned, exactly once. */
-    private Void closeQuietly(CloseableIterator<Entry> entries) {
+    Void closeQuietly(CloseableIterator<Entry> entries) {
         try {
             entries.close();
         } catch (RuntimeException e) {
@@ -113,10 +212,13 @@ final class RangeHandler {
         private final HttpServerRequest request;
         private final HttpServerResponse response;
         private final CloseableIterator<Entry> entries;
+        private final Encoding encoding;
         private boolean reading;
         private boolean done;
 
-        Stream(Context context, HttpServerRequest request, HttpServerResponse response, CloseableIterator<Entry> entries) {
+        Stream(Context context, HttpServerRequest request, HttpServerResponse response, CloseableIterator<Entry> entries,
+               Encoding encoding) {
+            this.encoding = encoding;
             this.context = context;
             this.request = request;
             this.response = response;
@@ -152,27 +254,29 @@ final class RangeHandler {
                 }
                 if (batch.isEmpty()) {
                     finish();
-                    response.end();
+                    Buffer end = encoding.end();
+                    if (end == null) {
+                        response.end();
+                    } else {
+                        response.end(end);
+                    }
                 } else {
                     fetch();
                 }
             });
         }
 
-        /** Worker thread: up to one batch of live entries; empty when the range is exhausted. */
+        /** Worker thread: up to one batch of entries; empty when the range is exhausted. */
         private List<Buffer> readBatch() {
             List<Buffer> batch = new ArrayList<>();
             int bytes = 0;
-            while (batch.size() < BATCH_ENTRIES && bytes < BATCH_BYTES && entries.hasNext()) {
-                Entry e = entries.next();
-                if (e.isTombstone()) {
-                    continue;
+            int entryCount = 0;
+            while (entryCount < BATCH_ENTRIES && bytes < BATCH_BYTES && entries.hasNext()) {
+                int added = encoding.add(batch, entries.next());
+                if (added > 0) {
+                    entryCount++;
+                    bytes += added;
                 }
-                byte[] key = e.key();
-                byte[] value = e.value();
-                batch.add(Buffer.buffer(key.length + 1 + value.length)
-                        .appendBytes(key).appendByte((byte) '\n').appendBytes(value));
-                bytes += key.length + 1 + value.length;
             }
             return batch;
         }

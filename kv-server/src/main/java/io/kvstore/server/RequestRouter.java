@@ -14,6 +14,12 @@ import org.slf4j.LoggerFactory;
  */
 final class RequestRouter implements Handler<HttpServerRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(RequestRouter.class);
+    static final String ENTITY = "/v0/entity";
+    static final String ENTITIES = "/v0/entities";
+    static final String STATUS = "/v0/status";
+    static final String METRICS = "/metrics";
+    /** The route label of a request for any other path. */
+    static final String UNKNOWN_ROUTE = "other";
     private final AtomicInteger inFlight;
     private final int maxInFlight;
     private final EntityHandler entity;
@@ -22,9 +28,12 @@ final class RequestRouter implements Handler<HttpServerRequest> {
     private final StatusHandler status;
     private final RepairHandler repair;
     private final AdminRepairHandler adminRepair;
+    private final MetricsHandler metrics;
 
     RequestRouter(AtomicInteger inFlight, int maxInFlight, EntityHandler entity, RangeHandler range,
-            InternalHandler internal, StatusHandler status, RepairHandler repair, AdminRepairHandler adminRepair) {
+            InternalHandler internal, StatusHandler status, RepairHandler repair, AdminRepairHandler adminRepair,
+            MetricsHandler metrics) {
+        this.metrics = metrics;
         this.inFlight = inFlight;
         this.maxInFlight = maxInFlight;
         this.entity = entity;
@@ -37,6 +46,9 @@ final class RequestRouter implements Handler<HttpServerRequest> {
 
     @Override
     public void handle(HttpServerRequest request) {
+        // The route, not the raw path, labels the request's metrics: their number stays bounded.
+        String route = route(request.path());
+        request.routed(route);
         if (request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null) {
             String codings = String.join(",", request.headers().getAll(HttpHeaders.TRANSFER_ENCODING));
             int refusal = transferCodingRefusal(codings);
@@ -67,17 +79,23 @@ final class RequestRouter implements Handler<HttpServerRequest> {
         request.response().closeHandler(release);
         try {
             switch (request.path()) {
-                case "/v0/entity":
+                case ENTITY:
                     entity.handle(request);
                     break;
-                case "/v0/entities":
+                case ENTITIES:
                     range.handle(request);
                     break;
-                case "/v0/status":
+                case STATUS:
                     status.handle(request);
+                    break;
+                case METRICS:
+                    metrics.handle(request);
                     break;
                 case InternalCodec.PATH:
                     internal.handle(request);
+                    break;
+                case InternalCodec.RANGE_PATH:
+                    range.handleInternal(request);
                     break;
                 case InternalCodec.PING_PATH:
                     internal.ping(request);
@@ -100,6 +118,26 @@ final class RequestRouter implements Handler<HttpServerRequest> {
             // connection times out.
             LOG.error("{} {} failed", request.method(), request.uri(), e);
             Responses.send(request, 500, "internal error");
+        }
+    }
+
+    /**
+     * The route serving {@code path}: the path itself for a known route, the prefix of the repair routes,
+     * else {@link #UNKNOWN_ROUTE}.
+     */
+    static String route(String path) {
+        switch (path) {
+            case ENTITY:
+            case ENTITIES:
+            case STATUS:
+            case METRICS:
+            case InternalCodec.PATH:
+            case InternalCodec.RANGE_PATH:
+            case InternalCodec.PING_PATH:
+            case AdminRepairHandler.PATH:
+                return path;
+            default:
+                return path.startsWith(RepairProtocol.PREFIX) ? RepairProtocol.PREFIX : UNKNOWN_ROUTE;
         }
     }
 

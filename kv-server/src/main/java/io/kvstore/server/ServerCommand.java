@@ -243,7 +243,13 @@ final class ServerCommand {
         config.tombstoneGrace(Duration.ofSeconds(seconds));
     }
 
-    /** An option that is on or off. */
+    @Option(names = "--metrics", paramLabel = "on|off", defaultValue = "on",
+            description = "keep metrics and serve them at GET /metrics in the Prometheus text format")
+    void metrics(Switch metrics) {
+        config.metrics(metrics == Switch.ON);
+    }
+
+    /** A feature turned on or off, by its command-line name. */
     enum Switch {
         ON, OFF
     }

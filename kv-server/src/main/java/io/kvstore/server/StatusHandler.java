@@ -1,17 +1,19 @@
 package io.kvstore.server;
 
+import io.kvstore.core.Dao;
+import io.kvstore.core.DaoProperties;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
-/** {@code GET /v0/status}: what this node is and how it is doing, as JSON (an extension of protocol v0). */
+/**
+ * {@code GET /v0/status}: what this node is and how it is doing, as JSON (an extension of protocol v0).
+ * Everything comes from memory ({@link Dao#properties()} for the store), so it is answered on the event loop.
+ */
 final class StatusHandler {
+    private final Dao dao;
     private final KvServerConfig config;
     private final AtomicInteger inFlight;
     private final BodyMemoryBudget bodyBudget;
@@ -21,8 +23,9 @@ final class StatusHandler {
     private final ReplicationStatus replication;
     private final long startedMillis = System.currentTimeMillis();
 
-    StatusHandler(KvServerConfig config, String transport, AtomicInteger inFlight, BodyMemoryBudget bodyBudget,
+    StatusHandler(KvServerConfig config, Dao dao, String transport, AtomicInteger inFlight, BodyMemoryBudget bodyBudget,
                   RangeHandler ranges, LongAdder slowConnectionsClosed, ReplicationStatus replication) {
+        this.dao = dao;
         this.replication = replication;
         this.transport = transport;
         this.slowConnectionsClosed = slowConnectionsClosed;
@@ -33,6 +36,7 @@ final class StatusHandler {
     }
 
     void handle(HttpServerRequest request) {
+        DaoProperties storage = dao.properties();
         JsonObject status = new JsonObject()
                 .put("node", config.self())
                 .put("cluster", new JsonArray(config.cluster()))
@@ -41,7 +45,18 @@ final class StatusHandler {
                 .put("engine", config.engine().id())
                 .put("transport", transport)
                 .put("dataDirectory", config.dataDirectory().toAbsolutePath().toString())
-                .put("dataBytes", directoryBytes(config.dataDirectory()))
+                .put("dataBytes", storage.tableBytes())
+                .put("storage", new JsonObject()
+                        .put("memtableBytes", storage.memtableBytes())
+                        .put("frozenMemtables", storage.frozenMemtables())
+                        .put("tableBytes", storage.tableBytes())
+                        .put("tablesPerLevel", new JsonArray(storage.tablesPerLevel()))
+                        .put("compactionsPending", storage.compactionsPending())
+                        .put("flushes", storage.flushes())
+                        .put("compactions", storage.compactions())
+                        .put("writeStalls", storage.writeStalls())
+                        .put("walSyncs", storage.walSyncs())
+                        .put("bloomNegatives", storage.bloomNegatives()))
                 .put("uptimeMillis", System.currentTimeMillis() - startedMillis)
                 .put("requestsInFlight", inFlight.get() - 1) // not counting this one
                 .put("bufferedBodyBytes", bodyBudget.inUse())
@@ -49,20 +64,5 @@ final class StatusHandler {
                 .put("slowConnectionsClosed", slowConnectionsClosed.sum());
         replication.addTo(status);
         request.response().putHeader("Content-Type", "application/json").end(status.encodePrettily());
-    }
-
-    /** Bytes of the files directly in the data directory (the engines keep no subdirectories worth counting). */
-    private static long directoryBytes(Path dir) {
-        long total = 0;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path f : files) {
-                if (Files.isRegularFile(f)) {
-                    total += Files.size(f);
-                }
-            }
-        } catch (IOException e) {
-            return -1; // a file vanished under a compaction: report unknown rather than fail the status
-        }
-        return total;
     }
 }

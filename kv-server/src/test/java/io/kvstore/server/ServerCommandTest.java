@@ -50,6 +50,7 @@ class ServerCommandTest {
         assertEquals(built.antiEntropyInterval(), parsed.antiEntropyInterval());
         assertEquals(Duration.ofHours(1), parsed.antiEntropyInterval());
         assertEquals(Duration.ofDays(10), parsed.storeOptions().tombstoneGrace());
+        assertEquals(built.metrics(), parsed.metrics());
     }
 
     @Test
@@ -61,7 +62,7 @@ class ServerCommandTest {
                 "--max-in-flight", "10", "--max-buffered-bytes", "5000", "--replica-timeout-ms", "300",
                 "--idle-timeout-s", "9", "--request-timeout-s", "7", "--event-loops", "3", "--storage-threads", "0",
                 "--transport", "nio", "--background-priority", "idle", "--anti-entropy-interval-s", "0",
-                "--tombstone-grace-s", "60");
+                "--tombstone-grace-s", "60", "--metrics", "off");
         assertEquals(9001, c.port());
         assertEquals(Path.of("/tmp/x"), c.dataDirectory());
         assertEquals(List.of("http://h1:9001", "http://h2:9002"), c.cluster());
@@ -84,11 +85,13 @@ class ServerCommandTest {
         assertEquals(BackgroundPriority.IDLE, c.storeOptions().backgroundPriority());
         assertEquals(Duration.ZERO, c.antiEntropyInterval());
         assertEquals(Duration.ofSeconds(60), c.storeOptions().tombstoneGrace());
+        assertFalse(c.metrics());
     }
 
     @Test
     void namesAreCaseInsensitiveWhereTheyWereBefore() {
         assertTrue(ServerCommand.parse("--transport", "NATIVE").nativeTransport());
+        assertTrue(ServerCommand.parse("--metrics", "On").metrics());
         assertEquals(SyncPolicy.EVERY_WRITE, ServerCommand.parse("--sync", "Every").storeOptions().syncPolicy());
         assertEquals(BackgroundPriority.NORMAL, ServerCommand.parse("--background-priority", "0").storeOptions().backgroundPriority());
         assertEquals(BackgroundPriority.nice(19), ServerCommand.parse("--background-priority", "19").storeOptions().backgroundPriority());

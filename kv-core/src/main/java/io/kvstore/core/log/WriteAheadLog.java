@@ -1,5 +1,6 @@
 package io.kvstore.core.log;
 
+import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
 import io.kvstore.core.SyncPolicy;
 
@@ -28,6 +29,7 @@ import org.slf4j.LoggerFactory;
 public final class WriteAheadLog implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
     private final LogSyncer syncer;
+    private final DaoStats stats;
     /** Whether records go through a mapping (no policy forces the log) or write(2); see {@link LogWriter}. */
     private final boolean mapped;
     /** Writes the zeros of a mapped log's next window ahead of the writers (see {@link LogWriter}). */
@@ -45,6 +47,13 @@ public final class WriteAheadLog implements Closeable {
     private CompletableFuture<LogWriter> prepared;
 
     public WriteAheadLog(Path firstFile, SyncPolicy policy, long groupCommitIntervalMillis) throws IOException {
+        this(firstFile, policy, groupCommitIntervalMillis, new DaoStats());
+    }
+
+    /** A log that counts its forces in {@code stats}. */
+    public WriteAheadLog(Path firstFile, SyncPolicy policy, long groupCommitIntervalMillis, DaoStats stats)
+            throws IOException {
+        this.stats = stats;
         this.mapped = policy == SyncPolicy.NONE;
         this.zeroer = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "kvstore-log-zeroer");
@@ -202,6 +211,7 @@ public final class WriteAheadLog implements Closeable {
         failIfForceFailed();
         try {
             file.force();
+            stats.walSynced();
         } catch (IOException e) {
             forceFailed(e);
             throw e;

@@ -4,6 +4,8 @@ import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
+import io.kvstore.core.DaoProperties;
+import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
 import io.kvstore.core.SyncPolicy;
 import io.kvstore.core.log.LogReader;
@@ -96,8 +98,7 @@ public final class LsmDao implements Dao {
     private final ExecutorService flusher;
     private final ExecutorService compactor;
     private final AtomicBoolean closeStarted = new AtomicBoolean();
-    private final AtomicLong flushedBytes = new AtomicLong();
-    private final AtomicLong compactedBytes = new AtomicLong();
+    private final DaoStats stats;
     private volatile Version current;
     private volatile long visibleSequence;
     private long lastSequence;
@@ -106,8 +107,10 @@ public final class LsmDao implements Dao {
     private final AtomicBoolean residencyCheckRunning = new AtomicBoolean();
     private volatile long nextResidencyCheck = System.nanoTime();
 
-    private LsmDao(DaoOptions options, DirectoryLock lock, WriteAheadLog wal, Version initial, long nextFileNumber) {
+    private LsmDao(DaoOptions options, DirectoryLock lock, WriteAheadLog wal, DaoStats stats, Version initial,
+                   long nextFileNumber) {
         this.options = options;
+        this.stats = stats;
         this.dir = options.dataDirectory();
         this.lock = lock;
         this.wal = wal;
@@ -199,9 +202,10 @@ public final class LsmDao implements Dao {
         for (long number : logs) {
             Files.deleteIfExists(FileNames.log(dir, number));
         }
+        DaoStats stats = new DaoStats();
         WriteAheadLog wal = new WriteAheadLog(FileNames.log(dir, logNumber), options.syncPolicy(),
-                options.groupCommitIntervalMillis());
-        LsmDao dao = new LsmDao(options, lock, wal, initial, next.get());
+                options.groupCommitIntervalMillis(), stats);
+        LsmDao dao = new LsmDao(options, lock, wal, stats, initial, next.get());
         LOG.debug("Opened {} with {} tables after replaying {} logs", dir, tableArray.length, logs.size());
         dao.scheduleCompaction();
         return dao;
@@ -259,7 +263,7 @@ public final class LsmDao implements Dao {
                     hash = SsTable.hash(key);
                     hashed = true;
                 }
-                best = Entry.newerOf(best, table.get(key, hash));
+                best = Entry.newerOf(best, table.get(key, hash, stats));
             }
         }
         return best;
@@ -501,12 +505,33 @@ public final class LsmDao implements Dao {
 
     /** Bytes written by flushes since opening (the user data that reached tables). */
     long flushedBytes() {
-        return flushedBytes.get();
+        return stats.flushedBytes();
     }
 
     /** Bytes written by compactions since opening. */
     long compactedBytes() {
-        return compactedBytes.get();
+        return stats.compactedBytes();
+    }
+
+    /**
+     * Reads the current version only (no lock, no I/O). The tables form one size-tiered level; a
+     * compaction is pending when the size-tiered policy would pick a run now.
+     */
+    @Override
+    public DaoProperties properties() {
+        Version v = current;
+        long memtableBytes = v.active.sizeBytes();
+        for (Memtable memtable : v.frozen) {
+            memtableBytes += memtable.sizeBytes();
+        }
+        long[] sizes = new long[v.tables.length];
+        long tableBytes = 0;
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = v.tables[i].fileSize();
+            tableBytes += sizes[i];
+        }
+        int pending = CompactionPicker.pick(sizes, options.compactionTrigger()) == null ? 0 : 1;
+        return DaoProperties.of(memtableBytes, v.frozen.length, tableBytes, List.of(v.tables.length), pending, stats);
     }
 
     /** Memtables frozen and waiting to be flushed (for tests). */
@@ -572,20 +597,32 @@ public final class LsmDao implements Dao {
 
     private void awaitFrozenRoom() throws IOException {
         synchronized (versionLock) {
-            long deadline = System.nanoTime() + STALL_TIMEOUT_NANOS;
-            while (current.frozen.length >= options.maxFrozenMemtables()) {
-                ensureWritable();
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
-                            + " s: flushing cannot keep up");
-                }
-                try {
-                    versionLock.wait(TimeUnit.NANOSECONDS.toMillis(left) + 1);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new InterruptedIOException("interrupted while waiting for a flush of " + dir);
-                }
+            if (current.frozen.length < options.maxFrozenMemtables()) {
+                return;
+            }
+            long start = System.nanoTime();
+            try {
+                awaitFrozenRoomLocked(start + STALL_TIMEOUT_NANOS);
+            } finally {
+                stats.writeStalled(System.nanoTime() - start);
+            }
+        }
+    }
+
+    /** Waits until fewer than the most frozen memtables are queued. REQUIRES versionLock. */
+    private void awaitFrozenRoomLocked(long deadline) throws IOException {
+        while (current.frozen.length >= options.maxFrozenMemtables()) {
+            ensureWritable();
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
+                        + " s: flushing cannot keep up");
+            }
+            try {
+                versionLock.wait(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for a flush of " + dir);
             }
         }
     }
@@ -608,9 +645,7 @@ public final class LsmDao implements Dao {
             SsTable table = memtable.isEmpty() ? null : writeTable(dir, nextFileNumber.getAndIncrement(),
                     memtable.iterator(null, null, Long.MAX_VALUE), memtable.keyCount(), options, tombstone -> false,
                     () -> false).table();
-            if (table != null) {
-                flushedBytes.addAndGet(table.fileSize());
-            }
+            stats.flushed(table == null ? 0 : table.fileSize());
             synchronized (manifestLock) {
                 if (closed) {
                     // close() has begun: nothing may be installed any more; this memtable's log stays
@@ -791,9 +826,7 @@ public final class LsmDao implements Dao {
                 writeLock.unlock();
             }
         }
-        if (output != null) {
-            compactedBytes.addAndGet(output.fileSize());
-        }
+        stats.compacted(output == null ? 0 : output.fileSize());
         LOG.debug("Compacted {} tables of {} into {}", inputs.length, dir, output);
         for (SsTable table : inputs) {
             table.markObsolete();

@@ -4,6 +4,7 @@ import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
+import io.kvstore.core.DaoProperties;
 import io.kvstore.core.Entry;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
@@ -15,7 +16,9 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -160,6 +163,34 @@ public final class RocksDbDao implements Dao {
             RocksRangeIterator iterator = new RocksRangeIterator(db, from, to, openIterators::remove);
             openIterators.add(iterator);
             return iterator;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * RocksDB's own properties for the sizes, levels and pending compactions; it keeps the counters
+     * only with statistics enabled, which this comparison engine leaves off, so they are unknown.
+     */
+    @Override
+    public DaoProperties properties() {
+        Lock lock = lifecycle.readLock();
+        lock.lock();
+        try {
+            if (closed) {
+                return DaoProperties.UNKNOWN;
+            }
+            List<Integer> levels = new ArrayList<>();
+            for (int level = 0; level < db.numberLevels(); level++) {
+                levels.add(Integer.parseInt(db.getProperty("rocksdb.num-files-at-level" + level).trim()));
+            }
+            return new DaoProperties(db.getLongProperty("rocksdb.cur-size-all-mem-tables"),
+                    (int) db.getLongProperty("rocksdb.num-immutable-mem-table"),
+                    db.getLongProperty("rocksdb.total-sst-files-size"), levels,
+                    (int) db.getLongProperty("rocksdb.compaction-pending"), -1, -1, -1, -1, -1, -1, -1, -1);
+        } catch (RocksDBException e) {
+            log.warn("RocksDB properties of {} unavailable", directory, e);
+            return DaoProperties.UNKNOWN;
         } finally {
             lock.unlock();
         }

@@ -1,6 +1,7 @@
 package io.kvstore.core.table;
 
 import io.kvstore.core.Bytes;
+import io.kvstore.core.DaoStats;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
 import io.kvstore.core.CorruptionException;
@@ -147,10 +148,18 @@ public final class SsTable {
      * Skips the table by key range and Bloom filter before touching the index.
      */
     public Entry get(byte[] key, long hash) throws IOException {
+        return get(key, hash, null);
+    }
+
+    /** {@link #get(byte[], long)} that counts in {@code stats} (if not null) a key its Bloom filter ruled out. */
+    public Entry get(byte[] key, long hash, DaoStats stats) throws IOException {
         if (Bytes.compare(key, firstKey) < 0 || Bytes.compare(key, lastKey) > 0) {
             return null;
         }
         if (bloom != null && !bloom.mightContain(hash)) {
+            if (stats != null) {
+                stats.bloomRuledOut();
+            }
             return null;
         }
         int block = findBlock(key);

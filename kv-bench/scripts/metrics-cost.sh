@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# What metrics cost a node: two single nodes on this machine, one with --metrics on and one with
+# --metrics off, loaded in turn (on, off, on, off ...) in the same run, ROUNDS times per operation,
+# with the closed-loop maximum rate and its p99 per round and the median of each. A scraper reads the
+# /metrics of the node under load every SCRAPE_S seconds, as Prometheus would. Only the node under
+# load is busy; the other one idles. Stops every process it started.
+#
+#   kv-bench/scripts/metrics-cost.sh                       # 5 rounds of 20 s per node and operation
+#   ROUNDS=3 DURATION=10 kv-bench/scripts/metrics-cost.sh  # a quick run
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+KEYS=${KEYS:-200000}
+ROUNDS=${ROUNDS:-5}
+DURATION=${DURATION:-20}
+WARMUP=${WARMUP:-5}
+CONNECTIONS=${CONNECTIONS:-64}
+SCRAPE_S=${SCRAPE_S:-5}
+BASE_PORT=${BASE_PORT:-18180}
+NODE_FLAGS=${NODE_FLAGS:---event-loops 1}
+OPS=${OPS:-get put}
+SERVER_JAR=${SERVER_JAR:-kv-server/target/kv-server.jar}
+BENCH_JAR=${BENCH_JAR:-kv-bench/target/benchmarks.jar}
+WORK=${WORK:-$(mktemp -d /tmp/kvstore-metrics-cost.XXXXXX)}
+mkdir -p "$WORK"
+
+pids=()
+stop_all() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  pids=()
+}
+trap 'status=$?; stop_all; if [[ $status == 0 ]]; then rm -rf "$WORK"; else echo "failed; logs in $WORK" >&2; fi' EXIT
+
+wait_for_port() {
+  for _ in $(seq 1 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "port $1 did not open; see logs in $WORK" >&2
+  return 1
+}
+
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+on_port=$BASE_PORT
+off_port=$((BASE_PORT + 1))
+# shellcheck disable=SC2086
+java -jar "$SERVER_JAR" --port "$on_port" --data-dir "$WORK/on" --metrics on $NODE_FLAGS >"$WORK/on.log" 2>&1 &
+pids+=($!)
+# shellcheck disable=SC2086
+java -jar "$SERVER_JAR" --port "$off_port" --data-dir "$WORK/off" --metrics off $NODE_FLAGS >"$WORK/off.log" 2>&1 &
+pids+=($!)
+wait_for_port "$on_port"
+wait_for_port "$off_port"
+for port in "$on_port" "$off_port"; do
+  java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "http://127.0.0.1:$port" --preload "$KEYS" \
+    --connections "$CONNECTIONS" >>"$WORK/progress.log" 2>&1
+done
+
+run() { # run PORT OPS -> RESULT line; scrapes the node's /metrics meanwhile
+  local port=$1 ops=$2 out scraper
+  (while true; do curl -s -o /dev/null "http://127.0.0.1:$port/metrics"; sleep "$SCRAPE_S"; done) &
+  scraper=$!
+  out=$(java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "http://127.0.0.1:$port" --ops "$ops" \
+    --keys "$KEYS" --connections "$CONNECTIONS" --duration "$DURATION" --warmup "$WARMUP" 2>>"$WORK/progress.log")
+  kill "$scraper" 2>/dev/null || true
+  wait "$scraper" 2>/dev/null || true
+  grep '^RESULT' <<<"$out"
+}
+
+echo "| op | metrics | median max req/s | median p99 ms | rounds (req/s @ p99 ms) |"
+echo "|---|---|---|---|---|"
+for ops in $OPS; do
+  declare -A rps=() p99=() rounds=()
+  for round in $(seq 1 "$ROUNDS"); do
+    for mode in on off; do
+      port=$on_port
+      [[ $mode == off ]] && port=$off_port
+      result=$(run "$port" "$ops")
+      echo "round $round $ops metrics $mode: $result" >>"$WORK/progress.log"
+      rps[$mode]+="$(field rps "$result") "
+      p99[$mode]+="$(field p99 "$result") "
+      rounds[$mode]+="$(field rps "$result")@$(field p99 "$result") "
+    done
+  done
+  for mode in on off; do
+    echo "| $ops | $mode | $(tr ' ' '\n' <<<"${rps[$mode]}" | grep . | median) | $(tr ' ' '\n' <<<"${p99[$mode]}" | grep . | median) | ${rounds[$mode]}|"
+  done
+  unset rps p99 rounds
+done

@@ -1,0 +1,53 @@
+package io.kvstore.core;
+
+import java.util.List;
+
+/**
+ * What a store holds and what it has done since it opened, read from memory without touching the disk,
+ * so that a caller that must not block (an event loop serving a status page or a metrics scrape) may
+ * ask. Sizes and counts are a moment's view; the counters ({@link DaoStats}) only grow while the store
+ * is open. A value an engine does not know is {@code -1}.
+ *
+ * @param memtableBytes      bytes of the memtables in memory, the active one and those waiting to be flushed
+ * @param frozenMemtables    memtables waiting to be flushed
+ * @param tableBytes         bytes of the live table files
+ * @param tablesPerLevel     live tables in each level, level 0 first (a size-tiered engine has one level)
+ * @param compactionsPending compactions the engine would run now if it could
+ * @param flushes            memtables written to tables
+ * @param flushedBytes       bytes those flushes wrote
+ * @param compactions        compactions installed
+ * @param compactedBytes     bytes those compactions wrote
+ * @param writeStalls        writes that waited for flushes to catch up
+ * @param writeStallNanos    time those writes waited
+ * @param walSyncs           times the write-ahead log was forced to the device
+ * @param bloomNegatives     table lookups a Bloom filter answered without reading a block
+ */
+public record DaoProperties(long memtableBytes, int frozenMemtables, long tableBytes, List<Integer> tablesPerLevel,
+                            int compactionsPending, long flushes, long flushedBytes, long compactions,
+                            long compactedBytes, long writeStalls, long writeStallNanos, long walSyncs,
+                            long bloomNegatives) {
+
+    /** The answer of an engine that keeps no properties. */
+    public static final DaoProperties UNKNOWN = new DaoProperties(-1, -1, -1, List.of(), -1, -1, -1, -1, -1, -1, -1, -1, -1);
+
+    public DaoProperties {
+        tablesPerLevel = List.copyOf(tablesPerLevel);
+    }
+
+    /** Live tables over all levels. */
+    public int tableCount() {
+        int count = 0;
+        for (int level = 0; level < tablesPerLevel.size(); level++) {
+            count += tablesPerLevel.get(level);
+        }
+        return count;
+    }
+
+    /** The sizes and counts of a store with the counters of {@code stats}. */
+    public static DaoProperties of(long memtableBytes, int frozenMemtables, long tableBytes, List<Integer> tablesPerLevel,
+                                   int compactionsPending, DaoStats stats) {
+        return new DaoProperties(memtableBytes, frozenMemtables, tableBytes, tablesPerLevel, compactionsPending,
+                stats.flushes(), stats.flushedBytes(), stats.compactions(), stats.compactedBytes(),
+                stats.writeStalls(), stats.writeStallNanos(), stats.walSyncs(), stats.bloomNegatives());
+    }
+}

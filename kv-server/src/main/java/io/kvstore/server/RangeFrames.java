@@ -1,0 +1,172 @@
+package io.kvstore.server;
+
+import io.kvstore.core.Entry;
+import io.vertx.core.buffer.Buffer;
+import java.util.ArrayDeque;
+
+/**
+ * The body of the internal range route ({@code GET /internal/v0/entities}): a node's versions of a key
+ * range, tombstones included, as a sequence of frames, all integers big-endian.
+ *
+ * <pre>
+ * entry frame: 0x01, key length (int32, &gt;= 1), key bytes, timestamp (int64, &gt;= 0),
+ *              flags (one byte: 0 a value, 1 a tombstone), value length (int32, 0 for a tombstone), value bytes
+ * end frame:   0x00, after the last entry: the range is complete
+ * </pre>
+ *
+ * A body that stops without the end frame is an incomplete range, however it stopped. A {@link Decoder}
+ * takes the body in chunks as they arrive and refuses a malformed one with the node and the offset.
+ */
+final class RangeFrames {
+    static final byte ENTRY = 1;
+    static final byte END = 0;
+    private static final byte VALUE = 0;
+    private static final byte TOMBSTONE = 1;
+    /** Frame bytes around the key and the value. */
+    static final int OVERHEAD = 1 + 4 + 8 + 1 + 4;
+
+    private RangeFrames() {
+    }
+
+    /** Appends {@code entry}'s frame to {@code out}. */
+    static Buffer append(Buffer out, Entry entry) {
+        byte[] key = entry.key();
+        out.appendByte(ENTRY).appendInt(key.length).appendBytes(key).appendLong(entry.timestamp());
+        if (entry.isTombstone()) {
+            return out.appendByte(TOMBSTONE).appendInt(0);
+        }
+        byte[] value = entry.value();
+        return out.appendByte(VALUE).appendInt(value.length).appendBytes(value);
+    }
+
+    static Buffer end() {
+        return Buffer.buffer(1).appendByte(END);
+    }
+
+    /**
+     * Parses frames from chunks of a body. Entries are queued until taken; bytes of a frame cut between
+     * chunks are kept until the rest arrives (so memory is the queue plus one frame).
+     */
+    static final class Decoder {
+        private final String node;
+        private final int maxKeyBytes;
+        private final int maxValueBytes;
+        private final ArrayDeque<Entry> entries = new ArrayDeque<>();
+        private Buffer pending = Buffer.buffer();
+        private long offset;
+        private int queuedBytes;
+        private boolean ended;
+
+        /** {@code node}: where the body comes from, for error messages. */
+        Decoder(String node, int maxKeyBytes, int maxValueBytes) {
+            this.node = node;
+            this.maxKeyBytes = maxKeyBytes;
+            this.maxValueBytes = maxValueBytes;
+        }
+
+        /**
+         * Parses every whole frame in what arrived so far.
+         *
+         * @throws IllegalStateException for a malformed frame or bytes after the end frame
+         */
+        void feed(Buffer chunk) {
+            if (ended && chunk.length() > 0) {
+                throw malformed(offset, "bytes after the end frame");
+            }
+            pending = pending.length() == 0 ? chunk : pending.appendBuffer(chunk);
+            int at = 0;
+            while (at < pending.length() && !ended) {
+                int consumed = frame(at);
+                if (consumed == 0) {
+                    break;
+                }
+                at += consumed;
+            }
+            if (ended && at < pending.length()) {
+                throw malformed(offset, "bytes after the end frame");
+            }
+            pending = at == pending.length() ? Buffer.buffer() : pending.getBuffer(at, pending.length());
+        }
+
+        /** Decodes the frame at {@code at} of {@code pending}; returns its length, or 0 if it is not whole yet. */
+        private int frame(int at) {
+            int available = pending.length() - at;
+            byte type = pending.getByte(at);
+            if (type == END) {
+                ended = true;
+                offset += 1;
+                return 1;
+            }
+            if (type != ENTRY) {
+                throw malformed(offset, "frame type " + type);
+            }
+            if (available < 5) {
+                return 0;
+            }
+            int keyLength = pending.getInt(at + 1);
+            if (keyLength < 1 || keyLength > maxKeyBytes) {
+                throw malformed(offset, "key length " + keyLength);
+            }
+            if (available < 1 + 4 + keyLength + 8 + 1 + 4) {
+                return 0;
+            }
+            int p = at + 5 + keyLength;
+            long timestamp = pending.getLong(p);
+            byte flags = pending.getByte(p + 8);
+            int valueLength = pending.getInt(p + 9);
+            if (timestamp < 0) {
+                throw malformed(offset, "timestamp " + timestamp);
+            }
+            if (flags != VALUE && flags != TOMBSTONE) {
+                throw malformed(offset, "flags " + flags);
+            }
+            if (valueLength < 0 || valueLength > maxValueBytes || (flags == TOMBSTONE && valueLength != 0)) {
+                throw malformed(offset, "value length " + valueLength);
+            }
+            int length = OVERHEAD + keyLength + valueLength;
+            if (available < length) {
+                return 0;
+            }
+            byte[] key = pending.getBytes(at + 5, at + 5 + keyLength);
+            Entry entry = flags == TOMBSTONE ? Entry.tombstone(key, timestamp)
+                    : Entry.value(key, pending.getBytes(p + 13, p + 13 + valueLength), timestamp);
+            entries.add(entry);
+            queuedBytes += length;
+            offset += length;
+            return length;
+        }
+
+        private IllegalStateException malformed(long at, String what) {
+            return new IllegalStateException("malformed range stream from " + node + " at offset " + at + ": " + what);
+        }
+
+        /** The next decoded entry, or null if none is queued. */
+        Entry peek() {
+            return entries.peek();
+        }
+
+        /** Takes the next decoded entry. */
+        Entry poll() {
+            Entry entry = entries.poll();
+            if (entry != null) {
+                queuedBytes -= OVERHEAD + entry.key().length + (entry.isTombstone() ? 0 : entry.value().length);
+            }
+            return entry;
+        }
+
+        /** Frame bytes decoded and not taken yet. */
+        int queuedBytes() {
+            return queuedBytes;
+        }
+
+        /** Whether the end frame arrived. */
+        boolean ended() {
+            return ended;
+        }
+
+        /** Whether a frame has begun and not finished. */
+        boolean midFrame() {
+            return pending.length() > 0;
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.kvstore.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** GET /metrics parsed, and its counters moved by exactly what a known sequence of requests does. */
+class MetricsTest {
+    @TempDir
+    Path dir;
+    TestCluster cluster;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private PrometheusText scrape(int node) throws Exception {
+        HttpResponse<byte[]> response = cluster.send(node, "GET", "/metrics", null);
+        assertEquals(200, response.statusCode());
+        assertEquals(MetricsHandler.CONTENT_TYPE, response.headers().firstValue("Content-Type").orElse(""));
+        return PrometheusText.parse(new String(response.body(), StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Scrapes until the request counter of {@code route} reaches {@code at least} (Vert.x counts a request when
+     * its response has been written, which may be just after the client has read it).
+     */
+    private PrometheusText scrapeOnce(int node, String route, double atLeast) throws Exception {
+        for (int attempt = 0; ; attempt++) {
+            PrometheusText metrics = scrape(node);
+            if (metrics.sum("vertx_http_server_requests_total", "route=\"" + route + "\"") >= atLeast || attempt == 50) {
+                return metrics;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private static String requests(String route, String method, int code) {
+        return "vertx_http_server_requests_total{code=\"" + code + "\",method=\"" + method + "\",route=\"" + route + "\"}";
+    }
+
+    @Test
+    void requestsByRouteMethodAndStatusMoveByExactlyTheRequestsMade() throws Exception {
+        cluster = new TestCluster(dir, 1);
+        PrometheusText before = scrape(0);
+        for (int i = 0; i < 7; i++) {
+            assertEquals(201, cluster.put(0, "id=k" + i, "v" + i));
+        }
+        for (int i = 0; i < 5; i++) {
+            assertEquals(200, cluster.get(0, "id=k" + i).statusCode());
+        }
+        for (int i = 0; i < 3; i++) {
+            assertEquals(404, cluster.get(0, "id=absent" + i).statusCode());
+        }
+        assertEquals(202, cluster.delete(0, "id=k0"));
+        assertEquals(400, cluster.get(0, "id=").statusCode());
+        assertEquals(400, cluster.send(0, "GET", "/no/such/path", null).statusCode());
+        PrometheusText after = scrapeOnce(0, RequestRouter.ENTITY, before.sum("vertx_http_server_requests_total",
+                "route=\"/v0/entity\"") + 17);
+
+        String entity = RequestRouter.ENTITY;
+        assertEquals(7, delta(before, after, requests(entity, "PUT", 201)));
+        assertEquals(5, delta(before, after, requests(entity, "GET", 200)));
+        assertEquals(3, delta(before, after, requests(entity, "GET", 404)));
+        assertEquals(1, delta(before, after, requests(entity, "DELETE", 202)));
+        assertEquals(1, delta(before, after, requests(entity, "GET", 400)));
+        assertEquals(1, delta(before, after, requests(RequestRouter.UNKNOWN_ROUTE, "GET", 400)));
+        // The latency histogram counts the same requests, and its buckets are cumulative.
+        String latency = "vertx_http_server_response_time_seconds_count{code=\"201\",method=\"PUT\",route=\"/v0/entity\"}";
+        assertEquals(7, delta(before, after, latency));
+        String plusInf = "vertx_http_server_response_time_seconds_bucket{code=\"201\",le=\"+Inf\",method=\"PUT\",route=\"/v0/entity\"}";
+        assertEquals(after.value(latency), after.value(plusInf));
+
+        // Coordinator outcomes: every one of those 15 coordinated reads and writes succeeded.
+        assertEquals(8, delta(before, after, "kv_coordinator_requests_total{method=\"GET\",outcome=\"ok\"}"));
+        assertEquals(7, delta(before, after, "kv_coordinator_requests_total{method=\"PUT\",outcome=\"ok\"}"));
+        assertEquals(1, delta(before, after, "kv_coordinator_requests_total{method=\"DELETE\",outcome=\"ok\"}"));
+        assertEquals(0, delta(before, after, "kv_coordinator_requests_total{method=\"PUT\",outcome=\"timeout\"}"));
+    }
+
+    @Test
+    void storageMetricsFollowTheStore() throws Exception {
+        cluster = new TestCluster(dir, 1, b -> b.flushThresholdBytes(64 << 10));
+        PrometheusText empty = scrape(0);
+        assertEquals(0, empty.value("kv_storage_memtable_bytes"));
+        assertEquals(0, empty.value("kv_storage_tables{level=\"0\"}"));
+        assertEquals(0, empty.value("kv_storage_flushes_total"));
+        assertTrue(empty.has("kv_storage_wal_syncs_total"));
+        assertTrue(empty.has("kv_storage_bloom_negatives_total"));
+        assertTrue(empty.has("kv_storage_write_stalls_total"));
+        assertTrue(empty.has("kv_storage_compactions_pending"));
+        String value = "x".repeat(1000);
+        for (int i = 0; i < 10; i++) {
+            assertEquals(201, cluster.put(0, "id=k" + i, value));
+        }
+        PrometheusText written = scrape(0);
+        assertTrue(written.value("kv_storage_memtable_bytes") >= 10 * 1000, "values in the memtable");
+        // Past the flush threshold: the next write switches memtables and a table follows.
+        for (int i = 0; i < 100; i++) {
+            assertEquals(201, cluster.put(0, "id=more" + i, value));
+        }
+        PrometheusText flushed = scrape(0);
+        for (int attempt = 0; flushed.value("kv_storage_flushes_total") < 1 && attempt < 100; attempt++) {
+            flushed = scrape(0);
+        }
+        assertEquals(1, flushed.value("kv_storage_flushes_total"));
+        assertEquals(1, flushed.value("kv_storage_tables{level=\"0\"}"));
+        assertEquals(flushed.value("kv_storage_flushed_bytes_total"), flushed.value("kv_storage_tables_size_bytes"));
+        // A read of a key the table's range holds but its filter rules out skips it without a block read.
+        double negatives = flushed.value("kv_storage_bloom_negatives_total");
+        assertEquals(404, cluster.get(0, "id=more5x").statusCode());
+        assertEquals(negatives + 1, scrape(0).value("kv_storage_bloom_negatives_total"));
+    }
+
+    @Test
+    void aPeerThatIsDownShowsInOutcomesAndPeerLatency() throws Exception {
+        cluster = new TestCluster(dir, 2);
+        cluster.stop(1);
+        PrometheusText before = scrape(0);
+        assertEquals(504, cluster.put(0, "id=k&ack=2&from=2", "v"));
+        assertEquals(201, cluster.put(0, "id=k&ack=1&from=2", "v"));
+        PrometheusText after = scrape(0);
+        assertEquals(1, delta(before, after, "kv_coordinator_requests_total{method=\"PUT\",outcome=\"not_enough_replicas\"}"));
+        assertEquals(1, delta(before, after, "kv_coordinator_requests_total{method=\"PUT\",outcome=\"ok\"}"));
+        String peer = "peer=\"" + cluster.url(1) + "\"";
+        assertEquals(2, after.sum("kv_replica_request_seconds_count", peer, "operation=\"write\"", "outcome=\"failed\"")
+                - before.sum("kv_replica_request_seconds_count", peer, "operation=\"write\"", "outcome=\"failed\""));
+        assertFalse(after.has("kv_replica_request_seconds_count{operation=\"write\",outcome=\"ok\",peer=\"" + cluster.url(0) + "\"}"),
+                "the node's own replica is no peer");
+    }
+
+    @Test
+    void withMetricsOffTheRouteIs404AndRequestsStillWork() throws Exception {
+        cluster = new TestCluster(dir, 1, b -> b.metrics(false));
+        assertEquals(201, cluster.put(0, "id=k", "v"));
+        assertEquals(404, cluster.send(0, "GET", "/metrics", null).statusCode());
+        assertEquals(405, cluster.send(0, "POST", "/metrics", new byte[0]).statusCode());
+    }
+
+    @Test
+    void statusReportsTheStoreFromItsProperties() throws Exception {
+        cluster = new TestCluster(dir, 1);
+        assertEquals(201, cluster.put(0, "id=k", "value"));
+        String status = new String(cluster.send(0, "GET", "/v0/status", null).body(), StandardCharsets.UTF_8);
+        io.vertx.core.json.JsonObject json = new io.vertx.core.json.JsonObject(status);
+        io.vertx.core.json.JsonObject storage = json.getJsonObject("storage");
+        assertTrue(storage.getLong("memtableBytes") >= "value".length(), status);
+        assertEquals(0, storage.getLong("tableBytes"), status);
+        assertEquals(0, json.getLong("dataBytes"), status);
+    }
+
+    private static double delta(PrometheusText before, PrometheusText after, String key) {
+        assertTrue(after.has(key), () -> key + " missing from " + after.samples().keySet());
+        return after.value(key) - before.value(key);
+    }
+}
