@@ -25,13 +25,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * nodes ({@code ring} with the default 256 virtual nodes per node). Keys are realistic 6-25 byte
  * strings ({@code "user:<u64>"}); the time includes hashing the key (XXH64).
  *
- * <p>The keys cycle through 16,384 distinct ones: with only 4,096 the branch predictor learns each
- * key's path, and loops with a data-dependent trip count look much faster than they are (jump at 100
- * nodes measured 23 ns with 4,096 keys, 48 ns with 16,384, same machine and load).
+ * <p>The keys cycle through 16,384 distinct ones: with fewer the branch predictor learns each key's
+ * path, and loops with a data-dependent trip count look faster than they are.
  *
- * <p>Run: {@code java -jar kv-bench/target/benchmarks.jar PartitionerBenchmark -prof gc}. Targets:
- * ring and maglev primary under 60 ns at 100 nodes, jump under 30 ns, and ~0 B/op on the primary path
- * of ring, jump and maglev.
+ * <p>Run: {@code java -jar kv-bench/target/benchmarks.jar PartitionerBenchmark -prof gc}; the figures
+ * and the targets they are held to are in docs/BENCHMARKS.md.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.kvstore.core.Entry;
+import io.kvstore.core.testing.Seeds;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,6 +37,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * wrote; a request succeeds exactly when at least {@code ack} of its replicas are up.
  * Seeds are printed; replay one with {@code -Dkv.seed=N}.
  */
+@Tag("slow")
 class ClusterSimulationTest {
     private static final int OPERATIONS = 3_000;
     private static final String[] KEYS = {"alpha", "beta", "gamma", "delta"};

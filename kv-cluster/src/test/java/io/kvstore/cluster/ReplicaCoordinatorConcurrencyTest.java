@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.Entry;
+import io.kvstore.core.testing.Seeds;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -3,6 +3,7 @@ package io.kvstore.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.core.testing.Seeds;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

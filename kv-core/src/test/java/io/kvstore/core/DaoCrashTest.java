@@ -1,5 +1,6 @@
 package io.kvstore.core;
 
+import io.kvstore.core.testing.Seeds;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,9 +46,8 @@ public abstract class DaoCrashTest {
     @Test
     @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void acknowledgedWritesSurviveKillMinusNine() throws Exception {
-        long seed = Long.getLong("kv.seed", System.nanoTime());
+        long seed = Seeds.seed(getClass().getSimpleName());
         int rounds = Integer.getInteger("kv.crashRounds", 6);
-        System.out.println(getClass().getSimpleName() + " seed=" + seed + " (replay with -Dkv.seed=" + seed + ")");
         Random random = new Random(seed);
         Path store = workDirectory.resolve("store");
         Acknowledged acknowledged = new Acknowledged();

@@ -1,6 +1,8 @@
 package io.kvstore.core;
 
+import io.kvstore.core.testing.Seeds;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,6 +44,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * are only aimed at keys whose visible version is a value: against a dropped tombstone, whether a
  * stale write reappears depends on when compaction ran, which the contract leaves open.
  */
+@Tag("slow")
 public abstract class DaoModelTest {
     private static final int KEY_SPACE = 3000;
     private static final int RANGE_CHECK_LIMIT = 100;
@@ -71,9 +74,8 @@ public abstract class DaoModelTest {
 
     @Test
     void randomOperationsMatchSortedMapModel() throws IOException {
-        long seed = Long.getLong("kv.seed", System.nanoTime());
+        long seed = Seeds.seed(getClass().getSimpleName());
         int operations = Integer.getInteger("kv.modelOps", defaultOperations());
-        System.out.println(getClass().getSimpleName() + " seed=" + seed + " (replay with -Dkv.seed=" + seed + ")");
         try {
             run(new Random(seed), operations);
         } catch (AssertionError | IOException | RuntimeException e) {

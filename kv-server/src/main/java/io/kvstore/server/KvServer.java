@@ -60,9 +60,7 @@ public final class KvServer {
     /**
      * Internode connections per peer, each carrying up to {@link #INTERNODE_PIPELINING_LIMIT} requests
      * at once: 128 in flight per peer, more than 64 client connections fan out. Pipelined, a peer reads
-     * several requests per system call and writes their answers in one, which measured on 3 nodes
-     * sharing 2 cores (docs/BENCHMARKS.md): 2/3 PUT +35-45%, GET +25-45% against 64 connections of one
-     * request each; 2, 4 or 16 connections with deeper or shallower pipelines measured the same.
+     * several requests per system call and writes their answers in one (docs/BENCHMARKS.md).
      */
     private static final int INTERNODE_CONNECTIONS_PER_PEER = 8;
     private static final int INTERNODE_PIPELINING_LIMIT = 16;
@@ -75,9 +73,8 @@ public final class KvServer {
 
     /**
      * How long an internode connection may sit unused in the pool: half the idle timeout, which the
-     * peers are assumed to share, so that this node closes an idle connection before the peer does.
-     * With both at 60 s (Vert.x's default keep-alive) the peer sometimes closed one just as this node
-     * sent requests on it, and they failed (HttpReplica then sends them again).
+     * peers are assumed to share, so that this node closes an idle connection before the peer does;
+     * otherwise the peer may close one just as this node sends requests on it.
      */
     static int internodeKeepAliveSeconds(Duration idleTimeout) {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, idleTimeout.toSeconds() / 2));

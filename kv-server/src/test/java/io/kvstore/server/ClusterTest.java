@@ -19,12 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Two and three real nodes on loopback: placement, quorums, failures and recovery. */
-@Tag("slow")
 class ClusterTest {
     @TempDir
     Path dir;

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The node-wide memory bound for request bodies, and range iterators released whatever the client does. */
+@Tag("slow")
 class LimitsAndStreamingTest {
     @TempDir
     Path dir;
@@ -117,7 +118,6 @@ class LimitsAndStreamingTest {
     }
 
     @Test
-    @Tag("slow")
     void aResponseThatTakesLongerThanTheRequestTimeoutIsNotCutAndHttp2IsNotOffered() throws Exception {
         node = new TestCluster(dir, 1, b -> b.requestTimeout(java.time.Duration.ofMillis(200)));
         byte[] value = new byte[100_000];

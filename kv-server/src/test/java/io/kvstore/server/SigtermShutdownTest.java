@@ -8,7 +8,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
  * The standalone server in a child JVM, stopped with SIGTERM: a request in flight at that moment is
  * finished, the store is closed, and a restarted server serves every acknowledged write.
  */
-@Tag("slow")
 class SigtermShutdownTest {
     @TempDir
     Path dir;

@@ -133,8 +133,8 @@ final class LoadWorker {
         }
         // Lanes wait in whole milliseconds, so a request may leave up to 1 ms before its slot; it is then
         // timed from when it left, never from the later slot (which would hide part of its latency).
-        // Timers to the microsecond (epoll has them) cost a wake-up per request on both sides and
-        // measured worse: docs/BENCHMARKS.md, "The generator's open loop spun on java.nio".
+        // Timers to the microsecond (epoll has them) would cost a wake-up per request on both sides
+        // (docs/BENCHMARKS.md).
         send(nextOp(), keys.next(random), Math.min(intended, System.nanoTime()), intended);
     }
 

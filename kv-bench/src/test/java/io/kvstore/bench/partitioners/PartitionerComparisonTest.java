@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kvstore.cluster.Partitioners;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Runs the comparison with small sizes so the example cannot rot. */
+@Tag("slow")
 class PartitionerComparisonTest {
 
     @Test

@@ -16,6 +16,7 @@ import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import io.kvstore.core.SyncPolicy;
+import io.kvstore.core.testing.Seeds;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -5,7 +5,9 @@ import io.kvstore.core.Dao;
 import io.kvstore.core.DaoContractTest;
 import io.kvstore.core.DaoOptions;
 import java.io.IOException;
+import org.junit.jupiter.api.Tag;
 
+@Tag("slow")
 class LsmDaoContractTest extends DaoContractTest {
     @Override
     protected Dao open(DaoOptions options) throws IOException {

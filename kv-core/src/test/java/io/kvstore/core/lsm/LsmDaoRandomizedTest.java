@@ -4,6 +4,8 @@ import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
+import io.kvstore.core.testing.Seeds;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,14 +28,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Random writes with random (also out-of-order and equal) timestamps, checked against a model that
  * applies the Dao's version rule. Replay a failure with -Dkv.seed=N.
  */
+@Tag("slow")
 class LsmDaoRandomizedTest {
     @TempDir
     Path dir;
 
     @Test
     void matchesModelThroughFlushesCompactionsAndReopens() throws IOException {
-        long seed = Long.getLong("kv.seed", System.nanoTime());
-        System.out.println("LsmDaoRandomizedTest seed=" + seed + " (replay with -Dkv.seed=" + seed + ")");
+        long seed = Seeds.seed("LsmDaoRandomizedTest");
         Random random = new Random(seed);
         DaoOptions options = DaoOptions.builder(dir).flushThresholdBytes(2048).blockSizeBytes(256)
                 .compactionTrigger(2 + random.nextInt(3)).maxFrozenMemtables(1 + random.nextInt(2)).build();

@@ -4,6 +4,7 @@ import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
 import io.kvstore.core.CorruptionException;
+import io.kvstore.core.testing.Seeds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,8 +65,7 @@ class SsTableTest {
 
     @Test
     void everyEntryReadsBackByGetAndByIteration() throws IOException {
-        long seed = Long.getLong("kv.seed", System.nanoTime());
-        System.out.println("SsTableTest seed=" + seed + " (replay with -Dkv.seed=" + seed + ")");
+        long seed = Seeds.seed("SsTableTest");
         Random random = new Random(seed);
         TreeMap<byte[], Entry> entries = randomEntries(random, 5000);
         SsTable table = SsTable.open(write(entries, 512, 10), 1);
