@@ -103,7 +103,9 @@ final class LogWriter implements Closeable {
     int append(Entry entry) throws IOException {
         byte[] key = entry.key();
         byte[] value = entry.value();
-        long payload = (long) LogFormat.PAYLOAD_HEADER + key.length + (value == null ? 0 : value.length);
+        boolean expires = entry.expires();
+        long payload = (long) LogFormat.PAYLOAD_HEADER + key.length + (value == null ? 0 : value.length)
+                + (expires ? 8 : 0);
         if (payload > LogFormat.MAX_PAYLOAD) {
             throw new IllegalArgumentException("entry too large for the log: " + payload + " bytes");
         }
@@ -115,10 +117,13 @@ final class LogWriter implements Closeable {
         b.clear();
         b.putInt(0);
         b.putInt((int) payload);
-        b.put(value == null ? LogFormat.KIND_TOMBSTONE : LogFormat.KIND_VALUE);
+        b.put(value == null ? LogFormat.KIND_TOMBSTONE : expires ? LogFormat.KIND_EXPIRING_VALUE : LogFormat.KIND_VALUE);
         b.putLong(entry.timestamp());
         b.putInt(key.length);
         b.put(key);
+        if (expires) {
+            b.putLong(entry.expiresAtMillis());
+        }
         if (value != null) {
             b.put(value);
         }

@@ -190,7 +190,7 @@ public final class LsmDao implements Dao {
         if (!recovered.isEmpty()) {
             long number = next.getAndIncrement();
             tables.add(0, writeTable(dir, number, recovered.iterator(null, null, Long.MAX_VALUE), recovered.keyCount(),
-                    options, tombstone -> false, () -> false).table());
+                    options, Long.MIN_VALUE, tombstone -> false, () -> false).table());
         }
         long logNumber = next.getAndIncrement();
         SsTable[] tableArray = tables.toArray(new SsTable[0]);
@@ -211,7 +211,12 @@ public final class LsmDao implements Dao {
     public Entry get(byte[] key) throws IOException {
         Objects.requireNonNull(key, "key");
         ensureOpen();
-        return lookup(key, false);
+        return visible(lookup(key, false));
+    }
+
+    /** {@code found} as a read sees it now: an expired value reads as a tombstone of its timestamp. */
+    private Entry visible(Entry found) {
+        return found == null || !found.expires() ? found : found.asOf(options.clock().getAsLong());
     }
 
     /**
@@ -231,7 +236,8 @@ public final class LsmDao implements Dao {
             return CompletableFuture.failedFuture(e);
         }
         scheduleResidencyCheck(mayBlock);
-        return found == WOULD_READ_DISK ? Dao.super.getAsync(key, mayBlock) : CompletableFuture.completedFuture(found);
+        return found == WOULD_READ_DISK ? Dao.super.getAsync(key, mayBlock)
+                : CompletableFuture.completedFuture(visible(found));
     }
 
     /**
@@ -388,7 +394,7 @@ public final class LsmDao implements Dao {
             for (SsTable table : v.tables) {
                 sources.add(table.iterator(from, to));
             }
-            return new RangeIterator(new MergeIterator(sources), v.tables);
+            return new RangeIterator(new MergeIterator(sources), v.tables, options.clock().getAsLong());
         } catch (RuntimeException e) {
             RangeIterator.releaseAll(v.tables);
             throw e;
@@ -606,8 +612,8 @@ public final class LsmDao implements Dao {
                 memtable = frozen[frozen.length - 1];
             }
             SsTable table = memtable.isEmpty() ? null : writeTable(dir, nextFileNumber.getAndIncrement(),
-                    memtable.iterator(null, null, Long.MAX_VALUE), memtable.keyCount(), options, tombstone -> false,
-                    () -> false).table();
+                    memtable.iterator(null, null, Long.MAX_VALUE), memtable.keyCount(), options, Long.MIN_VALUE,
+                    tombstone -> false, () -> false).table();
             if (table != null) {
                 flushedBytes.addAndGet(table.fileSize());
             }
@@ -677,8 +683,7 @@ public final class LsmDao implements Dao {
     }
 
     /** Tombstones written before this instant (wall-clock milliseconds) are past their grace. */
-    private long graceEndsBeforeMillis() {
-        long now = options.clock().getAsLong();
+    private long graceEndsBeforeMillis(long now) {
         long grace = options.tombstoneGrace().toMillis();
         return now - grace > now ? Long.MIN_VALUE : now - grace;
     }
@@ -741,9 +746,10 @@ public final class LsmDao implements Dao {
             sources.add(table.iterator(null, null));
         }
         Written written;
-        long graceEnds = graceEndsBeforeMillis();
+        long now = options.clock().getAsLong();
+        long graceEnds = graceEndsBeforeMillis(now);
         try (MergeIterator merged = new MergeIterator(sources)) {
-            written = writeTable(dir, nextFileNumber.getAndIncrement(), merged, expectedKeys, options,
+            written = writeTable(dir, nextFileNumber.getAndIncrement(), merged, expectedKeys, options, now,
                     tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds), () -> closed);
         } catch (UncheckedIOException e) {
             throw e.getCause();
@@ -841,12 +847,12 @@ public final class LsmDao implements Dao {
     }
 
     /**
-     * Writes {@code entries} as table {@code number}, leaving out the tombstones
-     * {@code mayDropTombstone} accepts; the opened table is null if nothing was left to write.
+     * Writes {@code entries} as table {@code number}, values expired at {@code nowMillis} as tombstones
+     * of their timestamps, leaving out the tombstones {@code mayDropTombstone} accepts; the opened table is null if nothing was left to write.
      * Throws {@link CancellationException} (having deleted the partial file) once {@code cancelled}.
      */
     private static Written writeTable(Path dir, long number, Iterator<Entry> entries, long expectedKeys,
-                                      DaoOptions options, Predicate<Entry> mayDropTombstone,
+                                      DaoOptions options, long nowMillis, Predicate<Entry> mayDropTombstone,
                                       BooleanSupplier cancelled)
             throws IOException {
         Path path = FileNames.table(dir, number);
@@ -859,6 +865,9 @@ public final class LsmDao implements Dao {
                     throw new CancellationException("table " + path + " abandoned: store closing");
                 }
                 Entry entry = entries.next();
+                if (entry.expires()) {
+                    entry = entry.asOf(nowMillis);
+                }
                 if (entry.isTombstone() && mayDropTombstone.test(entry)) {
                     newestDropped = Math.max(newestDropped, entry.timestamp());
                     continue;

@@ -7,15 +7,20 @@ import io.kvstore.core.table.SsTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
-/** A merged range over a snapshot; closing it releases the snapshot's tables (deferred deletions proceed). */
+/**
+ * A merged range over a snapshot, with values expired at the snapshot's instant shown as tombstones;
+ * closing it releases the snapshot's tables (deferred deletions proceed).
+ */
 final class RangeIterator implements CloseableIterator<Entry> {
     private final CloseableIterator<Entry> merged;
     private final SsTable[] retained;
+    private final long nowMillis;
     private boolean closed;
 
-    RangeIterator(CloseableIterator<Entry> merged, SsTable[] retained) {
+    RangeIterator(CloseableIterator<Entry> merged, SsTable[] retained, long nowMillis) {
         this.merged = merged;
         this.retained = retained;
+        this.nowMillis = nowMillis;
     }
 
     @Override
@@ -28,7 +33,8 @@ final class RangeIterator implements CloseableIterator<Entry> {
         if (closed) {
             throw new IllegalStateException("range iterator is closed");
         }
-        return merged.next();
+        Entry next = merged.next();
+        return next.expires() ? next.asOf(nowMillis) : next;
     }
 
     @Override
