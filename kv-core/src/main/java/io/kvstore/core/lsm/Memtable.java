@@ -56,8 +56,8 @@ final class Memtable {
     private static final int FIRST_CHUNK_BYTES = 16 << 10;
     /**
      * Below half of G1's smallest region (1 MiB), so a chunk is never a humongous object: one of those
-     * takes whole regions, and a 512 KiB chunk in a 1 MiB region would waste half of it (a 24 MiB heap
-     * ran out that way). Also the most a pointer's 16 offset bits (in units of 4 bytes) can reach.
+     * takes whole regions, and a 512 KiB chunk in a 1 MiB region would waste half of it, which a small
+     * heap cannot afford. Also the most a pointer's 16 offset bits (in units of 4 bytes) can reach.
      */
     private static final int MAX_CHUNK_BYTES = 256 << 10;
     /** A pointer's chunk index has 15 bits: 32,768 chunks, 8 GiB of memtable at least. */

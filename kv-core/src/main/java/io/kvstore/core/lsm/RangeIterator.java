@@ -4,8 +4,6 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
 import io.kvstore.core.table.SsTable;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 
 /**
  * A merged range over a snapshot, with values expired at the snapshot's instant shown as tombstones;
@@ -46,25 +44,7 @@ final class RangeIterator implements CloseableIterator<Entry> {
         try {
             merged.close();
         } finally {
-            releaseAll(retained);
-        }
-    }
-
-    static void releaseAll(SsTable[] tables) {
-        IOException failure = null;
-        for (SsTable table : tables) {
-            try {
-                table.release();
-            } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw new UncheckedIOException("could not delete an obsolete table", failure);
+            VersionSet.release(retained);
         }
     }
 }
