@@ -152,9 +152,9 @@ public final class DaoOptions {
      * {@link #DEFAULT_BACKGROUND_PRIORITY}: on a machine whose cores the requests keep busy, a flush or
      * compaction at the normal priority takes a core for tens of milliseconds and every request
      * queues behind it; at a lower one it yields to them, and still gets a share of a busy core (the
-     * writers stall, and stop competing, when it falls behind). {@link BackgroundPriority#IDLE} took
-     * 0.1-0.4 ms off a lightly loaded single node's p99 but cost three nodes sharing two cores 8% of
-     * their write throughput, and their tail; docs/BENCHMARKS.md has the figures.
+     * writers stall, and stop competing, when it falls behind). {@link BackgroundPriority#IDLE} helps a
+     * lightly loaded node's tail but costs nodes that share their cores write throughput;
+     * docs/BENCHMARKS.md has the figures.
      */
     public BackgroundPriority backgroundPriority() {
         return backgroundPriority;

@@ -21,7 +21,7 @@ import java.nio.file.StandardOpenOption;
  * codec), a Bloom filter, a block index, a meta block and a footer (see docs/FORMAT.md). Entries must
  * arrive in strictly increasing key order.
  *
- * <p>Heap use while writing: one data block, the filter bits and the index (about 2% of the table).
+ * <p>Heap use while writing: one data block, the filter bits and the index (a small fraction of the table).
  * REQUIRES: external synchronization (one thread writes a table).
  */
 public final class SsTableWriter implements AutoCloseable {
