@@ -33,6 +33,8 @@ public final class DaoOptions {
     /** Default CPU priority of the flush and compaction threads: see {@link #backgroundPriority()}. */
     public static final BackgroundPriority DEFAULT_BACKGROUND_PRIORITY = BackgroundPriority.nice(19);
 
+    /** Default compaction rate limit: 0, none. */
+    public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
     /** Default codec of table data blocks: {@link Compression#LZ4}. */
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
@@ -56,6 +58,7 @@ public final class DaoOptions {
     private final BackgroundPriority backgroundPriority;
     private final Duration tombstoneGrace;
     private final Compression compression;
+    private final long compactionBytesPerSecond;
     private final LongUnaryOperator timestampToMillis;
     private final LongSupplier clock;
 
@@ -71,6 +74,7 @@ public final class DaoOptions {
         this.backgroundPriority = b.backgroundPriority;
         this.tombstoneGrace = b.tombstoneGrace;
         this.compression = b.compression;
+        this.compactionBytesPerSecond = b.compactionBytesPerSecond;
         this.timestampToMillis = b.timestampToMillis;
         this.clock = b.clock;
     }
@@ -98,6 +102,7 @@ public final class DaoOptions {
         b.backgroundPriority = backgroundPriority;
         b.tombstoneGrace = tombstoneGrace;
         b.compression = compression;
+        b.compactionBytesPerSecond = compactionBytesPerSecond;
         b.timestampToMillis = timestampToMillis;
         b.clock = clock;
         return b;
@@ -161,6 +166,16 @@ public final class DaoOptions {
     }
 
     /**
+     * Most bytes per second compactions write, so that a large compaction is spread over time rather
+     * than taking a core and the disk from requests in a burst; 0 (the default) for no limit. Flushes
+     * are never limited, as writers wait for them; a limit below the rate at which flushes arrive lets
+     * tables pile up, and reads slow down with them.
+     */
+    public long compactionBytesPerSecond() {
+        return compactionBytesPerSecond;
+    }
+
+    /**
      * How the data blocks of new tables are compressed; each table records its codec, so a store
      * holds tables of several codecs after a change. Default {@link #DEFAULT_COMPRESSION}.
      */
@@ -207,12 +222,15 @@ public final class DaoOptions {
                 + ", maxFrozenMemtables=" + maxFrozenMemtables
                 + ", backgroundPriority=" + backgroundPriority
                 + ", tombstoneGrace=" + tombstoneGrace
-                + ", compression=" + compression + '}';
+                + ", compression=" + compression
+                + ", compactionBytesPerSecond=" + compactionBytesPerSecond + '}';
     }
 
     /** Builds {@link DaoOptions}; {@link #build()} rejects out-of-range values. */
     public static final class Builder {
-        /** Default codec of table data blocks: {@link Compression#LZ4}. */
+        /** Default compaction rate limit: 0, none. */
+    public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
+    /** Default codec of table data blocks: {@link Compression#LZ4}. */
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
@@ -235,6 +253,7 @@ public final class DaoOptions {
         private BackgroundPriority backgroundPriority = DEFAULT_BACKGROUND_PRIORITY;
         private Duration tombstoneGrace = DEFAULT_TOMBSTONE_GRACE;
         private Compression compression = DEFAULT_COMPRESSION;
+        private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
         private LongUnaryOperator timestampToMillis = HYBRID_TIMESTAMPS;
         private LongSupplier clock = System::currentTimeMillis;
 
@@ -287,6 +306,11 @@ public final class DaoOptions {
             return this;
         }
 
+        public Builder compactionBytesPerSecond(long bytesPerSecond) {
+            this.compactionBytesPerSecond = bytesPerSecond;
+            return this;
+        }
+
         public Builder compression(Compression codec) {
             this.compression = Objects.requireNonNull(codec, "compression");
             return this;
@@ -312,6 +336,8 @@ public final class DaoOptions {
                     "blockSizeBytes must be in [256, 1048576], got " + blockSizeBytes);
             require(compactionTrigger >= 2, "compactionTrigger must be >= 2, got " + compactionTrigger);
             require(maxFrozenMemtables >= 1, "maxFrozenMemtables must be >= 1, got " + maxFrozenMemtables);
+            require(compactionBytesPerSecond >= 0,
+                    "compactionBytesPerSecond must be >= 0 (0: no limit), got " + compactionBytesPerSecond);
             require(!tombstoneGrace.isNegative(), "tombstoneGrace must not be negative, got " + tombstoneGrace);
             return new DaoOptions(this);
         }

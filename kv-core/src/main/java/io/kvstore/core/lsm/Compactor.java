@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Runs compactions on a background thread: those {@link CompactionPicker} finds due after each flush
  * and at open, and those asked for ({@link #compactOldest}). Each merges its {@link Compaction}'s
  * tables into one that takes their place, leaves out shadowed versions, writes expired values as
- * tombstones, and leaves out tombstones that shadow nothing and are past their grace.
+ * tombstones, and leaves out tombstones that shadow nothing and are past their grace; no faster than
+ * {@link DaoOptions#compactionBytesPerSecond()} if it is set.
  */
 final class Compactor {
     private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
@@ -32,6 +33,8 @@ final class Compactor {
     private final WriteController writes;
     private final BackgroundThread thread;
     private final AtomicLong compactedBytes = new AtomicLong();
+    /** Null when compactions are not rate limited. */
+    private final CompactionRateLimiter limiter;
 
     Compactor(DaoOptions options, VersionSet versions, StoreState state, WriteController writes) {
         this.options = options;
@@ -40,6 +43,8 @@ final class Compactor {
         this.state = state;
         this.writes = writes;
         this.thread = new BackgroundThread("kvstore-compaction", options.backgroundPriority());
+        this.limiter = options.compactionBytesPerSecond() > 0
+                ? new CompactionRateLimiter(options.compactionBytesPerSecond()) : null;
     }
 
     /** Queues compactions while the picker finds one due (none once the store is closing). */
@@ -128,7 +133,7 @@ final class Compactor {
         long graceEnds = graceEndsBeforeMillis(now);
         try (MergeIterator merged = new MergeIterator(sources)) {
             written = TableBuilder.build(dir, versions.newFileNumber(), merged, expectedKeys, options, now,
-                    tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds), state::isClosed);
+                    tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds), state::isClosed, limiter);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }

@@ -30,14 +30,31 @@ final class TableBuilder {
     static Built build(Path dir, long number, Iterator<Entry> entries, long expectedKeys, DaoOptions options,
                        long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled)
             throws IOException {
+        return build(dir, number, entries, expectedKeys, options, nowMillis, mayDropTombstone, cancelled, null);
+    }
+
+    /** {@link #build}, writing no faster than {@code limiter} allows (none: unlimited). */
+    static Built build(Path dir, long number, Iterator<Entry> entries, long expectedKeys, DaoOptions options,
+                       long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled,
+                       CompactionRateLimiter limiter) throws IOException {
         Path path = FileNames.table(dir, number);
         long newestDropped = Long.MIN_VALUE;
         try (SsTableWriter writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(),
                 expectedKeys, options.compression())) {
             long seen = 0;
+            long charged = 0;
             while (entries.hasNext()) {
-                if ((++seen & 1023) == 0 && cancelled.getAsBoolean()) {
-                    throw new CancellationException("table " + path + " abandoned: store closing");
+                if ((++seen & 255) == 0) {
+                    if (limiter != null) {
+                        long written = writer.bytesWritten();
+                        if (!limiter.acquire(written - charged, cancelled)) {
+                            throw new CancellationException("table " + path + " abandoned: store closing");
+                        }
+                        charged = written;
+                    }
+                    if ((seen & 1023) == 0 && cancelled.getAsBoolean()) {
+                        throw new CancellationException("table " + path + " abandoned: store closing");
+                    }
                 }
                 Entry entry = entries.next();
                 if (entry.expires()) {
