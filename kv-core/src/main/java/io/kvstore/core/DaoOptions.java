@@ -33,6 +33,8 @@ public final class DaoOptions {
     /** Default CPU priority of the flush and compaction threads: see {@link #backgroundPriority()}. */
     public static final BackgroundPriority DEFAULT_BACKGROUND_PRIORITY = BackgroundPriority.nice(19);
 
+    /** Default compaction rate limit: 0, none. */
+    public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
     /** Default codec of table data blocks: {@link Compression#LZ4}. */
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
@@ -56,6 +58,7 @@ public final class DaoOptions {
     private final BackgroundPriority backgroundPriority;
     private final Duration tombstoneGrace;
     private final Compression compression;
+    private final long compactionBytesPerSecond;
     private final LongUnaryOperator timestampToMillis;
     private final LongSupplier clock;
 
@@ -71,6 +74,7 @@ public final class DaoOptions {
         this.backgroundPriority = b.backgroundPriority;
         this.tombstoneGrace = b.tombstoneGrace;
         this.compression = b.compression;
+        this.compactionBytesPerSecond = b.compactionBytesPerSecond;
         this.timestampToMillis = b.timestampToMillis;
         this.clock = b.clock;
     }
@@ -98,6 +102,7 @@ public final class DaoOptions {
         b.backgroundPriority = backgroundPriority;
         b.tombstoneGrace = tombstoneGrace;
         b.compression = compression;
+        b.compactionBytesPerSecond = compactionBytesPerSecond;
         b.timestampToMillis = timestampToMillis;
         b.clock = clock;
         return b;
@@ -152,12 +157,22 @@ public final class DaoOptions {
      * {@link #DEFAULT_BACKGROUND_PRIORITY}: on a machine whose cores the requests keep busy, a flush or
      * compaction at the normal priority takes a core for tens of milliseconds and every request
      * queues behind it; at a lower one it yields to them, and still gets a share of a busy core (the
-     * writers stall, and stop competing, when it falls behind). {@link BackgroundPriority#IDLE} took
-     * 0.1-0.4 ms off a lightly loaded single node's p99 but cost three nodes sharing two cores 8% of
-     * their write throughput, and their tail; docs/BENCHMARKS.md has the figures.
+     * writers stall, and stop competing, when it falls behind). {@link BackgroundPriority#IDLE} helps a
+     * lightly loaded node's tail but costs nodes that share their cores write throughput;
+     * docs/BENCHMARKS.md has the figures.
      */
     public BackgroundPriority backgroundPriority() {
         return backgroundPriority;
+    }
+
+    /**
+     * Most bytes per second compactions write, so that a large compaction is spread over time rather
+     * than taking a core and the disk from requests in a burst; 0 (the default) for no limit. Flushes
+     * are never limited, as writers wait for them; a limit below the rate at which flushes arrive lets
+     * tables pile up, and reads slow down with them.
+     */
+    public long compactionBytesPerSecond() {
+        return compactionBytesPerSecond;
     }
 
     /**
@@ -207,12 +222,15 @@ public final class DaoOptions {
                 + ", maxFrozenMemtables=" + maxFrozenMemtables
                 + ", backgroundPriority=" + backgroundPriority
                 + ", tombstoneGrace=" + tombstoneGrace
-                + ", compression=" + compression + '}';
+                + ", compression=" + compression
+                + ", compactionBytesPerSecond=" + compactionBytesPerSecond + '}';
     }
 
     /** Builds {@link DaoOptions}; {@link #build()} rejects out-of-range values. */
     public static final class Builder {
-        /** Default codec of table data blocks: {@link Compression#LZ4}. */
+        /** Default compaction rate limit: 0, none. */
+    public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
+    /** Default codec of table data blocks: {@link Compression#LZ4}. */
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
@@ -235,6 +253,7 @@ public final class DaoOptions {
         private BackgroundPriority backgroundPriority = DEFAULT_BACKGROUND_PRIORITY;
         private Duration tombstoneGrace = DEFAULT_TOMBSTONE_GRACE;
         private Compression compression = DEFAULT_COMPRESSION;
+        private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
         private LongUnaryOperator timestampToMillis = HYBRID_TIMESTAMPS;
         private LongSupplier clock = System::currentTimeMillis;
 
@@ -287,6 +306,11 @@ public final class DaoOptions {
             return this;
         }
 
+        public Builder compactionBytesPerSecond(long bytesPerSecond) {
+            this.compactionBytesPerSecond = bytesPerSecond;
+            return this;
+        }
+
         public Builder compression(Compression codec) {
             this.compression = Objects.requireNonNull(codec, "compression");
             return this;
@@ -312,6 +336,8 @@ public final class DaoOptions {
                     "blockSizeBytes must be in [256, 1048576], got " + blockSizeBytes);
             require(compactionTrigger >= 2, "compactionTrigger must be >= 2, got " + compactionTrigger);
             require(maxFrozenMemtables >= 1, "maxFrozenMemtables must be >= 1, got " + maxFrozenMemtables);
+            require(compactionBytesPerSecond >= 0,
+                    "compactionBytesPerSecond must be >= 0 (0: no limit), got " + compactionBytesPerSecond);
             require(!tombstoneGrace.isNegative(), "tombstoneGrace must not be negative, got " + tombstoneGrace);
             return new DaoOptions(this);
         }

@@ -10,27 +10,45 @@ import java.util.Objects;
  * array is a legal, present value. Keys order as unsigned bytes. Between two versions of one key,
  * {@link #compareVersions} says which one wins, the same way on every replica and in every engine.
  *
+ * <p>A value may carry an absolute expiry, in milliseconds since the epoch of the store's clock
+ * ({@link DaoOptions#clock()}): from that instant on it reads as a tombstone of its own timestamp, so an
+ * older version on another replica cannot come back when it expires, and a restart changes nothing.
+ *
  * <p>Entries do not copy the arrays they are given; callers must not modify them afterwards.
  */
 public final class Entry {
     private final byte[] key;
     private final byte[] value;
     private final long timestamp;
+    private final long expiresAtMillis;
 
-    private Entry(byte[] key, byte[] value, long timestamp) {
+    /** {@link #expiresAtMillis()} of an entry that never expires. */
+    public static final long NEVER = Long.MAX_VALUE;
+
+    private Entry(byte[] key, byte[] value, long timestamp, long expiresAtMillis) {
         this.key = Objects.requireNonNull(key, "key");
         this.value = value;
         this.timestamp = timestamp;
+        this.expiresAtMillis = expiresAtMillis;
     }
 
-    /** A present value (possibly empty) written at {@code timestamp}. */
+    /** A present value (possibly empty) written at {@code timestamp}, which never expires. */
     public static Entry value(byte[] key, byte[] value, long timestamp) {
-        return new Entry(key, Objects.requireNonNull(value, "value (use tombstone() to delete)"), timestamp);
+        return new Entry(key, Objects.requireNonNull(value, "value (use tombstone() to delete)"), timestamp, NEVER);
+    }
+
+    /**
+     * A present value written at {@code timestamp} that reads as a tombstone of {@code timestamp} from
+     * {@code expiresAtMillis} (milliseconds since the epoch) on; {@link #NEVER} for none.
+     */
+    public static Entry value(byte[] key, byte[] value, long timestamp, long expiresAtMillis) {
+        return new Entry(key, Objects.requireNonNull(value, "value (use tombstone() to delete)"), timestamp,
+                expiresAtMillis);
     }
 
     /** A deletion of {@code key} at {@code timestamp}. */
     public static Entry tombstone(byte[] key, long timestamp) {
-        return new Entry(key, null, timestamp);
+        return new Entry(key, null, timestamp, NEVER);
     }
 
     /**
@@ -39,6 +57,10 @@ public final class Entry {
      * tombstone wins over a value, and between two values the larger one as unsigned bytes (a longer
      * value wins over its own prefix). The rule depends only on the two versions, never on the order
      * in which they arrive, so replicas that receive the same writes in any order agree.
+     *
+     * <p>Between two values of equal timestamps of which one expires, the one expiring first wins
+     * before their bytes are compared: an expired value is a tombstone of its timestamp, so this keeps
+     * the winner the same before and after the expiry.
      */
     public static int compareVersions(Entry a, Entry b) {
         int byTimestamp = Long.compare(a.timestamp, b.timestamp);
@@ -47,6 +69,9 @@ public final class Entry {
         }
         if (a.value == null || b.value == null) {
             return (a.value == null ? 1 : 0) - (b.value == null ? 1 : 0);
+        }
+        if (a.expiresAtMillis != b.expiresAtMillis) {
+            return Long.compare(b.expiresAtMillis, a.expiresAtMillis);
         }
         return Arrays.compareUnsigned(a.value, b.value);
     }
@@ -82,6 +107,26 @@ public final class Entry {
         return value == null;
     }
 
+    /** When this value expires, in milliseconds since the epoch; {@link #NEVER} if it does not. */
+    public long expiresAtMillis() {
+        return expiresAtMillis;
+    }
+
+    /** Whether this is a value with an expiry. */
+    public boolean expires() {
+        return expiresAtMillis != NEVER;
+    }
+
+    /** Whether this value has expired at {@code nowMillis}: its expiry is at or before it. */
+    public boolean isExpiredAt(long nowMillis) {
+        return expiresAtMillis <= nowMillis;
+    }
+
+    /** This entry as visible at {@code nowMillis}: itself, or once expired a tombstone of its key and timestamp. */
+    public Entry asOf(long nowMillis) {
+        return expiresAtMillis <= nowMillis ? tombstone(key, timestamp) : this;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -91,18 +136,20 @@ public final class Entry {
             return false;
         }
         Entry other = (Entry) o;
-        return timestamp == other.timestamp && Arrays.equals(key, other.key) && Arrays.equals(value, other.value);
+        return timestamp == other.timestamp && expiresAtMillis == other.expiresAtMillis
+                && Arrays.equals(key, other.key) && Arrays.equals(value, other.value);
     }
 
     @Override
     public int hashCode() {
-        return 31 * (31 * Arrays.hashCode(key) + Arrays.hashCode(value)) + Long.hashCode(timestamp);
+        return 31 * (31 * (31 * Arrays.hashCode(key) + Arrays.hashCode(value)) + Long.hashCode(timestamp))
+                + Long.hashCode(expiresAtMillis);
     }
 
     @Override
     public String toString() {
         return "Entry{key=" + Bytes.toDebugString(key)
                 + (value == null ? ", tombstone" : ", value=" + value.length + " bytes")
-                + ", ts=" + timestamp + '}';
+                + ", ts=" + timestamp + (expires() ? ", expiresAt=" + expiresAtMillis : "") + '}';
     }
 }

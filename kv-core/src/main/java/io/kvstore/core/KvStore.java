@@ -3,10 +3,12 @@ package io.kvstore.core;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.AbstractMap;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 
 /**
  * A plain sorted map of byte arrays on disk, for applications that embed kvstore: no timestamps, no
@@ -29,10 +31,13 @@ import java.util.Objects;
 public final class KvStore implements Closeable {
     private final Dao dao;
     private final PersistentClock clock;
+    /** The store's wall clock ({@link DaoOptions#clock()}), against which expiries are set and checked. */
+    private final LongSupplier wallClock;
 
-    private KvStore(Dao dao, PersistentClock clock) {
+    private KvStore(Dao dao, PersistentClock clock, LongSupplier wallClock) {
         this.dao = dao;
         this.clock = clock;
+        this.wallClock = wallClock;
     }
 
     /** Opens (creating if needed) a store of {@code engine} in {@code options.dataDirectory()}. */
@@ -43,7 +48,8 @@ public final class KvStore implements Closeable {
         // The Dao first: its directory lock keeps two KvStores from sharing one clock file.
         Dao dao = engine.open(options.toBuilder().timestampToMillis(DaoOptions.MICROSECOND_TIMESTAMPS).build());
         try {
-            return new KvStore(dao, PersistentClock.open(options.dataDirectory(), PersistentClock.DEFAULT_LEASE_MICROS));
+            return new KvStore(dao, PersistentClock.open(options.dataDirectory(), PersistentClock.DEFAULT_LEASE_MICROS),
+                    options.clock());
         } catch (IOException | RuntimeException e) {
             try {
                 dao.close();
@@ -63,6 +69,30 @@ public final class KvStore implements Closeable {
     /** Stores {@code value} (possibly empty) under {@code key}, replacing any earlier value. */
     public void put(byte[] key, byte[] value) throws IOException {
         dao.upsert(Entry.value(Objects.requireNonNull(key, "key"), value, clock.next()));
+    }
+
+    /**
+     * Stores {@code value} under {@code key} for {@code ttl}: from then on the key reads as absent, as
+     * if deleted. A later {@link #put(byte[], byte[])} without a TTL replaces it as usual.
+     *
+     * @throws IllegalArgumentException if {@code ttl} is not positive, or so long that the expiry
+     *                                  overflows the clock's 64-bit milliseconds
+     */
+    public void put(byte[] key, byte[] value, Duration ttl) throws IOException {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(ttl, "ttl");
+        if (ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("ttl must be positive, got " + ttl);
+        }
+        long now = wallClock.getAsLong();
+        long expiresAt;
+        try {
+            expiresAt = Math.addExact(now, ttl.toMillis());
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("ttl " + ttl + " overflows the clock: now is " + now
+                    + " ms since the epoch, and an expiry must stay below " + Long.MAX_VALUE, e);
+        }
+        dao.upsert(Entry.value(key, value, clock.next(), expiresAt));
     }
 
     /** Removes {@code key}; nothing happens if it is absent. */

@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -320,6 +321,81 @@ public abstract class DaoContractTest {
         reopen(dao);
         assertEquals(Entry.value(key("b"), value("ab"), 3), reopened().get(key("b")));
         assertEquals(Entry.value(key("c"), new byte[] {(byte) 0x80}, 3), reopened().get(key("c")));
+    }
+
+    // ---- expiry ----
+
+    /** Hybrid-clock timestamps at wall time {@code millis}, as replicas write them. */
+    private static long hybrid(long millis) {
+        return millis << 16;
+    }
+
+    @Test
+    void anExpiredValueReadsAsATombstoneOfItsTimestampThroughFlushCompactionAndReopen() throws IOException {
+        long start = 1_700_000_000_000L;
+        AtomicLong clock = new AtomicLong(start);
+        DaoOptions options = DaoOptions.builder(directory).clock(clock::get).build();
+        Dao dao = track(open(options));
+        long written = hybrid(start);
+        dao.upsert(Entry.value(key("a"), value("short-lived"), written, start + 1000));
+        dao.upsert(Entry.value(key("b"), value("long-lived"), written, start + 1_000_000));
+        dao.upsert(Entry.value(key("c"), value("forever"), written));
+        clock.set(start + 999);
+        assertEquals(Entry.value(key("a"), value("short-lived"), written, start + 1000), dao.get(key("a")));
+        clock.set(start + 1000);
+        assertEquals(Entry.tombstone(key("a"), written), dao.get(key("a")), "expired at its expiry");
+        assertEquals(List.of(Entry.tombstone(key("a"), written),
+                Entry.value(key("b"), value("long-lived"), written, start + 1_000_000),
+                Entry.value(key("c"), value("forever"), written)), toList(dao.range(null, null)));
+
+        dao.upsert(Entry.value(key("a"), value("an older replica's"), written - 1));
+        assertEquals(Entry.tombstone(key("a"), written), dao.get(key("a")), "not resurrected by an older write");
+        dao.flush();
+        dao.compact();
+        dao.upsert(Entry.value(key("a"), value("an older replica's"), written - 1));
+        assertEquals(Entry.tombstone(key("a"), written), dao.get(key("a")), "nor after a compaction");
+        dao.close();
+
+        dao = track(open(options));
+        assertEquals(Entry.tombstone(key("a"), written), dao.get(key("a")), "a restart changes nothing");
+        assertEquals(Entry.value(key("b"), value("long-lived"), written, start + 1_000_000), dao.get(key("b")));
+        clock.set(start + 1_000_000);
+        assertEquals(Entry.tombstone(key("b"), written), dao.get(key("b")));
+        assertEquals(Entry.value(key("c"), value("forever"), written), dao.get(key("c")));
+
+        dao.upsert(Entry.value(key("a"), value("rewritten"), written + 1));
+        assertEquals(Entry.value(key("a"), value("rewritten"), written + 1), dao.get(key("a")),
+                "a newer write without expiry replaces it");
+    }
+
+    @Test
+    void anExpiredValueInTheLogReadsAsExpiredAfterAReopen() throws IOException {
+        long start = 1_700_000_000_000L;
+        AtomicLong clock = new AtomicLong(start);
+        DaoOptions options = DaoOptions.builder(directory).clock(clock::get).build();
+        Dao dao = track(open(options));
+        dao.upsert(Entry.value(key("a"), value("v"), hybrid(start), start + 10));
+        dao.upsert(Entry.value(key("b"), value("v"), hybrid(start), start + 20));
+        clock.set(start + 10);
+        dao.close();
+        dao = track(open(options));
+        assertEquals(Entry.tombstone(key("a"), hybrid(start)), dao.get(key("a")));
+        assertEquals(Entry.value(key("b"), value("v"), hybrid(start), start + 20), dao.get(key("b")));
+    }
+
+    @Test
+    void atEqualTimestampsAnExpiringValueWinsOverAPlainOne() throws IOException {
+        AtomicLong clock = new AtomicLong(1000);
+        Dao dao = track(open(DaoOptions.builder(directory).clock(clock::get).build()));
+        dao.upsert(Entry.value(key("a"), value("zzz plain"), 5));
+        dao.upsert(Entry.value(key("a"), value("aaa expiring"), 5, 2000));
+        dao.upsert(Entry.value(key("a"), value("zzz plain again"), 5));
+        assertEquals(Entry.value(key("a"), value("aaa expiring"), 5, 2000), dao.get(key("a")));
+        dao.flush();
+        dao.upsert(Entry.value(key("a"), value("zzz"), 5, 3000));
+        assertEquals(Entry.value(key("a"), value("aaa expiring"), 5, 2000), dao.get(key("a")), "the earlier expiry");
+        clock.set(2000);
+        assertEquals(Entry.tombstone(key("a"), 5), dao.get(key("a")));
     }
 
     // ---- durability and exclusivity ----

@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,6 +33,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Random operations against a {@link TreeMap} model: puts, deletes, stale and equal-timestamp writes,
  * gets, ranges, flushes, compactions and reopens, with a tiny flush threshold so that hundreds of
  * tables, flushes and compactions happen.
+ *
+ * <p>One put in five carries an expiry within two seconds of the store's clock, which the test moves on
+ * by random steps; the model shows an expired value as a tombstone of its timestamp, and stale writes
+ * treat it as the tombstone it has become.
  *
  * <p>Half the puts and gets go through {@link Dao#getAsync} and {@link Dao#upsertAsync} with a
  * separate thread as the executor that may block, so both placements of a call meet the same model.
@@ -55,6 +60,8 @@ public abstract class DaoModelTest {
     private Dao dao;
     private final ExecutorService mayBlock = Executors.newSingleThreadExecutor();
     private Random random;
+    /** The store's clock, which the test moves on: values expire against it. */
+    private final AtomicLong wallClock = new AtomicLong(1_000_000);
 
     /** Opens the engine under test with {@code options}. */
     protected abstract Dao open(DaoOptions options) throws IOException;
@@ -88,6 +95,7 @@ public abstract class DaoModelTest {
         DaoOptions options = DaoOptions.builder(directory)
                 .flushThresholdBytes(1024 + random.nextInt(3 * 1024))
                 .compactionTrigger(2 + random.nextInt(3))
+                .clock(wallClock::get)
                 .build();
         dao = open(options);
         byte[][] keys = keySpace(random);
@@ -99,20 +107,26 @@ public abstract class DaoModelTest {
         for (int op = 0; op < operations; op++) {
             int dice = random.nextInt(1000);
             byte[] key = keys[random.nextInt(keys.length)];
+            if (random.nextInt(10) == 0) {
+                wallClock.addAndGet(random.nextInt(100));
+            }
             if (dice < 400) {
-                Entry entry = Entry.value(key, randomValue(random), clock++);
+                // One put in five expires within two seconds of the store's clock.
+                Entry entry = random.nextInt(5) == 0
+                        ? Entry.value(key, randomValue(random), clock++, wallClock.get() + 1 + random.nextInt(2000))
+                        : Entry.value(key, randomValue(random), clock++);
                 apply(model, entry);
             } else if (dice < 450) {
                 // An equal timestamp: the tombstone, then the larger value wins, whatever the order. Not a
                 // value over a tombstone: compaction may have dropped the tombstone, and a late write over
                 // a dropped tombstone reappears, the documented price of dropping them.
-                Entry current = model.get(key);
+                Entry current = visible(model.get(key));
                 long ts = current == null ? clock++ : current.timestamp();
                 boolean tombstone = (current != null && current.isTombstone()) || random.nextBoolean();
                 apply(model, tombstone ? Entry.tombstone(key, ts) : Entry.value(key, randomValue(random), ts));
             } else if (dice < 500) {
                 // A stale write: must be ignored.
-                Entry current = model.get(key);
+                Entry current = visible(model.get(key));
                 if (current != null && !current.isTombstone() && current.timestamp() > 0) {
                     long ts = current.timestamp() - 1 - random.nextInt((int) Math.min(current.timestamp(), 50));
                     Entry stale = random.nextBoolean() ? Entry.value(key, randomValue(random), ts) : Entry.tombstone(key, ts);
@@ -151,7 +165,12 @@ public abstract class DaoModelTest {
 
     private void checkGet(NavigableMap<byte[], Entry> model, byte[] key) throws IOException {
         Entry actual = random.nextBoolean() ? dao.get(key) : join(dao.getAsync(key, mayBlock));
-        assertSameVisibility(model.get(key), actual, key);
+        assertSameVisibility(visible(model.get(key)), actual, key);
+    }
+
+    /** {@code entry} as the store must show it now: expired, a tombstone of its timestamp. */
+    private Entry visible(Entry entry) {
+        return entry == null ? null : entry.asOf(wallClock.get());
     }
 
     private void upsert(Entry entry) throws IOException {
@@ -203,19 +222,22 @@ public abstract class DaoModelTest {
             expected = model.headMap(to, false);
         }
         int limit = random.nextInt(50) == 0 ? Integer.MAX_VALUE : RANGE_CHECK_LIMIT;
-        assertRangeMatches(expected, dao.range(from, to), limit);
+        assertRangeMatches(expected, dao.range(from, to), limit, wallClock.get());
     }
 
     private void checkEverything(NavigableMap<byte[], Entry> model) throws IOException {
-        assertRangeMatches(model, dao.range(null, null), Integer.MAX_VALUE);
+        assertRangeMatches(model, dao.range(null, null), Integer.MAX_VALUE, wallClock.get());
         for (Map.Entry<byte[], Entry> e : model.entrySet()) {
-            assertSameVisibility(e.getValue(), dao.get(e.getKey()), e.getKey());
+            assertSameVisibility(visible(e.getValue()), dao.get(e.getKey()), e.getKey());
         }
     }
 
-    /** Compares present entries (up to {@code limit} of them) and checks any tombstone shown. */
+    /**
+     * Compares present entries (up to {@code limit} of them) and checks any tombstone shown, with the
+     * model's values expired at {@code nowMillis} as tombstones.
+     */
     private static void assertRangeMatches(NavigableMap<byte[], Entry> expected, CloseableIterator<Entry> actual,
-                                           int limit) {
+                                           int limit, long nowMillis) {
         try (actual) {
             Iterator<Entry> wanted = expected.values().iterator();
             byte[] previousKey = null;
@@ -229,10 +251,10 @@ public abstract class DaoModelTest {
                 if (got.isTombstone()) {
                     Entry model = expected.get(got.key());
                     assertNotNull(model, "range shows a tombstone for a key never written: " + got);
-                    assertSameVisibility(model, got, got.key());
+                    assertSameVisibility(model.asOf(nowMillis), got, got.key());
                     continue;
                 }
-                Entry want = nextPresent(wanted);
+                Entry want = nextPresent(wanted, nowMillis);
                 if (want == null) {
                     fail("range returned an entry the model does not have: " + got);
                 }
@@ -242,15 +264,15 @@ public abstract class DaoModelTest {
                 checked++;
             }
             if (checked < limit) {
-                Entry missing = nextPresent(wanted);
+                Entry missing = nextPresent(wanted, nowMillis);
                 assertNull(missing, "range ended early; the model still has " + missing);
             }
         }
     }
 
-    private static Entry nextPresent(Iterator<Entry> entries) {
+    private static Entry nextPresent(Iterator<Entry> entries, long nowMillis) {
         while (entries.hasNext()) {
-            Entry e = entries.next();
+            Entry e = entries.next().asOf(nowMillis);
             if (!e.isTombstone()) {
                 return e;
             }

@@ -49,6 +49,29 @@ class EntryTest {
     }
 
     @Test
+    void atEqualTimestampsTheValueExpiringFirstWinsBeforeBytesCount() {
+        assertWins(Entry.value(KEY, "a".getBytes(StandardCharsets.UTF_8), 5, 1000), value("z", 5));
+        assertWins(Entry.value(KEY, "a".getBytes(StandardCharsets.UTF_8), 5, 1000),
+                Entry.value(KEY, "z".getBytes(StandardCharsets.UTF_8), 5, 2000));
+        assertWins(Entry.tombstone(KEY, 5), Entry.value(KEY, "z".getBytes(StandardCharsets.UTF_8), 5, 1000));
+        assertWins(value("a", 6), Entry.value(KEY, "z".getBytes(StandardCharsets.UTF_8), 5, 1000));
+        assertWins(Entry.value(KEY, "b".getBytes(StandardCharsets.UTF_8), 5, 1000),
+                Entry.value(KEY, "a".getBytes(StandardCharsets.UTF_8), 5, 1000));
+    }
+
+    @Test
+    void anExpiredValueIsATombstoneOfItsTimestamp() {
+        Entry expiring = Entry.value(KEY, "v".getBytes(StandardCharsets.UTF_8), 5, 1000);
+        assertTrue(expiring.expires());
+        assertSame(expiring, expiring.asOf(999));
+        assertEquals(Entry.tombstone(KEY, 5), expiring.asOf(1000));
+        Entry plain = value("v", 5);
+        assertSame(plain, plain.asOf(Long.MAX_VALUE - 1));
+        assertEquals(Entry.NEVER, plain.expiresAtMillis());
+        assertTrue(!plain.equals(expiring), "the expiry is part of the version");
+    }
+
+    @Test
     void theSameVersionTiesAndNewerOfKeepsTheFirst() {
         Entry a = value("same", 5);
         Entry b = value("same", 5);

@@ -7,13 +7,17 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The embedder's view, on every engine. */
 class KvStoreTest {
@@ -70,6 +74,46 @@ class KvStoreTest {
         try (KvStore store = KvStore.open(engine, options)) {
             assertArrayEquals(bytes("round2"), store.get(bytes("k")));
             assertNull(store.get(bytes("gone")));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void aPutWithATtlReadsAsAbsentOnceItExpiresAcrossReopen(Engine engine) throws IOException {
+        AtomicLong clock = new AtomicLong(System.currentTimeMillis());
+        DaoOptions options = DaoOptions.builder(directory).clock(clock::get).build();
+        try (KvStore store = KvStore.open(engine, options)) {
+            store.put(bytes("session"), bytes("s1"), Duration.ofSeconds(30));
+            store.put(bytes("user"), bytes("u1"));
+            store.put(bytes("token"), bytes("t1"), Duration.ofSeconds(10));
+            store.put(bytes("token"), bytes("t2"));
+            assertArrayEquals(bytes("s1"), store.get(bytes("session")));
+            clock.addAndGet(30_000);
+            assertNull(store.get(bytes("session")), "expired");
+            assertArrayEquals(bytes("t2"), store.get(bytes("token")), "a put without TTL replaced the expiring value");
+            assertEquals(List.of("token=t2", "user=u1"), render(store, null, null));
+            store.put(bytes("session"), bytes("s2"), Duration.ofSeconds(30));
+            store.flush();
+        }
+        try (KvStore store = KvStore.open(engine, options)) {
+            assertArrayEquals(bytes("s2"), store.get(bytes("session")));
+            clock.addAndGet(30_000);
+            assertNull(store.get(bytes("session")), "a restart changes nothing");
+            assertEquals(List.of("token=t2", "user=u1"), render(store, null, null));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
+    void aTtlThatOverflowsTheClockOrIsNotPositiveIsRefused(Engine engine) throws IOException {
+        try (KvStore store = KvStore.open(engine, DaoOptions.defaults(directory))) {
+            IllegalArgumentException overflow = assertThrows(IllegalArgumentException.class,
+                    () -> store.put(bytes("k"), bytes("v"), Duration.ofMillis(Long.MAX_VALUE)));
+            assertTrue(overflow.getMessage().contains("overflows the clock"), overflow.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> store.put(bytes("k"), bytes("v"), Duration.ofSeconds(Long.MAX_VALUE)));
+            assertThrows(IllegalArgumentException.class, () -> store.put(bytes("k"), bytes("v"), Duration.ZERO));
+            assertThrows(IllegalArgumentException.class, () -> store.put(bytes("k"), bytes("v"), Duration.ofMillis(-1)));
+            assertNull(store.get(bytes("k")), "nothing was written");
         }
     }
 

@@ -62,8 +62,9 @@ public final class LogReader {
             if (Coding.getInt(header, 0) != LogFormat.MAGIC) {
                 throw new CorruptionException(file, 0, "bad magic number: not a write-ahead log");
             }
-            if (Coding.getInt(header, 4) != LogFormat.VERSION) {
-                throw new CorruptionException(file, 4, "unsupported log version " + Coding.getInt(header, 4));
+            int version = Coding.getInt(header, 4);
+            if (version != LogFormat.VERSION && version != LogFormat.V1) {
+                throw new CorruptionException(file, 4, "unsupported log version " + version);
             }
             long position = LogFormat.FILE_HEADER;
             long records = 0;
@@ -115,6 +116,13 @@ public final class LogReader {
                 throw new CorruptionException(file, position, "tombstone record carries a value");
             }
             return Entry.tombstone(key, timestamp);
+        }
+        if (kind == LogFormat.KIND_EXPIRING_VALUE) {
+            if (valueStart + 8 > payload.length) {
+                throw new CorruptionException(file, position, "expiring value record too short for its expiry");
+            }
+            return Entry.value(key, Arrays.copyOfRange(payload, valueStart + 8, payload.length), timestamp,
+                    Coding.getLong(payload, valueStart));
         }
         if (kind != LogFormat.KIND_VALUE) {
             throw new CorruptionException(file, position, "unknown record kind " + kind);

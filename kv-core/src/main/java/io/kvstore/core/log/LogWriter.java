@@ -26,9 +26,10 @@ import java.util.zip.CRC32C;
  *       they are mapped, so that a full disk fails that write with an IOException rather than a store
  *       into the mapping (a SIGBUS); {@link #close} cuts the zeros left past the last record, and
  *       after a crash recovery reads them as the end of the log. Used where nothing forces the log
- *       (sync policy none): one write(2) per record was about 5% of a PUT node's CPU. The zeros of
- *       the next window are written ahead on the {@code zeroer} executor: writing 1 MiB of them took
- *       0.4-6 ms, under the store's write lock, on the event loop that happened to cross the edge.</li>
+ *       (sync policy none), where a system call per record is a visible share of a write's CPU
+ *       (docs/BENCHMARKS.md, "Native transport and a mapped log"). The zeros of the next window are
+ *       written ahead on the {@code zeroer} executor, not under the store's write lock on the event
+ *       loop that happens to cross the edge.</li>
  *   <li>written: one positional write(2) per record. Used under the syncing policies, whose fsyncs
  *       then cover exactly what write(2) handed over, and for records larger than a window.</li>
  * </ul>
@@ -103,7 +104,9 @@ final class LogWriter implements Closeable {
     int append(Entry entry) throws IOException {
         byte[] key = entry.key();
         byte[] value = entry.value();
-        long payload = (long) LogFormat.PAYLOAD_HEADER + key.length + (value == null ? 0 : value.length);
+        boolean expires = entry.expires();
+        long payload = (long) LogFormat.PAYLOAD_HEADER + key.length + (value == null ? 0 : value.length)
+                + (expires ? 8 : 0);
         if (payload > LogFormat.MAX_PAYLOAD) {
             throw new IllegalArgumentException("entry too large for the log: " + payload + " bytes");
         }
@@ -115,10 +118,13 @@ final class LogWriter implements Closeable {
         b.clear();
         b.putInt(0);
         b.putInt((int) payload);
-        b.put(value == null ? LogFormat.KIND_TOMBSTONE : LogFormat.KIND_VALUE);
+        b.put(value == null ? LogFormat.KIND_TOMBSTONE : expires ? LogFormat.KIND_EXPIRING_VALUE : LogFormat.KIND_VALUE);
         b.putLong(entry.timestamp());
         b.putInt(key.length);
         b.put(key);
+        if (expires) {
+            b.putLong(entry.expiresAtMillis());
+        }
         if (value != null) {
             b.put(value);
         }

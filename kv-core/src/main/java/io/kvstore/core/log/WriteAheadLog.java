@@ -105,8 +105,8 @@ public final class WriteAheadLog implements Closeable {
 
     /**
      * Creates {@code file}, the one a later {@link #rotate} will move to, on the zeroer with its first
-     * window's zeros written and mapped: creating a file and writing 1 MiB of zeros took a rotation,
-     * and so every writer of the store, 0.8-2.6 ms. REQUIRES: the same external lock as {@link #rotate}.
+     * window's zeros written and mapped, so that a rotation, and every writer of the store waiting on it,
+     * does not wait for a file to be created and zeroed. REQUIRES: the same external lock as {@link #rotate}.
      * A prepared file left by a crash holds only zeros, which recovery replays as an empty log.
      */
     public void prepare(Path file) {

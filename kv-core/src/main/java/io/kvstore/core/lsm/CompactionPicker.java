@@ -16,6 +16,16 @@ final class CompactionPicker {
     private CompactionPicker() {
     }
 
+    /** The run the size-tiered policy picks in {@code v}, or null if none is due. */
+    static Compaction pick(Version v, int trigger) {
+        long[] sizes = new long[v.tables.length];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = v.tables[i].fileSize();
+        }
+        int[] run = pick(sizes, trigger);
+        return run == null ? null : Compaction.of(v, run[0], run[1]);
+    }
+
     /** Returns {start, end} (end exclusive) of the run to compact in {@code sizes}, or null. */
     static int[] pick(long[] sizes, int trigger) {
         int n = sizes.length;

@@ -37,8 +37,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * (chunks are at most 256 KiB, or hold a single larger record at offset 0), {@link #NIL} for none:
  * <pre>
  *   node:    int versionHead | int keyLength | int height | int next[height] | key bytes
- *   version: long sequence | long timestamp | int older | int valueLength (-1: tombstone) | value bytes
+ *   version: long sequence | long timestamp | int older | int valueLength (-1: tombstone) | [long expiresAt] | value bytes
  * </pre>
+ * where {@code expiresAt} is present when {@code valueLength} has the {@link #EXPIRES} bit, which
+ * lengths never have (values are at most 512 MiB).
  *
  * <p>REQUIRES: {@link #put} under the store's write lock; reads need no lock.
  */
@@ -54,8 +56,8 @@ final class Memtable {
     private static final int FIRST_CHUNK_BYTES = 16 << 10;
     /**
      * Below half of G1's smallest region (1 MiB), so a chunk is never a humongous object: one of those
-     * takes whole regions, and a 512 KiB chunk in a 1 MiB region would waste half of it (a 24 MiB heap
-     * ran out that way). Also the most a pointer's 16 offset bits (in units of 4 bytes) can reach.
+     * takes whole regions, and a 512 KiB chunk in a 1 MiB region would waste half of it, which a small
+     * heap cannot afford. Also the most a pointer's 16 offset bits (in units of 4 bytes) can reach.
      */
     private static final int MAX_CHUNK_BYTES = 256 << 10;
     /** A pointer's chunk index has 15 bits: 32,768 chunks, 8 GiB of memtable at least. */
@@ -71,6 +73,8 @@ final class Memtable {
     private static final int VERSION_VALUE_LENGTH = 20;
     private static final int VERSION_VALUE = 24;
     private static final int TOMBSTONE = -1;
+    /** In a version's value length: an 8-byte expiry precedes the value bytes. */
+    private static final int EXPIRES = 1 << 30;
 
     private final long logNumber;
     /** The head node's links, one per level. */
@@ -220,15 +224,20 @@ final class Memtable {
     private int appendVersion(Entry entry, long sequence, int older) {
         byte[] value = entry.value();
         int valueLength = value == null ? 0 : value.length;
-        int version = allocate(VERSION_VALUE + valueLength);
+        boolean expires = entry.expires();
+        int valueAt = VERSION_VALUE + (expires ? 8 : 0);
+        int version = allocate(valueAt + valueLength);
         byte[] c = chunk;
         int at = offset(version);
         LONG.set(c, at + VERSION_SEQUENCE, sequence);
         LONG.set(c, at + VERSION_TIMESTAMP, entry.timestamp());
         INT.set(c, at + VERSION_OLDER, older);
-        INT.set(c, at + VERSION_VALUE_LENGTH, value == null ? TOMBSTONE : valueLength);
+        INT.set(c, at + VERSION_VALUE_LENGTH, value == null ? TOMBSTONE : expires ? valueLength | EXPIRES : valueLength);
+        if (expires) {
+            LONG.set(c, at + VERSION_VALUE, entry.expiresAtMillis());
+        }
         if (value != null) {
-            System.arraycopy(value, 0, c, at + VERSION_VALUE, valueLength);
+            System.arraycopy(value, 0, c, at + valueAt, valueLength);
         }
         return version;
     }
@@ -241,12 +250,19 @@ final class Memtable {
         if (byTimestamp != 0) {
             return byTimestamp;
         }
-        int storedLength = (int) INT.get(c, at + VERSION_VALUE_LENGTH);
+        int stored = (int) INT.get(c, at + VERSION_VALUE_LENGTH);
         byte[] value = entry.value();
-        if (value == null || storedLength == TOMBSTONE) {
-            return (value == null ? 1 : 0) - (storedLength == TOMBSTONE ? 1 : 0);
+        if (value == null || stored == TOMBSTONE) {
+            return (value == null ? 1 : 0) - (stored == TOMBSTONE ? 1 : 0);
         }
-        return Arrays.compareUnsigned(value, 0, value.length, c, at + VERSION_VALUE, at + VERSION_VALUE + storedLength);
+        boolean storedExpires = (stored & EXPIRES) != 0;
+        long storedExpiry = storedExpires ? (long) LONG.get(c, at + VERSION_VALUE) : Entry.NEVER;
+        if (entry.expiresAtMillis() != storedExpiry) {
+            return Long.compare(storedExpiry, entry.expiresAtMillis());
+        }
+        int valueAt = at + VERSION_VALUE + (storedExpires ? 8 : 0);
+        int storedLength = stored & ~EXPIRES;
+        return Arrays.compareUnsigned(value, 0, value.length, c, valueAt, valueAt + storedLength);
     }
 
     /** The link at {@code level} out of {@code node} ({@link #NIL}: out of the head). */
@@ -282,8 +298,15 @@ final class Memtable {
         int at = offset(version);
         long timestamp = (long) LONG.get(c, at + VERSION_TIMESTAMP);
         int valueLength = (int) INT.get(c, at + VERSION_VALUE_LENGTH);
-        return valueLength == TOMBSTONE ? Entry.tombstone(key, timestamp)
-                : Entry.value(key, Arrays.copyOfRange(c, at + VERSION_VALUE, at + VERSION_VALUE + valueLength), timestamp);
+        if (valueLength == TOMBSTONE) {
+            return Entry.tombstone(key, timestamp);
+        }
+        if ((valueLength & EXPIRES) == 0) {
+            return Entry.value(key, Arrays.copyOfRange(c, at + VERSION_VALUE, at + VERSION_VALUE + valueLength), timestamp);
+        }
+        int valueAt = at + VERSION_VALUE + 8;
+        return Entry.value(key, Arrays.copyOfRange(c, valueAt, valueAt + (valueLength & ~EXPIRES)), timestamp,
+                (long) LONG.get(c, at + VERSION_VALUE));
     }
 
     // ---- the arena ----

@@ -4,18 +4,21 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
 import io.kvstore.core.table.SsTable;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 
-/** A merged range over a snapshot; closing it releases the snapshot's tables (deferred deletions proceed). */
+/**
+ * A merged range over a snapshot, with values expired at the snapshot's instant shown as tombstones;
+ * closing it releases the snapshot's tables (deferred deletions proceed).
+ */
 final class RangeIterator implements CloseableIterator<Entry> {
     private final CloseableIterator<Entry> merged;
     private final SsTable[] retained;
+    private final long nowMillis;
     private boolean closed;
 
-    RangeIterator(CloseableIterator<Entry> merged, SsTable[] retained) {
+    RangeIterator(CloseableIterator<Entry> merged, SsTable[] retained, long nowMillis) {
         this.merged = merged;
         this.retained = retained;
+        this.nowMillis = nowMillis;
     }
 
     @Override
@@ -28,7 +31,8 @@ final class RangeIterator implements CloseableIterator<Entry> {
         if (closed) {
             throw new IllegalStateException("range iterator is closed");
         }
-        return merged.next();
+        Entry next = merged.next();
+        return next.expires() ? next.asOf(nowMillis) : next;
     }
 
     @Override
@@ -40,25 +44,7 @@ final class RangeIterator implements CloseableIterator<Entry> {
         try {
             merged.close();
         } finally {
-            releaseAll(retained);
-        }
-    }
-
-    static void releaseAll(SsTable[] tables) {
-        IOException failure = null;
-        for (SsTable table : tables) {
-            try {
-                table.release();
-            } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw new UncheckedIOException("could not delete an obsolete table", failure);
+            VersionSet.release(retained);
         }
     }
 }

@@ -23,6 +23,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
+import java.util.function.LongSupplier;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -48,6 +49,8 @@ public final class RocksDbDao implements Dao {
     }
 
     private final Path directory;
+    /** Values expired by this clock read as tombstones of their timestamps. */
+    private final LongSupplier clock;
     private final RocksResources resources;
     private final RocksDB db;
     private final Object[] writeStripes = new Object[WRITE_STRIPES];
@@ -56,8 +59,9 @@ public final class RocksDbDao implements Dao {
     private final Set<RocksRangeIterator> openIterators = ConcurrentHashMap.newKeySet();
     private boolean closed;
 
-    private RocksDbDao(Path directory, RocksResources resources, RocksDB db) {
+    private RocksDbDao(Path directory, RocksResources resources, RocksDB db, LongSupplier clock) {
         this.directory = directory;
+        this.clock = clock;
         this.resources = resources;
         this.db = db;
         for (int i = 0; i < WRITE_STRIPES; i++) {
@@ -79,7 +83,7 @@ public final class RocksDbDao implements Dao {
         try {
             RocksDB db = RocksDB.open(resources.options, directory.toString());
             log.debug("Opened RocksDB store {} with {}", directory, options);
-            return new RocksDbDao(directory, resources, db);
+            return new RocksDbDao(directory, resources, db, options.clock());
         } catch (RocksDBException e) {
             resources.close();
             if (isLockFailure(e)) {
@@ -102,7 +106,11 @@ public final class RocksDbDao implements Dao {
         Lock lock = enter();
         try {
             byte[] stored = db.get(key);
-            return stored == null ? null : StoredValue.decode(key, stored);
+            if (stored == null) {
+                return null;
+            }
+            Entry entry = StoredValue.decode(key, stored);
+            return entry.expires() ? entry.asOf(clock.getAsLong()) : entry;
         } catch (RocksDBException e) {
             throw failure("get", key, e);
         } finally {
@@ -160,7 +168,7 @@ public final class RocksDbDao implements Dao {
             if (from != null && to != null && Bytes.compare(from, to) >= 0) {
                 return new EmptyIterator();
             }
-            RocksRangeIterator iterator = new RocksRangeIterator(db, from, to, openIterators::remove);
+            RocksRangeIterator iterator = new RocksRangeIterator(db, from, to, clock.getAsLong(), openIterators::remove);
             openIterators.add(iterator);
             return iterator;
         } finally {

@@ -27,10 +27,13 @@ final class RocksRangeIterator implements CloseableIterator<Entry> {
     private final Slice upperBound;
     private final RocksIterator iterator;
     private final Consumer<RocksRangeIterator> onClose;
+    /** Values expired at this instant read as tombstones. */
+    private final long nowMillis;
     private boolean closed;
 
-    RocksRangeIterator(RocksDB db, byte[] from, byte[] to, Consumer<RocksRangeIterator> onClose) {
+    RocksRangeIterator(RocksDB db, byte[] from, byte[] to, long nowMillis, Consumer<RocksRangeIterator> onClose) {
         this.onClose = onClose;
+        this.nowMillis = nowMillis;
         this.readOptions = new ReadOptions();
         this.upperBound = to == null ? null : new Slice(to);
         if (upperBound != null) {
@@ -66,7 +69,7 @@ final class RocksRangeIterator implements CloseableIterator<Entry> {
         byte[] key = iterator.key();
         Entry entry = StoredValue.decode(key, iterator.value());
         iterator.next();
-        return entry;
+        return entry.expires() ? entry.asOf(nowMillis) : entry;
     }
 
     @Override

@@ -107,16 +107,9 @@ final class Block {
     /** Copies the entry at {@code entry} out of the buffer. */
     static Entry decode(ByteBuffer buf, int entry) {
         int keyLength = buf.getInt(entry);
-        int valueLength = buf.getInt(entry + 4);
-        long timestamp = buf.getLong(entry + 8);
         byte[] key = new byte[keyLength];
         buf.get(entry + TableFormat.ENTRY_HEADER, key);
-        if (valueLength == TableFormat.TOMBSTONE_LENGTH) {
-            return Entry.tombstone(key, timestamp);
-        }
-        byte[] value = new byte[valueLength];
-        buf.get(entry + TableFormat.ENTRY_HEADER + keyLength, value);
-        return Entry.value(key, value, timestamp);
+        return decodeWithKey(buf, entry, key);
     }
 
     /** Decodes the entry at {@code entry} reusing {@code key} (known equal to the stored key). */
@@ -126,8 +119,14 @@ final class Block {
         if (valueLength == TableFormat.TOMBSTONE_LENGTH) {
             return Entry.tombstone(key, timestamp);
         }
-        byte[] value = new byte[valueLength];
-        buf.get(entry + TableFormat.ENTRY_HEADER + key.length, value);
-        return Entry.value(key, value, timestamp);
+        int valueAt = entry + TableFormat.ENTRY_HEADER + key.length;
+        if ((valueLength & TableFormat.EXPIRES) == 0) {
+            byte[] value = new byte[valueLength];
+            buf.get(valueAt, value);
+            return Entry.value(key, value, timestamp);
+        }
+        byte[] value = new byte[valueLength & ~TableFormat.EXPIRES];
+        buf.get(valueAt + 8, value);
+        return Entry.value(key, value, timestamp, buf.getLong(valueAt));
     }
 }

@@ -1,5 +1,6 @@
 package io.kvstore.core.table;
 
+import io.kvstore.core.Entry;
 import io.kvstore.core.util.Coding;
 import io.kvstore.core.util.Crc32c;
 
@@ -17,18 +18,29 @@ final class BlockBuilder {
     private int count;
 
     void add(byte[] key, byte[] value, long timestamp) {
+        add(key, value, timestamp, Entry.NEVER);
+    }
+
+    /** Adds an entry; a value expiring at {@code expiresAtMillis} (not {@link Entry#NEVER}) records it. */
+    void add(byte[] key, byte[] value, long timestamp, long expiresAtMillis) {
         int valueLength = value == null ? 0 : value.length;
-        ensure(TableFormat.ENTRY_HEADER + key.length + valueLength);
+        boolean expires = value != null && expiresAtMillis != Entry.NEVER;
+        ensure(TableFormat.ENTRY_HEADER + key.length + (expires ? 8 : 0) + valueLength);
         if (count == offsets.length) {
             offsets = Arrays.copyOf(offsets, count * 2);
         }
         offsets[count++] = size;
         Coding.putInt(buffer, size, key.length);
-        Coding.putInt(buffer, size + 4, value == null ? TableFormat.TOMBSTONE_LENGTH : value.length);
+        Coding.putInt(buffer, size + 4, value == null ? TableFormat.TOMBSTONE_LENGTH
+                : expires ? valueLength | TableFormat.EXPIRES : valueLength);
         Coding.putLong(buffer, size + 8, timestamp);
         size += TableFormat.ENTRY_HEADER;
         System.arraycopy(key, 0, buffer, size, key.length);
         size += key.length;
+        if (expires) {
+            Coding.putLong(buffer, size, expiresAtMillis);
+            size += 8;
+        }
         if (valueLength > 0) {
             System.arraycopy(value, 0, buffer, size, valueLength);
             size += valueLength;

@@ -9,10 +9,8 @@ import io.kvstore.core.util.Crc32c;
 import io.kvstore.core.util.XxHash64;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,10 +18,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An open, immutable SSTable read through memory mappings: the block index, the Bloom filter and
- * the data blocks stay in the page cache, not on the heap, so heap use does not grow with the data.
- * Files over 1 GiB are mapped in 1 GiB windows that overlap by the largest block, so every block
- * lies inside one window.
+ * An open, immutable SSTable read through memory mappings ({@link MappedFile}): the block index, the
+ * Bloom filter and the data blocks stay in the page cache, not on the heap, so heap use does not grow
+ * with the data.
  *
  * <p>Each data block's CRC32C is checked the first time it is read after opening; index, filter and
  * meta are checked at open. Reads are thread-safe. The table is reference counted: the live set
@@ -35,8 +32,7 @@ public final class SsTable {
     private final Path path;
     private final long fileNumber;
     private final long fileSize;
-    private final MappedByteBuffer[] segments;
-    private final int segmentShift;
+    private final MappedFile file;
     private final long entryCount;
     private final long minTimestamp;
     private final long maxTimestamp;
@@ -46,16 +42,7 @@ public final class SsTable {
     /** How data blocks are stored; the identity codec lets reads use the mapping in place. */
     private final BlockCodec codec;
     private final int formatVersion;
-    private final ByteBuffer indexBuf;
-    private final int indexBase;
-    private final int indexSize;
-    private final int blockCount;
-    /**
-     * The first 8 bytes of each block's last key, big-endian, zero-padded, sign bit flipped: a
-     * primitive array (8 bytes per block, ~0.2% of the data) that narrows the index search to the
-     * blocks sharing the key's prefix, so a lookup rarely touches the mapped index.
-     */
-    private final long[] lastKeyPrefixes;
+    private final BlockIndex index;
     /** One bit per data block: its checksum has been verified (racy updates only cost a re-check). */
     private final long[] verified;
     private final AtomicInteger references = new AtomicInteger(1);
@@ -63,14 +50,12 @@ public final class SsTable {
     /** Every page was in memory at the last {@link #checkResidency()}. */
     private volatile boolean resident;
 
-    private SsTable(Path path, long fileNumber, long fileSize, MappedByteBuffer[] segments, int segmentShift,
-                    TableMeta meta, BlockCodec codec, int formatVersion, BloomFilter bloom, ByteBuffer indexBuf,
-                    int indexBase, int indexSize) {
+    private SsTable(Path path, long fileNumber, long fileSize, MappedFile file, TableMeta meta, BlockCodec codec,
+                    int formatVersion, BloomFilter bloom, BlockIndex index) {
         this.path = path;
         this.fileNumber = fileNumber;
         this.fileSize = fileSize;
-        this.segments = segments;
-        this.segmentShift = segmentShift;
+        this.file = file;
         this.entryCount = meta.entryCount();
         this.minTimestamp = meta.minTimestamp();
         this.maxTimestamp = meta.maxTimestamp();
@@ -79,16 +64,8 @@ public final class SsTable {
         this.codec = codec;
         this.formatVersion = formatVersion;
         this.bloom = bloom;
-        this.indexBuf = indexBuf;
-        this.indexBase = indexBase;
-        this.indexSize = indexSize;
-        this.blockCount = Block.count(indexBuf, indexBase, indexSize);
-        this.verified = new long[(blockCount + 63) >>> 6];
-        this.lastKeyPrefixes = new long[blockCount];
-        for (int i = 0; i < blockCount; i++) {
-            int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, i);
-            lastKeyPrefixes[i] = Block.keyPrefix(indexBuf, Block.keyPosition(entry), Block.keyLength(indexBuf, entry));
-        }
+        this.index = index;
+        this.verified = new long[(index.count() + 63) >>> 6];
     }
 
     /** Opens and validates the table at {@code path}; {@link CorruptionException} names what is wrong. */
@@ -119,22 +96,22 @@ public final class SsTable {
             int bloomCrc = meta.bloomCrc();
             int maxBlockSize = footer.maxBlockSize();
 
-            MappedByteBuffer[] segments = map(channel, size, maxBlockSize, segmentShift);
-            ByteBuffer indexBuf = segment(segments, segmentShift, indexOffset);
-            int indexBase = local(segmentShift, indexOffset);
+            MappedFile file = MappedFile.map(channel, size, maxBlockSize, segmentShift);
+            ByteBuffer indexBuf = file.window(indexOffset);
+            int indexBase = file.indexIn(indexOffset);
             verifyBlock(path, indexBuf, indexBase, indexSize, indexOffset, -1);
             BloomFilter bloom = null;
             if (bloomSize > 0) {
-                ByteBuffer bloomBuf = segment(segments, segmentShift, bloomOffset);
-                int bloomBase = local(segmentShift, bloomOffset);
+                ByteBuffer bloomBuf = file.window(bloomOffset);
+                int bloomBase = file.indexIn(bloomOffset);
                 if (bloomLines * (long) BloomFilter.LINE_BYTES != bloomSize
                         || Crc32c.of(bloomBuf, bloomBase, bloomSize) != bloomCrc) {
                     throw new CorruptionException(path, bloomOffset, "Bloom filter checksum mismatch");
                 }
                 bloom = new BloomFilter(bloomBuf, bloomBase, bloomLines, bloomProbes);
             }
-            return new SsTable(path, fileNumber, size, segments, segmentShift, meta, codec, footer.version(), bloom,
-                    indexBuf, indexBase, indexSize);
+            return new SsTable(path, fileNumber, size, file, meta, codec, footer.version(), bloom,
+                    new BlockIndex(indexBuf, indexBase, indexSize));
         }
     }
 
@@ -162,14 +139,14 @@ public final class SsTable {
             }
             return null;
         }
-        int block = findBlock(key);
-        if (block == blockCount) {
+        int block = index.find(key);
+        if (block == index.count()) {
             return null;
         }
-        long offset = blockOffset(block);
-        int size = blockSize(block);
-        ByteBuffer buf = segment(segments, segmentShift, offset);
-        int base = local(segmentShift, offset);
+        long offset = index.offset(block);
+        int size = index.size(block);
+        ByteBuffer buf = file.window(offset);
+        int base = file.indexIn(offset);
         ensureVerified(block, buf, base, size, offset);
         if (!codec.isIdentity()) {
             buf = decompress(block, buf, base, size, offset);
@@ -203,17 +180,14 @@ public final class SsTable {
      * {@link #isResident()}. Its cost grows with the file, so call it where a thread may wait.
      */
     public boolean checkResidency() {
-        boolean all = true;
-        for (int i = 0; i < segments.length && all; i++) {
-            all = segments[i].isLoaded();
-        }
+        boolean all = file.isLoaded();
         resident = all;
         return all;
     }
 
     /** Entries with keys in {@code [from, to)} in key order; {@code null} bounds are open. */
     public CloseableIterator<Entry> iterator(byte[] from, byte[] to) {
-        return new TableIterator(from, to);
+        return new TableIterator(this, from, to);
     }
 
     public Path path() {
@@ -290,51 +264,36 @@ public final class SsTable {
                 + fileSize + " bytes}";
     }
 
-    /** The first block whose last key is {@code >= key}, or {@code blockCount}. */
-    private int findBlock(byte[] key) {
-        long prefix = Block.keyPrefix(key);
-        long[] prefixes = lastKeyPrefixes;
-        // [lo, hi): blocks whose prefix equals the key's; before them every last key is smaller, after them larger.
-        int lo = 0;
-        int hi = blockCount;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (prefixes[mid] < prefix) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        hi = lo;
-        while (hi < blockCount && prefixes[hi] == prefix) {
-            hi++;
-        }
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, mid);
-            if (Block.compareKey(indexBuf, Block.keyPosition(entry), Block.keyLength(indexBuf, entry), key) < 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
-    }
-
     /** The handle of the data block that may hold {@code key}, or null (for tests). */
     BlockHandle blockHandleOf(byte[] key) {
-        int block = findBlock(key);
-        return block == blockCount ? null : new BlockHandle(blockOffset(block), blockSize(block));
+        int block = index.find(key);
+        return block == index.count() ? null : new BlockHandle(index.offset(block), index.size(block));
     }
 
-    private long blockOffset(int block) {
-        int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, block);
-        return indexBuf.getLong(Block.keyPosition(entry) + Block.keyLength(indexBuf, entry));
+    /** The block index, for {@link TableIterator}. */
+    BlockIndex index() {
+        return index;
     }
 
-    private int blockSize(int block) {
-        int entry = Block.entryPosition(indexBuf, indexBase, indexSize, blockCount, block);
-        return indexBuf.getInt(Block.keyPosition(entry) + Block.keyLength(indexBuf, entry) + 8);
+    /**
+     * Points {@code cursor} at data block {@code block}: in the mapping, or decompressed into a heap
+     * buffer; its checksum verified on the first read since opening.
+     */
+    void load(int block, BlockCursor cursor) throws CorruptionException {
+        long offset = index.offset(block);
+        int size = index.size(block);
+        ByteBuffer buf = file.window(offset);
+        int base = file.indexIn(offset);
+        ensureVerified(block, buf, base, size, offset);
+        if (!codec.isIdentity()) {
+            buf = decompress(block, buf, base, size, offset);
+            base = 0;
+            size = buf.capacity();
+        }
+        cursor.buf = buf;
+        cursor.base = base;
+        cursor.size = size;
+        cursor.count = Block.count(buf, base, size);
     }
 
     private void ensureVerified(int block, ByteBuffer buf, int base, int size, long offset) throws CorruptionException {
@@ -399,28 +358,6 @@ public final class SsTable {
         return block < 0 ? "index block" : "data block " + block;
     }
 
-    private static MappedByteBuffer[] map(FileChannel channel, long size, int maxBlockSize, int segmentShift)
-            throws IOException {
-        long segmentSize = 1L << segmentShift;
-        int count = (int) Math.max(1, (size + segmentSize - 1) >>> segmentShift);
-        MappedByteBuffer[] segments = new MappedByteBuffer[count];
-        for (int i = 0; i < count; i++) {
-            long start = i * segmentSize;
-            long length = Math.min(size - start, segmentSize + maxBlockSize);
-            segments[i] = channel.map(FileChannel.MapMode.READ_ONLY, start, length);
-            segments[i].order(ByteOrder.LITTLE_ENDIAN);
-        }
-        return segments;
-    }
-
-    private static ByteBuffer segment(ByteBuffer[] segments, int segmentShift, long offset) {
-        return segments[(int) (offset >>> segmentShift)];
-    }
-
-    private static int local(int segmentShift, long offset) {
-        return (int) (offset & ((1L << segmentShift) - 1));
-    }
-
     private static byte[] readFully(FileChannel channel, Path path, long position, int length) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(length);
         while (buf.hasRemaining()) {
@@ -430,89 +367,5 @@ public final class SsTable {
             }
         }
         return buf.array();
-    }
-
-    /** Walks data blocks in order from the block that may hold {@code from}. */
-    private final class TableIterator implements CloseableIterator<Entry> {
-        private final byte[] to;
-        private int block;
-        private ByteBuffer buf;
-        private int base;
-        private int size;
-        private int count;
-        private int index;
-        private Entry next;
-
-        TableIterator(byte[] from, byte[] to) {
-            this.to = to;
-            try {
-                block = from == null ? 0 : findBlock(from);
-                if (block < blockCount) {
-                    load(block);
-                    index = from == null ? 0 : Block.lowerBound(buf, base, size, count, from);
-                }
-                advance();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-
-        private void load(int b) throws IOException {
-            long offset = blockOffset(b);
-            size = blockSize(b);
-            buf = segment(segments, segmentShift, offset);
-            base = local(segmentShift, offset);
-            ensureVerified(b, buf, base, size, offset);
-            if (!codec.isIdentity()) {
-                buf = decompress(b, buf, base, size, offset);
-                base = 0;
-                size = buf.capacity();
-            }
-            count = Block.count(buf, base, size);
-            index = 0;
-        }
-
-        private void advance() throws IOException {
-            while (block < blockCount) {
-                if (index < count) {
-                    int entry = Block.entryPosition(buf, base, size, count, index++);
-                    if (to != null && Block.compareKey(buf, Block.keyPosition(entry), Block.keyLength(buf, entry), to) >= 0) {
-                        break;
-                    }
-                    next = Block.decode(buf, entry);
-                    return;
-                }
-                if (++block < blockCount) {
-                    load(block);
-                }
-            }
-            next = null;
-            block = blockCount;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return next != null;
-        }
-
-        @Override
-        public Entry next() {
-            Entry result = next;
-            if (result == null) {
-                throw new java.util.NoSuchElementException();
-            }
-            try {
-                advance();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return result;
-        }
-
-        @Override
-        public void close() {
-            next = null;
-            block = blockCount;
-        }
     }
 }

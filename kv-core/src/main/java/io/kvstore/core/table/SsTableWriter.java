@@ -21,7 +21,7 @@ import java.nio.file.StandardOpenOption;
  * codec), a Bloom filter, a block index, a meta block and a footer (see docs/FORMAT.md). Entries must
  * arrive in strictly increasing key order.
  *
- * <p>Heap use while writing: one data block, the filter bits and the index (about 2% of the table).
+ * <p>Heap use while writing: one data block, the filter bits and the index (a small fraction of the table).
  * REQUIRES: external synchronization (one thread writes a table).
  */
 public final class SsTableWriter implements AutoCloseable {
@@ -71,11 +71,11 @@ public final class SsTableWriter implements AutoCloseable {
             throw new IllegalArgumentException("keys out of order in " + path + ": " + Bytes.toDebugString(key)
                     + " after " + Bytes.toDebugString(lastKey));
         }
-        int valueLength = entry.isTombstone() ? 0 : entry.value().length;
+        int valueLength = entry.isTombstone() ? 0 : entry.value().length + (entry.expires() ? 8 : 0);
         if (data.count() > 0 && data.estimatedSize() + TableFormat.ENTRY_HEADER + key.length + valueLength + 4 > blockSize) {
             flushDataBlock();
         }
-        data.add(key, entry.value(), entry.timestamp());
+        data.add(key, entry.value(), entry.timestamp(), entry.expiresAtMillis());
         if (bloom != null) {
             bloom.add(XxHash64.hash(key));
         }

@@ -11,6 +11,11 @@ final class TableFormat {
     /** keyLength u32, valueLength i32 (-1 = tombstone), timestamp i64. */
     static final int ENTRY_HEADER = 16;
     static final int TOMBSTONE_LENGTH = -1;
+    /**
+     * In an entry's value length (version 2): an 8-byte expiry follows the key, before the value.
+     * Version 1 lengths never have it: values are at most 512 MiB.
+     */
+    static final int EXPIRES = 1 << 30;
     /** Block trailer after the offsets array: entry count u32, crc32c u32. */
     static final int BLOCK_TRAILER = 8;
     /** Trailer of a compressed data block after its compressed bytes: uncompressed size u32, crc32c u32. */

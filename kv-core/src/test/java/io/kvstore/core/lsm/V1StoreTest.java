@@ -1,6 +1,7 @@
 package io.kvstore.core.lsm;
 
 import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.CorruptionException;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
 import org.junit.jupiter.api.Test;
@@ -12,12 +13,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A store written in format v1 (test resource stores/v1, described in its README) opens with every write. */
 class V1StoreTest {
@@ -111,6 +117,42 @@ class V1StoreTest {
         try (LsmDao dao = LsmDao.open(DaoOptions.defaults(dir))) {
             assertHoldsV1Contents(dao, true);
         }
+    }
+
+    @Test
+    void aTornTailOfItsLogIsCutAndEveryCompleteWriteKept() throws IOException {
+        copyV1Store(dir);
+        Path log = dir.resolve("000003.wal");
+        byte[] bytes = Files.readAllBytes(log);
+        // The last record is the stale write of key001, which changes nothing visible: cut into it.
+        Files.write(log, Arrays.copyOf(bytes, bytes.length - 10));
+        try (LsmDao dao = LsmDao.open(DaoOptions.defaults(dir))) {
+            assertHoldsV1Contents(dao, false);
+        }
+    }
+
+    @Test
+    void aZeroFilledTailOfItsLogIsCut() throws IOException {
+        copyV1Store(dir);
+        Path log = dir.resolve("000003.wal");
+        Files.write(log, new byte[4096], StandardOpenOption.APPEND);
+        try (LsmDao dao = LsmDao.open(DaoOptions.defaults(dir))) {
+            assertHoldsV1Contents(dao, false);
+        }
+    }
+
+    @Test
+    void aDamagedRecordBeforeValidOnesFailsTheOpenNamingTheLogAndLosesNothing() throws IOException {
+        copyV1Store(dir);
+        Path log = dir.resolve("000003.wal");
+        byte[] bytes = Files.readAllBytes(log);
+        bytes[8 + 20] ^= 0x01; // inside the first record's key, after the 8-byte file header
+        Files.write(log, bytes);
+        CorruptionException e = assertThrows(CorruptionException.class, () -> LsmDao.open(DaoOptions.defaults(dir)));
+        assertEquals(log, e.file());
+        assertEquals(8, e.offset());
+        assertArrayEquals(bytes, Files.readAllBytes(log), "the log is left as it was");
+        assertTrue(Files.exists(dir.resolve("000004.sst")) && Files.exists(dir.resolve("000006.sst")));
     }
 
     private static void put(Map<String, Entry> map, Entry entry) {

@@ -31,7 +31,7 @@ class CompressedTableTest {
     @TempDir
     Path dir;
 
-    /** Text-like entries (compressible), a few tombstones and empty values. */
+    /** Text-like entries (compressible), a few tombstones, empty values and values with an expiry. */
     private static TreeMap<byte[], Entry> entries(int count) {
         Random random = new Random(count);
         TreeMap<byte[], Entry> entries = new TreeMap<>(Bytes.ORDER);
@@ -42,6 +42,8 @@ class CompressedTableTest {
                 entries.put(key, Entry.tombstone(key, i));
             } else if (kind == 1) {
                 entries.put(key, Entry.value(key, new byte[0], i));
+            } else if (kind == 2) {
+                entries.put(key, Entry.value(key, ("expiring " + i).getBytes(StandardCharsets.UTF_8), i, 1_000_000L + i));
             } else {
                 String value = "{\"name\":\"user " + i + "\",\"score\":" + random.nextInt(100) + ",\"tags\":[\"a\",\"b\"]}";
                 entries.put(key, Entry.value(key, value.repeat(1 + random.nextInt(4)).getBytes(StandardCharsets.UTF_8), i));

@@ -1,0 +1,190 @@
+package io.kvstore.core.lsm;
+
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.DaoStats;
+import io.kvstore.core.Entry;
+import io.kvstore.core.table.SsTable;
+import io.kvstore.core.util.MergeIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+
+/**
+ * Runs compactions on a background thread: those {@link CompactionPicker} finds due after each flush
+ * and at open, and those asked for ({@link #compactOldest}). Each merges its {@link Compaction}'s
+ * tables into one that takes their place, leaves out shadowed versions, writes expired values as
+ * tombstones, and leaves out tombstones that shadow nothing and are past their grace; no faster than
+ * {@link DaoOptions#compactionBytesPerSecond()} if it is set.
+ */
+final class Compactor {
+    private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
+
+    private final DaoOptions options;
+    private final Path dir;
+    private final VersionSet versions;
+    private final StoreState state;
+    private final WriteController writes;
+    private final BackgroundThread thread;
+    private final DaoStats stats;
+    /** Null when compactions are not rate limited. */
+    private final CompactionRateLimiter limiter;
+
+    Compactor(DaoOptions options, VersionSet versions, StoreState state, DaoStats stats, WriteController writes) {
+        this.stats = stats;
+        this.options = options;
+        this.dir = options.dataDirectory();
+        this.versions = versions;
+        this.state = state;
+        this.writes = writes;
+        this.thread = new BackgroundThread("kvstore-compaction", options.backgroundPriority());
+        this.limiter = options.compactionBytesPerSecond() > 0
+                ? new CompactionRateLimiter(options.compactionBytesPerSecond()) : null;
+    }
+
+    /** Queues compactions while the picker finds one due (none once the store is closing). */
+    void schedule() {
+        if (!state.isClosed()) {
+            thread.execute(this::compactWhileNeeded);
+        }
+    }
+
+    /**
+     * Compacts the {@code count} oldest tables now and waits, running {@code afterMerge} between each
+     * merge and its switch (a test's window).
+     */
+    void compactOldest(int count, Runnable afterMerge) throws IOException {
+        thread.call(() -> {
+            while (true) {
+                Compaction job = Compaction.oldest(versions.current(), count);
+                if (job == null || compact(job, afterMerge)) {
+                    return null;
+                }
+            }
+        }, "compaction");
+    }
+
+    void shutdown() {
+        thread.shutdown();
+    }
+
+    void shutdownAndWait() {
+        thread.shutdownAndWait();
+    }
+
+    /** Bytes written by compactions since opening. */
+    long compactedBytes() {
+        return stats.compactedBytes();
+    }
+
+    private void compactWhileNeeded() {
+        try {
+            while (!state.isClosed()) {
+                Compaction job = CompactionPicker.pick(versions.current(), options.compactionTrigger());
+                if (job == null) {
+                    return;
+                }
+                compact(job, () -> { });
+            }
+        } catch (CancellationException e) {
+            LOG.debug("Compaction in {} cancelled by close", dir);
+        } catch (IOException | RuntimeException e) {
+            // Reads and writes go on; tables pile up until the cause is fixed and the store reopened.
+            LOG.error("Background compaction failed in {}", dir, e);
+        }
+    }
+
+    /**
+     * Whether a merge may leave out {@code tombstone}: no newer source may hold a version it must shadow
+     * (its timestamp is below {@code dropTombstonesBelow}) and its grace period is over.
+     */
+    private boolean mayDrop(Entry tombstone, long dropTombstonesBelow, long graceEndsBeforeMillis) {
+        return tombstone.timestamp() < dropTombstonesBelow
+                && options.timestampToMillis().applyAsLong(tombstone.timestamp()) < graceEndsBeforeMillis;
+    }
+
+    /** Tombstones written before this instant (wall-clock milliseconds) are past their grace. */
+    private long graceEndsBeforeMillis(long now) {
+        long grace = options.tombstoneGrace().toMillis();
+        return now - grace > now ? Long.MIN_VALUE : now - grace;
+    }
+
+    /**
+     * Merges {@code job}'s inputs into one table that takes their place ({@code afterMerge} runs between
+     * the merge and the switch). Returns false, having installed nothing, if a write that a tombstone
+     * left out of the output still had to shadow arrived during the merge; planned again, the
+     * compaction keeps that tombstone.
+     */
+    private boolean compact(Compaction job, Runnable afterMerge) throws IOException {
+        SsTable[] inputs = job.inputs();
+        long expectedKeys = 0;
+        List<CloseableIterator<Entry>> sources = new ArrayList<>(inputs.length);
+        for (SsTable table : inputs) {
+            expectedKeys += table.entryCount();
+            sources.add(table.iterator(null, null));
+        }
+        TableBuilder.Built written;
+        long now = options.clock().getAsLong();
+        long graceEnds = graceEndsBeforeMillis(now);
+        try (MergeIterator merged = new MergeIterator(sources)) {
+            written = TableBuilder.build(dir, versions.newFileNumber(), merged, expectedKeys, options, now,
+                    tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds), state::isClosed, limiter);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        afterMerge.run();
+        SsTable output = written.table();
+        // The tombstones left out were older than every newer source when the merge was planned; a write
+        // arriving since (a late replica's, with an older timestamp) may need one to stay hidden. No write
+        // may land between this check and the switch, hence the writers' lock, taken only then: every
+        // writer waits for the manifest write. Other compactions, like flushes, switch without stopping
+        // writers (see VersionSet.install).
+        boolean droppedTombstones = written.newestDroppedTombstone() != Long.MIN_VALUE;
+        // The writers' lock before the manifest lock: a writer holds the former while it waits for a
+        // flush, which needs the latter.
+        if (droppedTombstones) {
+            writes.lock();
+        }
+        try {
+            synchronized (versions.manifestLock) {
+                if (state.isClosed()) {
+                    // close() may have stopped waiting for this compaction and will give the directory up:
+                    // nothing may be installed any more. (close() marks the store closed before it takes
+                    // the manifest lock to release the tables and then the directory.)
+                    VersionSet.discard(output);
+                    throw new CancellationException("compaction of " + dir + " abandoned: store closed");
+                }
+                if (droppedTombstones && written.newestDroppedTombstone()
+                        >= Compaction.minTimestampNewerThan(versions.current(), inputs[0])) {
+                    LOG.info("Compaction of {} tables of {} discarded: a write older than a tombstone it left out "
+                            + "arrived during the merge", inputs.length, dir);
+                    VersionSet.discard(output);
+                    return false;
+                }
+                try {
+                    versions.install(v -> v.withCompacted(inputs, output));
+                } catch (IOException e) {
+                    // Not installed: delete the output, or every retry on a full disk would leave one more.
+                    if (output != null && !Manifest.lists(dir, output.fileNumber())) {
+                        VersionSet.discard(output);
+                    }
+                    throw e;
+                }
+            }
+        } finally {
+            if (droppedTombstones) {
+                writes.unlock();
+            }
+        }
+        stats.compacted(output == null ? 0 : output.fileSize());
+        LOG.debug("Compacted {} tables of {} into {}", inputs.length, dir, output);
+        VersionSet.obsolete(inputs);
+        return true;
+    }
+}

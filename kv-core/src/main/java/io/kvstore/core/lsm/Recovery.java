@@ -1,0 +1,107 @@
+package io.kvstore.core.lsm;
+
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.DaoStats;
+import io.kvstore.core.log.LogReader;
+import io.kvstore.core.log.WriteAheadLog;
+import io.kvstore.core.table.SsTable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Brings a store's directory back to a consistent state at open: reads the manifest, deletes what
+ * an interrupted flush or compaction left, opens the live tables, replays the logs newer than the
+ * manifest into a table (a torn tail is cut with a warning, corruption fails the open), and starts
+ * a new log. See docs/FORMAT.md, "Recovery".
+ */
+final class Recovery {
+    private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
+
+    /** What recovery hands the store: its first version, the next free file number and its log. */
+    record Recovered(Version initial, long nextFileNumber, WriteAheadLog wal, DaoStats stats) {
+    }
+
+    private Recovery() {
+    }
+
+    /** Recovers the store in {@code options.dataDirectory()}. REQUIRES: its directory lock held. */
+    static Recovered recover(DaoOptions options) throws IOException {
+        Path dir = options.dataDirectory();
+        Manifest manifest = Manifest.read(dir);
+        if (manifest == null) {
+            manifest = Manifest.empty();
+        }
+        Files.deleteIfExists(dir.resolve(FileNames.MANIFEST_TMP));
+        Set<Long> live = new HashSet<>();
+        for (long number : manifest.tables) {
+            live.add(number);
+        }
+        List<Long> logs = new ArrayList<>();
+        long maxNumber = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                long table = FileNames.number(name, FileNames.TABLE_SUFFIX);
+                long log = FileNames.number(name, FileNames.LOG_SUFFIX);
+                if (table >= 0) {
+                    maxNumber = Math.max(maxNumber, table);
+                    if (!live.contains(table)) {
+                        LOG.info("Deleting {}: not in the manifest (left by an interrupted flush or compaction)", file);
+                        Files.delete(file);
+                    }
+                } else if (log >= 0) {
+                    maxNumber = Math.max(maxNumber, log);
+                    if (log < manifest.logNumber) {
+                        Files.delete(file);
+                    } else {
+                        logs.add(log);
+                    }
+                }
+            }
+        }
+        logs.sort(null);
+        long next = Math.max(manifest.nextFileNumber, maxNumber + 1);
+
+        List<SsTable> tables = new ArrayList<>();
+        for (long number : manifest.tables) {
+            tables.add(SsTable.open(FileNames.table(dir, number), number));
+        }
+        Memtable recovered = new Memtable(-1);
+        long[] sequence = {0};
+        for (long number : logs) {
+            Path file = FileNames.log(dir, number);
+            LogReader.Result result = LogReader.replay(file, entry -> recovered.put(entry, ++sequence[0]));
+            if (result.tornBytes > 0) {
+                // After a crash: a record cut short, or the zeros of the log's last mapped window.
+                LOG.warn("Cut a torn or zero-filled tail of {} bytes at offset {} of {}", result.tornBytes,
+                        result.validLength, file);
+            }
+        }
+        if (!recovered.isEmpty()) {
+            long number = next++;
+            SsTable table = TableBuilder.build(dir, number, recovered.iterator(null, null, Long.MAX_VALUE),
+                    recovered.keyCount(), options, Long.MIN_VALUE, tombstone -> false, () -> false).table();
+            tables.add(0, table);
+        }
+        long logNumber = next++;
+        Version initial = new Version(new Memtable(logNumber), new Memtable[0], tables.toArray(new SsTable[0]));
+        new Manifest(next, logNumber, initial.tableNumbers()).write(dir);
+        for (long number : logs) {
+            Files.deleteIfExists(FileNames.log(dir, number));
+        }
+        DaoStats stats = new DaoStats();
+        WriteAheadLog wal = new WriteAheadLog(FileNames.log(dir, logNumber), options.syncPolicy(),
+                options.groupCommitIntervalMillis(), stats);
+        LOG.debug("Opened {} with {} tables after replaying {} logs", dir, initial.tables.length, logs.size());
+        return new Recovered(initial, next, wal, stats);
+    }
+}

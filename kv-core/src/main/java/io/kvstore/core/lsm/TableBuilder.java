@@ -1,0 +1,79 @@
+package io.kvstore.core.lsm;
+
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Entry;
+import io.kvstore.core.table.SsTable;
+import io.kvstore.core.table.SsTableWriter;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+
+/** Writes a sorted stream of entries (a memtable's, or a merge's) as a new table of the store. */
+final class TableBuilder {
+    private TableBuilder() {
+    }
+
+    /** A table just written, and the newest timestamp among the tombstones left out of it. */
+    record Built(SsTable table, long newestDroppedTombstone) {
+    }
+
+    /**
+     * Writes {@code entries} as table {@code number} of {@code dir}, values expired at {@code nowMillis}
+     * as tombstones of their timestamps, leaving out the tombstones {@code mayDropTombstone} accepts;
+     * the opened table is null if nothing was left to write. Throws {@link CancellationException}
+     * (having deleted the partial file) once {@code cancelled}.
+     */
+    static Built build(Path dir, long number, Iterator<Entry> entries, long expectedKeys, DaoOptions options,
+                       long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled)
+            throws IOException {
+        return build(dir, number, entries, expectedKeys, options, nowMillis, mayDropTombstone, cancelled, null);
+    }
+
+    /** {@link #build}, writing no faster than {@code limiter} allows (none: unlimited). */
+    static Built build(Path dir, long number, Iterator<Entry> entries, long expectedKeys, DaoOptions options,
+                       long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled,
+                       CompactionRateLimiter limiter) throws IOException {
+        Path path = FileNames.table(dir, number);
+        long newestDropped = Long.MIN_VALUE;
+        try (SsTableWriter writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(),
+                expectedKeys, options.compression())) {
+            long seen = 0;
+            long charged = 0;
+            while (entries.hasNext()) {
+                if ((++seen & 255) == 0) {
+                    if (limiter != null) {
+                        long written = writer.bytesWritten();
+                        if (!limiter.acquire(written - charged, cancelled)) {
+                            throw new CancellationException("table " + path + " abandoned: store closing");
+                        }
+                        charged = written;
+                    }
+                    if ((seen & 1023) == 0 && cancelled.getAsBoolean()) {
+                        throw new CancellationException("table " + path + " abandoned: store closing");
+                    }
+                }
+                Entry entry = entries.next();
+                if (entry.expires()) {
+                    entry = entry.asOf(nowMillis);
+                }
+                if (entry.isTombstone() && mayDropTombstone.test(entry)) {
+                    newestDropped = Math.max(newestDropped, entry.timestamp());
+                    continue;
+                }
+                writer.add(entry);
+            }
+            if (writer.entryCount() == 0) {
+                return new Built(null, newestDropped);
+            }
+            writer.finish();
+        }
+        SsTable table = SsTable.open(path, number);
+        // Just written through the page cache, so normally resident: reads need not wait for a check.
+        table.checkResidency();
+        return new Built(table, newestDropped);
+    }
+}
