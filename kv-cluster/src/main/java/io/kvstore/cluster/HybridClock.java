@@ -1,7 +1,12 @@
 package io.kvstore.cluster;
 
+import java.io.UncheckedIOException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A hybrid logical clock (Kulkarni et al., 2014) giving every write of this node its timestamp.
@@ -31,10 +36,12 @@ import java.util.function.LongSupplier;
  *
  * <p>With a {@link ClockLease} the guarantees hold across restarts: the clock starts above the lease's
  * bound, and before it issues or absorbs a timestamp at or past the bound, it makes a bound
- * {@link #LEASE_MILLIS} further durable. That costs one small synced file write per lease period, none
- * per timestamp.
+ * {@link #LEASE_MILLIS} further durable. That costs one small synced file write per half lease period,
+ * none per timestamp; it is made in the background once timestamps pass the lease's middle, so that
+ * the caller of {@link #now()} (an event loop) waits for it only if the background write fell behind.
  */
 public final class HybridClock {
+    private static final Logger LOG = LoggerFactory.getLogger(HybridClock.class);
     /** Bits of the logical counter below the milliseconds. */
     public static final int LOGICAL_BITS = 16;
     /** How far past this node's wall clock a timestamp from elsewhere may be, in milliseconds. */
@@ -47,6 +54,8 @@ public final class HybridClock {
     private final AtomicLong last;
     /** Null for a clock that does not outlive its process. */
     private final ClockLease lease;
+    /** Whether a background extension of the lease is under way. */
+    private final AtomicBoolean extending = new AtomicBoolean();
 
     /** A clock over {@link System#currentTimeMillis()}. */
     public HybridClock() {
@@ -99,8 +108,22 @@ public final class HybridClock {
     }
 
     private void holdLeaseAbove(long timestamp) {
-        if (lease != null && timestamp >= lease.bound()) {
+        if (lease == null) {
+            return;
+        }
+        long bound = lease.bound();
+        if (timestamp >= bound) {
             lease.extendTo(timestamp + (LEASE_MILLIS << LOGICAL_BITS));
+        } else if (timestamp >= bound - (LEASE_MILLIS << (LOGICAL_BITS - 1)) && extending.compareAndSet(false, true)) {
+            ForkJoinPool.commonPool().execute(() -> {
+                try {
+                    lease.extendTo(timestamp + (LEASE_MILLIS << LOGICAL_BITS));
+                } catch (UncheckedIOException e) {
+                    LOG.warn("cannot extend {} ahead of time; the next timestamp past it will try again", lease, e);
+                } finally {
+                    extending.set(false);
+                }
+            });
         }
     }
 

@@ -59,6 +59,24 @@ class ClockLeaseTest {
     }
 
     @Test
+    void theLeaseIsExtendedInTheBackgroundOnceTimestampsPassItsMiddle() throws Exception {
+        AtomicLong wall = new AtomicLong(NOV_2026);
+        ClockLease lease = ClockLease.open(dir);
+        HybridClock clock = new HybridClock(wall::get, lease);
+        clock.now();
+        long bound = lease.bound();
+        wall.addAndGet(HybridClock.LEASE_MILLIS * 3 / 4);
+        long issued = clock.now();
+        assertTrue(issued < bound, "issued within the lease, without waiting for a write");
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (lease.bound() == bound && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertTrue(lease.bound() > issued + (HybridClock.LEASE_MILLIS << HybridClock.LOGICAL_BITS) / 2,
+                "extended ahead of the timestamps in use");
+    }
+
+    @Test
     void aCorruptLeaseFileIsReportedWithItsPath() throws IOException {
         Files.writeString(dir.resolve(ClockLease.FILE_NAME), "garbage");
         IOException error = assertThrows(IOException.class, () -> ClockLease.open(dir));

@@ -154,6 +154,27 @@ class HintedHandoffTest {
         assertEquals(1, handoff.counters().expired);
     }
 
+    @Test
+    void replayIsThrottledToItsRate() throws Exception {
+        handoff = open(ReplicationOptions.builder().hintReplayBytesPerSecond(1_000).build());
+        takeDown(1);
+        long now = new HybridClock().now();
+        for (int i = 0; i < 20; i++) {
+            handoff.hint(1, Entry.value(bytes("k" + i), new byte[50], now + i));
+        }
+        await("twenty hints kept", () -> handoff.pendingHints(1) == 20);
+        long bytes = handoff.pendingHintBytes(1);
+        assertTrue(bytes > 1_200, "the hints weigh " + bytes + " bytes");
+        long start = System.nanoTime();
+        handoff.start();
+        stores[1].failure = null;
+        detector.answered(1);
+        await("every hint is delivered", () -> handoff.pendingHints(1) == 0);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        // At 1,000 bytes/s, a 100 ms period sends 100 bytes' worth: about one hint and a half.
+        assertTrue(millis >= bytes * 1000 / 1_000 / 2, bytes + " bytes replayed in " + millis + " ms: not throttled");
+    }
+
     /** A settable wall clock. */
     private static final class AtomicClock {
         private final java.util.concurrent.atomic.AtomicLong millis = new java.util.concurrent.atomic.AtomicLong(1_795_000_000_000L);
