@@ -69,6 +69,35 @@ class RepairClusterTest {
     }
 
     @Test
+    void writesMadeDuringARepairAreNeverUndoneByIt() throws Exception {
+        TestCluster cluster = new TestCluster(dir, 3);
+        try {
+            for (int i = 0; i < 200; i++) {
+                assertEquals(201, cluster.put(i % 3, "id=key-" + i + "&ack=3", "old-" + i));
+            }
+            cluster.stop(2);
+            deleteRecursively(dir.resolve("node-2"));
+            cluster.start(2);
+            HttpRequest repair = HttpRequest.newBuilder(URI.create(cluster.url(2) + AdminRepairHandler.PATH))
+                    .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(60)).build();
+            CompletableFuture<HttpResponse<String>> running = cluster.http.sendAsync(repair, HttpResponse.BodyHandlers.ofString());
+            for (int i = 0; i < 200; i += 2) {
+                assertEquals(201, cluster.put(2, "id=key-" + i + "&ack=3", "new-" + i));
+            }
+            assertEquals(200, running.get().statusCode(), running.get().body());
+            JsonObject settled = repair(cluster, 2, 200);
+            assertEquals(0, settled.getLong("keysSent") + settled.getLong("keysReceived"), settled.encode());
+            String range = cluster.localRange(2);
+            assertEquals(cluster.localRange(0), range);
+            for (int i = 0; i < 200; i += 2) {
+                assertTrue(range.contains("key-" + i + "\nnew-" + i), "key-" + i);
+            }
+        } finally {
+            cluster.close();
+        }
+    }
+
+    @Test
     void deletesMadeWhileAReplicaWasDownNeverComeBackThroughRepair() throws Exception {
         TestCluster cluster = new TestCluster(dir, 3);
         try {
