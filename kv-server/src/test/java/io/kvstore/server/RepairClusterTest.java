@@ -149,7 +149,7 @@ class RepairClusterTest {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         try {
             // Written while B is down: only A holds them, and a repair has 16 MB to send.
-            writeConcurrently(http, urlA, 2000, 8192);
+            writeConcurrently(http, urlA, 1000, 16384);
             b = ChildServer.start(portB, dir.resolve("b"), "-Xmx256m", "--cluster", cluster, "--self", urlB);
             CompletableFuture<HttpResponse<String>> first = http.sendAsync(adminRepair(urlA), HttpResponse.BodyHandlers.ofString());
             b.awaitLine("repair tree of " + urlB + " for " + urlA + " built");
@@ -164,7 +164,7 @@ class RepairClusterTest {
             HttpResponse<String> rerun = http.send(adminRepair(urlA), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, rerun.statusCode(), rerun.body());
             JsonObject summary = new JsonObject(rerun.body());
-            assertTrue(summary.getLong("keysSent") > 0 && summary.getLong("keysSent") <= 2000, rerun.body());
+            assertTrue(summary.getLong("keysSent") > 0 && summary.getLong("keysSent") <= 1000, rerun.body());
             assertEquals(localRange(http, urlA), localRange(http, urlB));
             HttpResponse<String> after = http.send(adminRepair(urlA), HttpResponse.BodyHandlers.ofString());
             assertEquals(0, new JsonObject(after.body()).getLong("keysSent"), after.body());
