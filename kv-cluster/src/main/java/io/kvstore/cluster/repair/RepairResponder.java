@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -78,13 +79,13 @@ public final class RepairResponder implements RepairPeer {
 
     @Override
     public CompletionStage<Long> openTree(String partner, int replicationFactor, int depth) {
-        long id;
+        Tree session;
         try {
-            id = startTree(partner, replicationFactor, depth);
+            session = start(partner, replicationFactor, depth);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return trees.get(id).built.thenApply(ignored -> id);
+        return session.built.thenApply(ignored -> session.id);
     }
 
     /**
@@ -96,6 +97,10 @@ public final class RepairResponder implements RepairPeer {
      * @throws RepairBusyException      if this node already holds {@link #MAX_TREES} trees
      */
     public long startTree(String partner, int replicationFactor, int depth) {
+        return start(partner, replicationFactor, depth).id;
+    }
+
+    private Tree start(String partner, int replicationFactor, int depth) {
         int partnerIndex = indexOf(partner);
         if (partner.equals(self)) {
             throw new IllegalArgumentException("a repair partner must be another node than " + self);
@@ -105,20 +110,29 @@ public final class RepairResponder implements RepairPeer {
             throw new IllegalArgumentException("replication factor " + replicationFactor + " outside [1, " + nodes + "]");
         }
         SegmentTree tree = new SegmentTree(depth);
-        expireIdleTrees();
-        if (trees.size() >= MAX_TREES) {
-            throw new RepairBusyException(self + " already holds " + trees.size() + " repair trees; retry later");
-        }
         long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-        Tree session = new Tree(partner, replicationFactor, partnerIndex, tree);
-        trees.put(id, session);
-        session.built = CompletableFuture.runAsync(() -> scan(session), scans);
-        session.built.whenComplete((ok, error) -> {
-            if (error != null) {
-                trees.remove(id);
+        Tree session = new Tree(id, partner, replicationFactor, partnerIndex, tree);
+        synchronized (trees) {
+            expireIdleTrees();
+            if (trees.size() >= MAX_TREES) {
+                throw new RepairBusyException(self + " already holds " + trees.size() + " repair trees; retry later");
             }
-        });
-        return id;
+            trees.put(id, session);
+        }
+        try {
+            CompletableFuture.runAsync(() -> scan(session), scans).whenComplete((ok, error) -> {
+                if (error != null) {
+                    trees.remove(id);
+                    session.built.completeExceptionally(error);
+                } else {
+                    session.built.complete(null);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            trees.remove(id);
+            throw new RepairBusyException(self + " is shutting down");
+        }
+        return session;
     }
 
     /** Completes when tree {@code id} is built; fails if it is unknown or its scan failed. */
@@ -302,7 +316,7 @@ public final class RepairResponder implements RepairPeer {
         Iterator<Map.Entry<Long, Tree>> it = trees.entrySet().iterator();
         while (it.hasNext()) {
             Tree session = it.next().getValue();
-            if (session.built != null && session.built.isDone() && now - session.lastUsedNanos > TREE_IDLE_NANOS) {
+            if (session.built.isDone() && now - session.lastUsedNanos > TREE_IDLE_NANOS) {
                 LOG.info("repair tree of {} for {} unused for {} s: dropped", self, session.partner,
                         TimeUnit.NANOSECONDS.toSeconds(TREE_IDLE_NANOS));
                 session.closed = true;
@@ -312,15 +326,17 @@ public final class RepairResponder implements RepairPeer {
     }
 
     private static final class Tree {
+        final long id;
         final String partner;
         final int replicationFactor;
         final int partnerIndex;
         final SegmentTree tree;
-        volatile CompletableFuture<Void> built;
+        final CompletableFuture<Void> built = new CompletableFuture<>();
         volatile boolean closed;
         volatile long lastUsedNanos = System.nanoTime();
 
-        Tree(String partner, int replicationFactor, int partnerIndex, SegmentTree tree) {
+        Tree(long id, String partner, int replicationFactor, int partnerIndex, SegmentTree tree) {
+            this.id = id;
             this.partner = partner;
             this.replicationFactor = replicationFactor;
             this.partnerIndex = partnerIndex;
