@@ -2,7 +2,7 @@ package io.kvstore.server;
 
 import io.kvstore.cluster.repair.RepairBusyException;
 import io.kvstore.cluster.repair.RepairResponder;
-import io.kvstore.cluster.repair.RepairSession;
+import io.kvstore.cluster.repair.RepairExchange;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -30,7 +30,7 @@ final class RepairHandler {
         this.maxKeyBytes = maxKeyBytes;
         // An apply body holds a batch of entries, which may end with one as large as a value may be.
         this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE - 8,
-                RepairSession.BYTES_PER_BATCH + (long) maxValueBytes + RepairSession.KEYS_PER_BATCH * (maxKeyBytes + 32L) + (1 << 20));
+                RepairExchange.BYTES_PER_BATCH + (long) maxValueBytes + RepairExchange.KEYS_PER_BATCH * (maxKeyBytes + 32L) + (1 << 20));
         this.bodyBudget = bodyBudget;
     }
 
@@ -52,7 +52,7 @@ final class RepairHandler {
                 long tree = number(query, RepairProtocol.TREE_ID, 0, Long.MAX_VALUE);
                 int level = (int) number(query, RepairProtocol.LEVEL, 0, 30);
                 withBody(request, "hash request", body -> responder.hashes(tree,
-                        level, body.ints(RepairSession.MAX_INDEXES_PER_CALL)).thenApply(RepairProtocol::longs));
+                        level, body.ints(RepairExchange.MAX_INDEXES_PER_CALL)).thenApply(RepairProtocol::longs));
                 break;
             }
             case RepairProtocol.VERSIONS: {
@@ -66,7 +66,7 @@ final class RepairHandler {
             }
             case RepairProtocol.ENTRIES: {
                 long maxBytes = number(query, RepairProtocol.MAX_BYTES, 1, RepairProtocol.MAX_ENTRIES_BYTES);
-                withBody(request, "key list", body -> responder.entries(body.keys(RepairSession.KEYS_PER_BATCH), maxBytes)
+                withBody(request, "key list", body -> responder.entries(body.keys(RepairExchange.KEYS_PER_BATCH), maxBytes)
                         .thenApply(RepairProtocol::batch));
                 break;
             }

@@ -23,7 +23,7 @@ import java.util.concurrent.Executor;
  * {@code executor}. A failure of either side (a peer killed, say) fails the whole stage, after the
  * trees that were opened are closed as far as they can be.
  */
-public final class RepairSession {
+public final class RepairExchange {
     /** Tree levels descended per round trip: 16 children of every differing node compared at once. */
     static final int LEVELS_PER_ROUND = 4;
     /** Most tree nodes asked for in one call. */
@@ -51,7 +51,7 @@ public final class RepairSession {
     private long bytesSent;
     private long bytesReceived;
 
-    private RepairSession(RepairPeer local, RepairPeer peer, int replicationFactor, int depth, Executor executor) {
+    private RepairExchange(RepairPeer local, RepairPeer peer, int replicationFactor, int depth, Executor executor) {
         this.local = local;
         this.peer = peer;
         this.replicationFactor = replicationFactor;
@@ -68,7 +68,7 @@ public final class RepairSession {
      */
     public static CompletionStage<RepairSummary> run(RepairPeer local, RepairPeer peer, int replicationFactor, int depth,
             Executor executor) {
-        return new RepairSession(local, peer, replicationFactor, depth, executor).run();
+        return new RepairExchange(local, peer, replicationFactor, depth, executor).run();
     }
 
     private CompletionStage<RepairSummary> run() {
@@ -95,7 +95,7 @@ public final class RepairSession {
         return done;
     }
 
-    /** Closes the tree {@code peer} opened, if it did; a failure to close is not the session's failure. */
+    /** Closes the tree {@code peer} opened, if it did; a failure to close is not the exchange's failure. */
     private static CompletableFuture<?> close(RepairPeer peer, CompletableFuture<Long> opened) {
         if (!opened.isDone() || opened.isCompletedExceptionally()) {
             return CompletableFuture.completedFuture(null);
