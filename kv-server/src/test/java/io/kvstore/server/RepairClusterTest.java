@@ -98,6 +98,23 @@ class RepairClusterTest {
     }
 
     @Test
+    void aRepairOutlastingTheIdleTimeoutStillGetsItsAnswer() throws Exception {
+        // 200 KB scanned at 64 KB/s by each side: a repair of about 3 s against an idle timeout of 1 s.
+        TestCluster cluster = new TestCluster(dir, 2, b -> b.idleTimeout(Duration.ofSeconds(1)).repairScanBytesPerSecond(64 << 10));
+        try {
+            for (int i = 0; i < 200; i++) {
+                assertEquals(201, cluster.put(0, "id=key-" + i + "&ack=1&from=1", "x".repeat(1000)));
+            }
+            long started = System.nanoTime();
+            JsonObject summary = repair(cluster, 0, 200);
+            assertTrue(System.nanoTime() - started > 2_000_000_000L, "the repair outlasted the idle timeout");
+            assertEquals(200, summary.getLong("keysSent") + summary.getLong("keysReceived"), summary.encode());
+        } finally {
+            cluster.close();
+        }
+    }
+
+    @Test
     void deletesMadeWhileAReplicaWasDownNeverComeBackThroughRepair() throws Exception {
         TestCluster cluster = new TestCluster(dir, 3);
         try {
