@@ -172,22 +172,25 @@ public final class RepairExchange {
     // ---- the rows of the differing segments ----
 
     private CompletionStage<Void> exchange(BitSet segments) {
-        return segments.isEmpty() ? CompletableFuture.completedFuture(null) : exchangeAfter(segments, null);
+        return segments.isEmpty() ? CompletableFuture.completedFuture(null)
+                : exchangePage(segments, null, peer.versions(peerTree, segments, null, null, VERSIONS_PER_PAGE));
     }
 
     /**
-     * Takes one page of the peer's versions after {@code cursor}, merges it with this side's versions
-     * of the same key range, sends what each side needs, and goes on after the page.
+     * Takes the peer's page of versions after {@code cursor}, asks for its next page at once (the peer
+     * scans while this side merges and sends), merges the page with this side's versions of the same
+     * key range, sends what each side needs, and goes on with the next page.
      */
-    private CompletionStage<Void> exchangeAfter(BitSet segments, byte[] cursor) {
-        return peer.versions(peerTree, segments, cursor, null, VERSIONS_PER_PAGE)
-                .thenComposeAsync(theirs -> {
-                    Merge merge = new Merge(theirs.versions());
-                    byte[] bound = theirs.complete() ? null : theirs.through();
-                    return mergeLocal(segments, merge, cursor, bound)
-                            .thenCompose(merged -> theirs.complete() ? CompletableFuture.completedFuture(null)
-                                    : exchangeAfter(segments, theirs.through()));
-                }, executor);
+    private CompletionStage<Void> exchangePage(BitSet segments, byte[] cursor, CompletionStage<VersionPage> page) {
+        return page.thenComposeAsync(theirs -> {
+            CompletionStage<VersionPage> next = theirs.complete() ? null
+                    : peer.versions(peerTree, segments, theirs.through(), null, VERSIONS_PER_PAGE);
+            Merge merge = new Merge(theirs.versions());
+            byte[] bound = theirs.complete() ? null : theirs.through();
+            return mergeLocal(segments, merge, cursor, bound).thenCompose(merged -> next == null
+                    ? CompletableFuture.completedFuture(null)
+                    : exchangePage(segments, theirs.through(), next));
+        }, executor);
     }
 
     /** Lists this side's versions in {@code (after, bound]} page by page, merging each with the peer's page. */
@@ -203,18 +206,33 @@ public final class RepairExchange {
 
     /** Sends {@code push} from here to the peer and brings {@code pull} from the peer here, batch by batch. */
     private CompletionStage<Void> transfer(List<byte[]> push, List<byte[]> pull) {
-        return copy(local, peer, push, 0, true).thenCompose(pushed -> copy(peer, local, pull, 0, false));
+        return copy(local, peer, push, true).thenCompose(pushed -> copy(peer, local, pull, false));
     }
 
-    private CompletionStage<Void> copy(RepairPeer from, RepairPeer to, List<byte[]> keys, int start, boolean sending) {
-        if (start == keys.size()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        List<byte[]> batch = keys.subList(start, Math.min(keys.size(), start + KEYS_PER_BATCH));
-        return from.entries(batch, BYTES_PER_BATCH).thenComposeAsync(read -> {
-            if (read.keysRead() < 1 || read.keysRead() > batch.size()) {
-                throw new IllegalStateException(from.node() + " read " + read.keysRead() + " of " + batch.size() + " keys");
+    private CompletionStage<Void> copy(RepairPeer from, RepairPeer to, List<byte[]> keys, boolean sending) {
+        return keys.isEmpty() ? CompletableFuture.completedFuture(null) : copyRead(from, to, keys, 0, read(from, keys, 0), sending);
+    }
+
+    /** Reads a batch of the keys from {@code start} on. */
+    private static CompletionStage<EntryBatch> read(RepairPeer from, List<byte[]> keys, int start) {
+        int size = Math.min(keys.size() - start, KEYS_PER_BATCH);
+        return from.entries(keys.subList(start, start + size), BYTES_PER_BATCH).thenApply(read -> {
+            if (read.keysRead() < 1 || read.keysRead() > size) {
+                throw new IllegalStateException(from.node() + " read " + read.keysRead() + " of " + size + " keys");
             }
+            return read;
+        });
+    }
+
+    /**
+     * Stores the batch being read from {@code start} on {@code to}, reading the next batch meanwhile, and
+     * goes on until every key is copied.
+     */
+    private CompletionStage<Void> copyRead(RepairPeer from, RepairPeer to, List<byte[]> keys, int start,
+            CompletionStage<EntryBatch> reading, boolean sending) {
+        return reading.thenComposeAsync(read -> {
+            int next = start + read.keysRead();
+            CompletionStage<EntryBatch> nextRead = next < keys.size() ? read(from, keys, next) : null;
             long bytes = 0;
             for (Entry entry : read.entries()) {
                 bytes += RepairResponder.sizeOf(entry);
@@ -229,7 +247,8 @@ public final class RepairExchange {
                     keysReceived += count;
                     bytesReceived += size;
                 }
-                return copy(from, to, keys, start + read.keysRead(), sending);
+                return nextRead == null ? CompletableFuture.completedFuture(null)
+                        : copyRead(from, to, keys, next, nextRead, sending);
             });
         }, executor);
     }
