@@ -20,8 +20,8 @@ import java.util.concurrent.Executor;
  *
  * <p>Memory is bounded whatever the store's size: two trees, the differing nodes of one level, one
  * page of versions per side and one batch of entries. Nothing blocks: the steps chain on
- * {@code executor}. A failure of either side (a peer killed, say) fails the whole stage, after the
- * trees that were opened are closed as far as they can be.
+ * {@code executor}. A failure of either side (a peer killed, say) fails the whole stage at once; the
+ * trees that were opened are closed as far as they can be (a tree left on a peer expires unused).
  */
 public final class RepairExchange {
     /** Tree levels descended per round trip: 16 children of every differing node compared at once. */
@@ -30,8 +30,9 @@ public final class RepairExchange {
     public static final int MAX_INDEXES_PER_CALL = 1 << 16;
     /** Most versions one listing page holds. */
     public static final int VERSIONS_PER_PAGE = 4096;
-    /** Keys asked for, and entries sent, in one call. */
+    /** Most keys asked for, and entries sent, in one call. */
     public static final int KEYS_PER_BATCH = 1024;
+    /** Bytes of entries after which a call reads no more keys. */
     public static final long BYTES_PER_BATCH = 4 << 20;
 
     private final RepairPeer local;
