@@ -3,12 +3,16 @@ package io.kvstore.server;
 import io.kvstore.cluster.repair.AntiEntropy;
 import io.kvstore.cluster.repair.RepairReport;
 import io.kvstore.cluster.repair.RepairSummary;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -16,13 +20,19 @@ import java.util.concurrent.TimeUnit;
  * {@code POST /v0/admin/repair}: a full anti-entropy exchange of this node with every peer, now.
  * Answers once every exchange ended: 200 with a JSON summary, or 503 naming each peer that could not
  * be repaired (unreachable, killed meanwhile) with the same summary of what the others did.
+ *
+ * <p>Until then the connection would carry nothing, for minutes on a large store, and be closed as
+ * idle: every half idle timeout it carries an interim {@code 103} answer without hints, which HTTP
+ * clients skip (RFC 9110 15.2).
  */
 final class AdminRepairHandler {
     static final String PATH = "/v0/admin/repair";
     private final AntiEntropy antiEntropy;
+    private final long heartbeatMillis;
 
-    AdminRepairHandler(AntiEntropy antiEntropy) {
+    AdminRepairHandler(AntiEntropy antiEntropy, Duration idleTimeout) {
         this.antiEntropy = antiEntropy;
+        this.heartbeatMillis = Math.max(100, idleTimeout.toMillis() / 2);
     }
 
     void handle(HttpServerRequest request) {
@@ -31,7 +41,17 @@ final class AdminRepairHandler {
             Responses.send(request, 405, "method " + request.method() + " not allowed on " + PATH);
             return;
         }
-        Future.fromCompletionStage(antiEntropy.repairAll(), Vertx.currentContext()).onComplete(done -> {
+        Context context = Vertx.currentContext();
+        HttpServerResponse response = request.response();
+        long heartbeat = context.owner().setPeriodic(heartbeatMillis, id -> {
+            if (response.ended() || response.closed()) {
+                context.owner().cancelTimer(id);
+            } else {
+                response.writeEarlyHints(MultiMap.caseInsensitiveMultiMap());
+            }
+        });
+        Future.fromCompletionStage(antiEntropy.repairAll(), context).onComplete(done -> {
+            context.owner().cancelTimer(heartbeat);
             if (done.failed()) {
                 Responses.failure(request, done.cause());
                 return;

@@ -185,7 +185,7 @@ public final class KvServer {
         }
         NodeRepair repair = NodeRepair.create(vertx, config, dao, partitioner, clock,
                 replication.replicationFactor(config.cluster().size()), config.antiEntropyInterval(),
-                NodeRepair.DEFAULT_SCAN_BYTES_PER_SECOND);
+                config.repairScanBytesPerSecond());
         KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool, detector, hints, repair);
         AtomicInteger inFlight = new AtomicInteger();
         BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
@@ -209,7 +209,7 @@ public final class KvServer {
                 new InternalHandler(new ReplicaEndpoint(local, clock), config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
                 new StatusHandler(config, dao, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget,
                         ranges, server.slowConnectionsClosed, new ReplicationStatus(coordinator, replication, detector, hints)),
-                repair.handler(config, bodyBudget), repair.adminHandler(),
+                repair.handler(config, bodyBudget), repair.adminHandler(config),
                 new MetricsHandler(metrics, storageMetrics));
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)

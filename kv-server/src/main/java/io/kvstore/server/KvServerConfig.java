@@ -64,6 +64,8 @@ public final class KvServerConfig {
     public static final int DEFAULT_SYNCING_STORAGE_THREADS = 64;
     /** Default time between anti-entropy exchanges with every peer: an hour. */
     public static final long DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS = 3600;
+    /** Default pace of a node's repair scans: 64 MiB/s, well under a disk's sequential rate. */
+    public static final long DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND = 64L << 20;
 
     private final int port;
     private final String self;
@@ -83,6 +85,7 @@ public final class KvServerConfig {
     private final int storageThreads;
     private final boolean nativeTransport;
     private final Duration antiEntropyInterval;
+    private final long repairScanBytesPerSecond;
     private final ReplicationOptions replication;
     private final boolean metrics;
 
@@ -108,6 +111,7 @@ public final class KvServerConfig {
         this.eventLoops = b.eventLoops;
         this.nativeTransport = b.nativeTransport;
         this.antiEntropyInterval = b.antiEntropyInterval;
+        this.repairScanBytesPerSecond = b.repairScanBytesPerSecond;
         this.metrics = b.metrics;
     }
 
@@ -170,6 +174,11 @@ public final class KvServerConfig {
      */
     public Duration antiEntropyInterval() {
         return antiEntropyInterval;
+    }
+
+    /** Bytes per second all the repair scans of this node read together, at most. */
+    public long repairScanBytesPerSecond() {
+        return repairScanBytesPerSecond;
     }
 
     public int maxBodyBytes() {
@@ -271,6 +280,7 @@ public final class KvServerConfig {
         private boolean metrics = true;
         private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
         private Duration antiEntropyInterval = Duration.ofSeconds(DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS);
+        private long repairScanBytesPerSecond = DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND;
         private final ReplicationOptions.Builder replication = ReplicationOptions.builder();
         private Duration tombstoneGrace = ReplicationOptions.DEFAULT_TOMBSTONE_GRACE;
 
@@ -386,6 +396,12 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link KvServerConfig#repairScanBytesPerSecond()}. */
+        public Builder repairScanBytesPerSecond(long bytes) {
+            this.repairScanBytesPerSecond = bytes;
+            return this;
+        }
+
         /** See {@link KvServerConfig#antiEntropyInterval()}; zero for on demand only. */
         public Builder antiEntropyInterval(Duration interval) {
             this.antiEntropyInterval = Objects.requireNonNull(interval, "antiEntropyInterval");
@@ -457,6 +473,7 @@ public final class KvServerConfig {
                     "unknown partitioner '" + partitioner + "'; expected one of " + Partitioners.names());
             require(virtualNodes >= 1, "virtual nodes must be >= 1, got " + virtualNodes);
             require(!antiEntropyInterval.isNegative(), "anti-entropy interval must be >= 0, got " + antiEntropyInterval);
+            require(repairScanBytesPerSecond >= 1, "repair scan bytes per second must be >= 1, got " + repairScanBytesPerSecond);
             DaoOptions storeOptions = DaoOptions.builder(dataDirectory)
                     .syncPolicy(syncPolicy)
                     .flushThresholdBytes(flushThresholdBytes)

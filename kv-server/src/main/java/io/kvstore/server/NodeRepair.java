@@ -25,8 +25,6 @@ import java.util.concurrent.TimeUnit;
  * connection for seconds, and must not hold up client requests pipelined behind it.
  */
 final class NodeRepair {
-    /** Default pace of this node's repair scans: well under a disk's sequential rate. */
-    static final long DEFAULT_SCAN_BYTES_PER_SECOND = 64L << 20;
     /** Per request; a page or a batch is small, and a tree poll answers within {@link RepairHandler#TREE_POLL_MILLIS}. */
     private static final long REQUEST_TIMEOUT_MILLIS = 60_000;
     private static final int SCAN_THREADS = 2;
@@ -73,11 +71,11 @@ final class NodeRepair {
     }
 
     RepairHandler handler(KvServerConfig config, BodyMemoryBudget bodyBudget) {
-        return new RepairHandler(responder, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget);
+        return new RepairHandler(responder, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget, config.idleTimeout());
     }
 
-    AdminRepairHandler adminHandler() {
-        return new AdminRepairHandler(antiEntropy);
+    AdminRepairHandler adminHandler(KvServerConfig config) {
+        return new AdminRepairHandler(antiEntropy, config.idleTimeout());
     }
 
     /** Stops the periodic runs and the scans (an exchange under way fails); call before the store closes. */

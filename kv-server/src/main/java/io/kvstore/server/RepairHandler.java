@@ -2,13 +2,14 @@ package io.kvstore.server;
 
 import io.kvstore.cluster.repair.RepairBusyException;
 import io.kvstore.cluster.repair.RepairResponder;
-import io.kvstore.cluster.repair.RepairSession;
+import io.kvstore.cluster.repair.RepairExchange;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -18,19 +19,25 @@ import java.util.function.Function;
  * answer on the event loop; scans and store calls run on the responder's executor.
  */
 final class RepairHandler {
-    /** How long a poll for a tree being built waits before answering 202. */
+    /**
+     * How long a poll for a tree being built waits before answering 202, unless half the idle timeout
+     * is shorter: the poll's connection carries nothing meanwhile and must not be closed as idle.
+     */
     static final long TREE_POLL_MILLIS = 5_000;
     private final RepairResponder responder;
+    private final long treePollMillis;
     private final int maxKeyBytes;
     private final int maxBodyBytes;
     private final BodyMemoryBudget bodyBudget;
 
-    RepairHandler(RepairResponder responder, int maxKeyBytes, int maxValueBytes, BodyMemoryBudget bodyBudget) {
+    RepairHandler(RepairResponder responder, int maxKeyBytes, int maxValueBytes, BodyMemoryBudget bodyBudget,
+            Duration idleTimeout) {
         this.responder = responder;
+        this.treePollMillis = Math.max(1, Math.min(TREE_POLL_MILLIS, idleTimeout.toMillis() / 2));
         this.maxKeyBytes = maxKeyBytes;
         // An apply body holds a batch of entries, which may end with one as large as a value may be.
         this.maxBodyBytes = (int) Math.min(Integer.MAX_VALUE - 8,
-                RepairSession.BYTES_PER_BATCH + (long) maxValueBytes + RepairSession.KEYS_PER_BATCH * (maxKeyBytes + 32L) + (1 << 20));
+                RepairExchange.BYTES_PER_BATCH + (long) maxValueBytes + RepairExchange.KEYS_PER_BATCH * (maxKeyBytes + 32L) + (1 << 20));
         this.bodyBudget = bodyBudget;
     }
 
@@ -52,7 +59,7 @@ final class RepairHandler {
                 long tree = number(query, RepairProtocol.TREE_ID, 0, Long.MAX_VALUE);
                 int level = (int) number(query, RepairProtocol.LEVEL, 0, 30);
                 withBody(request, "hash request", body -> responder.hashes(tree,
-                        level, body.ints(RepairSession.MAX_INDEXES_PER_CALL)).thenApply(RepairProtocol::longs));
+                        level, body.ints(RepairExchange.MAX_INDEXES_PER_CALL)).thenApply(RepairProtocol::longs));
                 break;
             }
             case RepairProtocol.VERSIONS: {
@@ -66,7 +73,7 @@ final class RepairHandler {
             }
             case RepairProtocol.ENTRIES: {
                 long maxBytes = number(query, RepairProtocol.MAX_BYTES, 1, RepairProtocol.MAX_ENTRIES_BYTES);
-                withBody(request, "key list", body -> responder.entries(body.keys(RepairSession.KEYS_PER_BATCH), maxBytes)
+                withBody(request, "key list", body -> responder.entries(body.keys(RepairExchange.KEYS_PER_BATCH), maxBytes)
                         .thenApply(RepairProtocol::batch));
                 break;
             }
@@ -97,7 +104,7 @@ final class RepairHandler {
         } else if (method == HttpMethod.GET) {
             long id = number(query, RepairProtocol.TREE_ID, 0, Long.MAX_VALUE);
             Context context = Vertx.currentContext();
-            long timer = context.owner().setTimer(TREE_POLL_MILLIS, fired -> Responses.send(request, 202, "still building"));
+            long timer = context.owner().setTimer(treePollMillis, fired -> Responses.send(request, 202, "still building"));
             Future.fromCompletionStage(responder.treeBuilt(id), context).onComplete(built -> {
                 if (context.owner().cancelTimer(timer)) {
                     if (built.failed()) {

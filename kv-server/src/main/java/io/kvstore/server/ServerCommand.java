@@ -169,6 +169,13 @@ final class ServerCommand {
         config.antiEntropyInterval(Duration.ofSeconds(seconds));
     }
 
+    @Option(names = "--repair-scan-bytes-per-s", paramLabel = "N",
+            defaultValue = "" + KvServerConfig.DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND,
+            description = "bytes per second all of this node's repair scans read together, at most")
+    void repairScanBytesPerSecond(long bytes) {
+        config.repairScanBytesPerSecond(bytes);
+    }
+
     @Option(names = "--event-loops", paramLabel = "N", description = "HTTP event loops (default: one per core)")
     void eventLoops(int count) {
         config.eventLoops(count);

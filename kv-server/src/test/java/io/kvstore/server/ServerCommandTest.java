@@ -49,6 +49,7 @@ class ServerCommandTest {
         assertEquals(built.nativeTransport(), parsed.nativeTransport());
         assertEquals(built.antiEntropyInterval(), parsed.antiEntropyInterval());
         assertEquals(Duration.ofHours(1), parsed.antiEntropyInterval());
+        assertEquals(64L << 20, parsed.repairScanBytesPerSecond());
         assertEquals(Duration.ofDays(10), parsed.storeOptions().tombstoneGrace());
         assertEquals(built.metrics(), parsed.metrics());
     }
@@ -62,7 +63,8 @@ class ServerCommandTest {
                 "--max-in-flight", "10", "--max-buffered-bytes", "5000", "--replica-timeout-ms", "300",
                 "--idle-timeout-s", "9", "--request-timeout-s", "7", "--event-loops", "3", "--storage-threads", "0",
                 "--transport", "nio", "--background-priority", "idle", "--anti-entropy-interval-s", "0",
-                "--tombstone-grace-s", "60", "--hint-window-s", "30", "--metrics", "off");
+                "--tombstone-grace-s", "60", "--hint-window-s", "30", "--metrics", "off",
+                "--repair-scan-bytes-per-s", "1000");
         assertEquals(9001, c.port());
         assertEquals(Path.of("/tmp/x"), c.dataDirectory());
         assertEquals(List.of("http://h1:9001", "http://h2:9002"), c.cluster());
@@ -86,6 +88,7 @@ class ServerCommandTest {
         assertEquals(Duration.ZERO, c.antiEntropyInterval());
         assertEquals(Duration.ofSeconds(60), c.storeOptions().tombstoneGrace());
         assertEquals(Duration.ofSeconds(30), c.replication().hintWindow());
+        assertEquals(1000, c.repairScanBytesPerSecond());
         assertFalse(c.metrics());
     }
 
@@ -137,6 +140,7 @@ class ServerCommandTest {
         assertUsageError("max key bytes must be in [1, 8192], got 16000", "--max-key-bytes", "16000");
         assertUsageError("replica timeout must be positive", "--replica-timeout-ms", "0");
         assertUsageError("anti-entropy interval must be >= 0, got PT-1S", "--anti-entropy-interval-s", "-1");
+        assertUsageError("repair scan bytes per second must be >= 1, got 0", "--repair-scan-bytes-per-s", "0");
         assertUsageError("tombstoneGrace must not be negative", "--tombstone-grace-s", "-1");
         assertUsageError("Unmatched argument at index 0: 'serve'", "serve");
     }

@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Anti-entropy of one node: an exchange ({@link RepairSession}) with each peer in turn, on demand and
+ * Anti-entropy of one node: an exchange ({@link RepairExchange}) with each peer in turn, on demand and
  * on an interval.
  *
  * <p>Peers go one after another, not in parallel: a node rebuilt from empty then takes each key from
@@ -97,7 +97,7 @@ public final class AntiEntropy implements AutoCloseable {
 
     private CompletionStage<RepairSummary> exchange(String peer) {
         try {
-            return RepairSession.run(local, connect.apply(peer), replicationFactor, depth, executor);
+            return RepairExchange.run(local, connect.apply(peer), replicationFactor, depth, executor);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
- * One side of an anti-entropy exchange: a node's store as a {@link RepairSession} sees it, either this
+ * One side of an anti-entropy exchange: a node's store as a {@link RepairExchange} sees it, either this
  * node's own ({@link RepairResponder}) or another node's reached over the network. Methods never block
  * the caller; failures, an unreachable peer included, complete the stage exceptionally.
  *

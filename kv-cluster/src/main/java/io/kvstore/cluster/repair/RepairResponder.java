@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -26,12 +27,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * This node's side of anti-entropy exchanges, served from its {@link Dao}: what the internal repair
- * routes answer for other nodes, and the local side of a {@link RepairSession} this node drives.
+ * routes answer for other nodes, and the local side of a {@link RepairExchange} this node drives.
  *
  * <p>Every scan runs on the given executor (never the caller's thread, which may be an event loop),
  * reads the store through its range iterator (a snapshot; the store goes on taking writes) and is paced
  * by one {@link ScanThrottle} shared by all the scans of the node. A tree is held until it is closed or
- * has gone unused for {@link #TREE_IDLE_NANOS} (a session whose driver died); at most
+ * has gone unused for {@link #TREE_IDLE_NANOS} (an exchange whose driver died); at most
  * {@link #MAX_TREES} at once, beyond which opening one fails with {@link RepairBusyException}.
  */
 public final class RepairResponder implements RepairPeer {
@@ -78,13 +79,13 @@ public final class RepairResponder implements RepairPeer {
 
     @Override
     public CompletionStage<Long> openTree(String partner, int replicationFactor, int depth) {
-        long id;
+        Tree held;
         try {
-            id = startTree(partner, replicationFactor, depth);
+            held = start(partner, replicationFactor, depth);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return trees.get(id).built.thenApply(ignored -> id);
+        return held.built.thenApply(ignored -> held.id);
     }
 
     /**
@@ -96,6 +97,10 @@ public final class RepairResponder implements RepairPeer {
      * @throws RepairBusyException      if this node already holds {@link #MAX_TREES} trees
      */
     public long startTree(String partner, int replicationFactor, int depth) {
+        return start(partner, replicationFactor, depth).id;
+    }
+
+    private Tree start(String partner, int replicationFactor, int depth) {
         int partnerIndex = indexOf(partner);
         if (partner.equals(self)) {
             throw new IllegalArgumentException("a repair partner must be another node than " + self);
@@ -105,20 +110,29 @@ public final class RepairResponder implements RepairPeer {
             throw new IllegalArgumentException("replication factor " + replicationFactor + " outside [1, " + nodes + "]");
         }
         SegmentTree tree = new SegmentTree(depth);
-        expireIdleTrees();
-        if (trees.size() >= MAX_TREES) {
-            throw new RepairBusyException(self + " already holds " + trees.size() + " repair trees; retry later");
-        }
         long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-        Tree session = new Tree(partner, replicationFactor, partnerIndex, tree);
-        trees.put(id, session);
-        session.built = CompletableFuture.runAsync(() -> scan(session), scans);
-        session.built.whenComplete((ok, error) -> {
-            if (error != null) {
-                trees.remove(id);
+        Tree held = new Tree(id, partner, replicationFactor, partnerIndex, tree);
+        synchronized (trees) {
+            expireIdleTrees();
+            if (trees.size() >= MAX_TREES) {
+                throw new RepairBusyException(self + " already holds " + trees.size() + " repair trees; retry later");
             }
-        });
-        return id;
+            trees.put(id, held);
+        }
+        try {
+            CompletableFuture.runAsync(() -> scan(held), scans).whenComplete((ok, error) -> {
+                if (error != null) {
+                    trees.remove(id);
+                    held.built.completeExceptionally(error);
+                } else {
+                    held.built.complete(null);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            trees.remove(id);
+            throw new RepairBusyException(self + " is shutting down");
+        }
+        return held;
     }
 
     /** Completes when tree {@code id} is built; fails if it is unknown or its scan failed. */
@@ -133,13 +147,13 @@ public final class RepairResponder implements RepairPeer {
     @Override
     public CompletionStage<long[]> hashes(long id, int level, int[] indexes) {
         try {
-            Tree session = tree(id);
-            if (!session.built.isDone()) {
+            Tree held = tree(id);
+            if (!held.built.isDone()) {
                 throw new IllegalStateException("repair tree " + id + " of " + self + " is still being built");
             }
             long[] hashes = new long[indexes.length];
             for (int i = 0; i < indexes.length; i++) {
-                hashes[i] = session.tree.hash(level, indexes[i]);
+                hashes[i] = held.tree.hash(level, indexes[i]);
             }
             return CompletableFuture.completedFuture(hashes);
         } catch (RuntimeException e) {
@@ -149,20 +163,20 @@ public final class RepairResponder implements RepairPeer {
 
     @Override
     public CompletionStage<VersionPage> versions(long id, BitSet segments, byte[] after, byte[] upTo, int maxVersions) {
-        Tree session;
+        Tree held;
         try {
-            session = tree(id);
+            held = tree(id);
             if (maxVersions < 1) {
                 throw new IllegalArgumentException("max versions must be >= 1, got " + maxVersions);
             }
-            if (segments.length() > 1 << session.tree.depth()) {
+            if (segments.length() > 1 << held.tree.depth()) {
                 throw new IllegalArgumentException("segment " + (segments.length() - 1) + " outside a tree of "
-                        + (1 << session.tree.depth()) + " segments");
+                        + (1 << held.tree.depth()) + " segments");
             }
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return CompletableFuture.supplyAsync(() -> listVersions(session, segments, after, upTo, maxVersions), scans);
+        return CompletableFuture.supplyAsync(() -> listVersions(held, segments, after, upTo, maxVersions), scans);
     }
 
     @Override
@@ -198,9 +212,9 @@ public final class RepairResponder implements RepairPeer {
 
     @Override
     public CompletionStage<Void> closeTree(long id) {
-        Tree session = trees.remove(id);
-        if (session != null) {
-            session.closed = true;
+        Tree held = trees.remove(id);
+        if (held != null) {
+            held.closed = true;
         }
         return CompletableFuture.completedFuture(null);
     }
@@ -215,35 +229,35 @@ public final class RepairResponder implements RepairPeer {
         return entry.key().length + (entry.isTombstone() ? 0 : entry.value().length) + ENTRY_OVERHEAD_BYTES;
     }
 
-    private void scan(Tree session) {
+    private void scan(Tree held) {
         long started = System.nanoTime();
-        SharedKeys shared = new SharedKeys(partitioner, session.replicationFactor, indexOf(self), session.partnerIndex);
+        SharedKeys shared = new SharedKeys(partitioner, held.replicationFactor, indexOf(self), held.partnerIndex);
         long scanned = 0;
         try (CloseableIterator<Entry> it = dao.range(null, null)) {
             while (it.hasNext()) {
                 Entry entry = it.next();
                 throttle.acquire(sizeOf(entry));
-                if ((++scanned & 1023) == 0 && (session.closed || Thread.currentThread().isInterrupted())) {
-                    throw new IllegalStateException("repair tree of " + self + " for " + session.partner
+                if ((++scanned & 1023) == 0 && (held.closed || Thread.currentThread().isInterrupted())) {
+                    throw new IllegalStateException("repair tree of " + self + " for " + held.partner
                             + " was closed while being built");
                 }
                 if (shared.contains(entry.key())) {
-                    session.tree.add(entry.key(), entry.timestamp(), entry.isTombstone());
+                    held.tree.add(entry.key(), entry.timestamp(), entry.isTombstone());
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("repair scan of " + self + " failed", e);
         }
-        session.tree.seal();
-        session.touch();
-        LOG.info("repair tree of {} for {} built: {} of {} entries shared, {} ms", self, session.partner,
-                session.tree.entries(), scanned, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        held.tree.seal();
+        held.touch();
+        LOG.info("repair tree of {} for {} built: {} of {} entries shared, {} ms", self, held.partner,
+                held.tree.entries(), scanned, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
     }
 
-    private VersionPage listVersions(Tree session, BitSet segments, byte[] after, byte[] upTo, int maxVersions) {
+    private VersionPage listVersions(Tree held, BitSet segments, byte[] after, byte[] upTo, int maxVersions) {
         long deadline = System.nanoTime() + PAGE_SCAN_NANOS;
-        int depth = session.tree.depth();
-        SharedKeys shared = new SharedKeys(partitioner, session.replicationFactor, indexOf(self), session.partnerIndex);
+        int depth = held.tree.depth();
+        SharedKeys shared = new SharedKeys(partitioner, held.replicationFactor, indexOf(self), held.partnerIndex);
         List<KeyVersion> versions = new ArrayList<>();
         byte[] from = after == null ? null : successor(after);
         byte[] to = upTo == null ? null : successor(upTo);
@@ -256,14 +270,14 @@ public final class RepairResponder implements RepairPeer {
                     versions.add(KeyVersion.of(entry));
                 }
                 if (versions.size() >= maxVersions || System.nanoTime() - deadline > 0) {
-                    session.touch();
+                    held.touch();
                     return it.hasNext() ? new VersionPage(versions, false, key) : new VersionPage(versions, true, null);
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("repair listing of " + self + " failed", e);
         }
-        session.touch();
+        held.touch();
         return new VersionPage(versions, true, null);
     }
 
@@ -281,12 +295,12 @@ public final class RepairResponder implements RepairPeer {
     }
 
     private Tree tree(long id) {
-        Tree session = trees.get(id);
-        if (session == null) {
+        Tree held = trees.get(id);
+        if (held == null) {
             throw new IllegalArgumentException("no repair tree " + id + " on " + self + " (closed, expired or never opened)");
         }
-        session.touch();
-        return session;
+        held.touch();
+        return held;
     }
 
     private int indexOf(String node) {
@@ -301,26 +315,28 @@ public final class RepairResponder implements RepairPeer {
         long now = System.nanoTime();
         Iterator<Map.Entry<Long, Tree>> it = trees.entrySet().iterator();
         while (it.hasNext()) {
-            Tree session = it.next().getValue();
-            if (session.built != null && session.built.isDone() && now - session.lastUsedNanos > TREE_IDLE_NANOS) {
-                LOG.info("repair tree of {} for {} unused for {} s: dropped", self, session.partner,
+            Tree held = it.next().getValue();
+            if (held.built.isDone() && now - held.lastUsedNanos > TREE_IDLE_NANOS) {
+                LOG.info("repair tree of {} for {} unused for {} s: dropped", self, held.partner,
                         TimeUnit.NANOSECONDS.toSeconds(TREE_IDLE_NANOS));
-                session.closed = true;
+                held.closed = true;
                 it.remove();
             }
         }
     }
 
     private static final class Tree {
+        final long id;
         final String partner;
         final int replicationFactor;
         final int partnerIndex;
         final SegmentTree tree;
-        volatile CompletableFuture<Void> built;
+        final CompletableFuture<Void> built = new CompletableFuture<>();
         volatile boolean closed;
         volatile long lastUsedNanos = System.nanoTime();
 
-        Tree(String partner, int replicationFactor, int partnerIndex, SegmentTree tree) {
+        Tree(long id, String partner, int replicationFactor, int partnerIndex, SegmentTree tree) {
+            this.id = id;
             this.partner = partner;
             this.replicationFactor = replicationFactor;
             this.partnerIndex = partnerIndex;

@@ -13,7 +13,7 @@
  *   <li>{@link io.kvstore.cluster.repair.RepairPeer}: what one side of an exchange answers, locally or
  *       over the network;</li>
  *   <li>{@link io.kvstore.cluster.repair.RepairResponder}: that side served from a local store;</li>
- *   <li>{@link io.kvstore.cluster.repair.RepairSession}: one exchange between two peers, driven from
+ *   <li>{@link io.kvstore.cluster.repair.RepairExchange}: one exchange between two peers, driven from
  *       one of them, ending in a {@link io.kvstore.cluster.repair.RepairSummary};</li>
  *   <li>{@link io.kvstore.cluster.repair.AntiEntropy}: an exchange with every peer, now or on an
  *       interval.</li>

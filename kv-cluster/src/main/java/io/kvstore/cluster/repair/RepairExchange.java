@@ -20,18 +20,19 @@ import java.util.concurrent.Executor;
  *
  * <p>Memory is bounded whatever the store's size: two trees, the differing nodes of one level, one
  * page of versions per side and one batch of entries. Nothing blocks: the steps chain on
- * {@code executor}. A failure of either side (a peer killed, say) fails the whole stage, after the
- * trees that were opened are closed as far as they can be.
+ * {@code executor}. A failure of either side (a peer killed, say) fails the whole stage at once; the
+ * trees that were opened are closed as far as they can be (a tree left on a peer expires unused).
  */
-public final class RepairSession {
+public final class RepairExchange {
     /** Tree levels descended per round trip: 16 children of every differing node compared at once. */
     static final int LEVELS_PER_ROUND = 4;
     /** Most tree nodes asked for in one call. */
     public static final int MAX_INDEXES_PER_CALL = 1 << 16;
     /** Most versions one listing page holds. */
     public static final int VERSIONS_PER_PAGE = 4096;
-    /** Keys asked for, and entries sent, in one call. */
+    /** Most keys asked for, and entries sent, in one call. */
     public static final int KEYS_PER_BATCH = 1024;
+    /** Bytes of entries after which a call reads no more keys. */
     public static final long BYTES_PER_BATCH = 4 << 20;
 
     private final RepairPeer local;
@@ -51,7 +52,7 @@ public final class RepairSession {
     private long bytesSent;
     private long bytesReceived;
 
-    private RepairSession(RepairPeer local, RepairPeer peer, int replicationFactor, int depth, Executor executor) {
+    private RepairExchange(RepairPeer local, RepairPeer peer, int replicationFactor, int depth, Executor executor) {
         this.local = local;
         this.peer = peer;
         this.replicationFactor = replicationFactor;
@@ -68,7 +69,7 @@ public final class RepairSession {
      */
     public static CompletionStage<RepairSummary> run(RepairPeer local, RepairPeer peer, int replicationFactor, int depth,
             Executor executor) {
-        return new RepairSession(local, peer, replicationFactor, depth, executor).run();
+        return new RepairExchange(local, peer, replicationFactor, depth, executor).run();
     }
 
     private CompletionStage<RepairSummary> run() {
@@ -95,7 +96,7 @@ public final class RepairSession {
         return done;
     }
 
-    /** Closes the tree {@code peer} opened, if it did; a failure to close is not the session's failure. */
+    /** Closes the tree {@code peer} opened, if it did; a failure to close is not the exchange's failure. */
     private static CompletableFuture<?> close(RepairPeer peer, CompletableFuture<Long> opened) {
         if (!opened.isDone() || opened.isCompletedExceptionally()) {
             return CompletableFuture.completedFuture(null);
@@ -172,22 +173,25 @@ public final class RepairSession {
     // ---- the rows of the differing segments ----
 
     private CompletionStage<Void> exchange(BitSet segments) {
-        return segments.isEmpty() ? CompletableFuture.completedFuture(null) : exchangeAfter(segments, null);
+        return segments.isEmpty() ? CompletableFuture.completedFuture(null)
+                : exchangePage(segments, null, peer.versions(peerTree, segments, null, null, VERSIONS_PER_PAGE));
     }
 
     /**
-     * Takes one page of the peer's versions after {@code cursor}, merges it with this side's versions
-     * of the same key range, sends what each side needs, and goes on after the page.
+     * Takes the peer's page of versions after {@code cursor}, asks for its next page at once (the peer
+     * scans while this side merges and sends), merges the page with this side's versions of the same
+     * key range, sends what each side needs, and goes on with the next page.
      */
-    private CompletionStage<Void> exchangeAfter(BitSet segments, byte[] cursor) {
-        return peer.versions(peerTree, segments, cursor, null, VERSIONS_PER_PAGE)
-                .thenComposeAsync(theirs -> {
-                    Merge merge = new Merge(theirs.versions());
-                    byte[] bound = theirs.complete() ? null : theirs.through();
-                    return mergeLocal(segments, merge, cursor, bound)
-                            .thenCompose(merged -> theirs.complete() ? CompletableFuture.completedFuture(null)
-                                    : exchangeAfter(segments, theirs.through()));
-                }, executor);
+    private CompletionStage<Void> exchangePage(BitSet segments, byte[] cursor, CompletionStage<VersionPage> page) {
+        return page.thenComposeAsync(theirs -> {
+            CompletionStage<VersionPage> next = theirs.complete() ? null
+                    : peer.versions(peerTree, segments, theirs.through(), null, VERSIONS_PER_PAGE);
+            Merge merge = new Merge(theirs.versions());
+            byte[] bound = theirs.complete() ? null : theirs.through();
+            return mergeLocal(segments, merge, cursor, bound).thenCompose(merged -> next == null
+                    ? CompletableFuture.completedFuture(null)
+                    : exchangePage(segments, theirs.through(), next));
+        }, executor);
     }
 
     /** Lists this side's versions in {@code (after, bound]} page by page, merging each with the peer's page. */
@@ -203,18 +207,33 @@ public final class RepairSession {
 
     /** Sends {@code push} from here to the peer and brings {@code pull} from the peer here, batch by batch. */
     private CompletionStage<Void> transfer(List<byte[]> push, List<byte[]> pull) {
-        return copy(local, peer, push, 0, true).thenCompose(pushed -> copy(peer, local, pull, 0, false));
+        return copy(local, peer, push, true).thenCompose(pushed -> copy(peer, local, pull, false));
     }
 
-    private CompletionStage<Void> copy(RepairPeer from, RepairPeer to, List<byte[]> keys, int start, boolean sending) {
-        if (start == keys.size()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        List<byte[]> batch = keys.subList(start, Math.min(keys.size(), start + KEYS_PER_BATCH));
-        return from.entries(batch, BYTES_PER_BATCH).thenComposeAsync(read -> {
-            if (read.keysRead() < 1 || read.keysRead() > batch.size()) {
-                throw new IllegalStateException(from.node() + " read " + read.keysRead() + " of " + batch.size() + " keys");
+    private CompletionStage<Void> copy(RepairPeer from, RepairPeer to, List<byte[]> keys, boolean sending) {
+        return keys.isEmpty() ? CompletableFuture.completedFuture(null) : copyRead(from, to, keys, 0, read(from, keys, 0), sending);
+    }
+
+    /** Reads a batch of the keys from {@code start} on. */
+    private static CompletionStage<EntryBatch> read(RepairPeer from, List<byte[]> keys, int start) {
+        int size = Math.min(keys.size() - start, KEYS_PER_BATCH);
+        return from.entries(keys.subList(start, start + size), BYTES_PER_BATCH).thenApply(read -> {
+            if (read.keysRead() < 1 || read.keysRead() > size) {
+                throw new IllegalStateException(from.node() + " read " + read.keysRead() + " of " + size + " keys");
             }
+            return read;
+        });
+    }
+
+    /**
+     * Stores the batch being read from {@code start} on {@code to}, reading the next batch meanwhile, and
+     * goes on until every key is copied.
+     */
+    private CompletionStage<Void> copyRead(RepairPeer from, RepairPeer to, List<byte[]> keys, int start,
+            CompletionStage<EntryBatch> reading, boolean sending) {
+        return reading.thenComposeAsync(read -> {
+            int next = start + read.keysRead();
+            CompletionStage<EntryBatch> nextRead = next < keys.size() ? read(from, keys, next) : null;
             long bytes = 0;
             for (Entry entry : read.entries()) {
                 bytes += RepairResponder.sizeOf(entry);
@@ -229,7 +248,8 @@ public final class RepairSession {
                     keysReceived += count;
                     bytesReceived += size;
                 }
-                return copy(from, to, keys, start + read.keysRead(), sending);
+                return nextRead == null ? CompletableFuture.completedFuture(null)
+                        : copyRead(from, to, keys, next, nextRead, sending);
             });
         }, executor);
     }

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Exchanges between two real LSM stores, without a network: both sides are {@link RepairResponder}s. */
-class RepairSessionTest {
+class RepairExchangeTest {
     private static final List<String> NODES = List.of("http://a:1", "http://b:2", "http://c:3");
     private static final Partitioner PARTITIONER = Partitioners.create("rendezvous", NODES);
     private static final int DEPTH = 12;
@@ -155,7 +155,7 @@ class RepairSessionTest {
 
     @Test
     void randomDivergenceConvergesOnTheNewestVersionOfEverySharedKeyAndSendsOnlyThoseRows() throws IOException {
-        Random random = new Random(Seeds.seed("RepairSessionTest.randomDivergence"));
+        Random random = new Random(Seeds.seed("RepairExchangeTest.randomDivergence"));
         int replicationFactor = 2 + random.nextInt(2);
         RepairResponder a = node(0);
         RepairResponder b = node(1);
@@ -233,7 +233,7 @@ class RepairSessionTest {
     }
 
     @Test
-    void aPeerFailingMidExchangeFailsTheSessionClosesTheTreesAndARerunSucceeds() throws IOException {
+    void aPeerFailingMidExchangeFailsTheExchangeClosesTheTreesAndARerunSucceeds() throws IOException {
         RepairResponder a = node(0);
         RepairResponder b = node(1);
         for (int i = 0; i < 10_000; i++) {
@@ -242,13 +242,13 @@ class RepairSessionTest {
         FailingPeer dying = new FailingPeer(b);
         dying.failApplyAfter = 3;
         CompletionException failure = assertThrows(CompletionException.class,
-                () -> RepairSession.run(a, dying, 3, DEPTH, executor).toCompletableFuture().join());
+                () -> RepairExchange.run(a, dying, 3, DEPTH, executor).toCompletableFuture().join());
         assertInstanceOf(IOException.class, failure.getCause());
         assertEquals(0, a.openTrees());
         assertEquals(0, b.openTrees());
 
         RepairSummary rerun = repair(a, b, 3);
-        assertEquals(10_000 - 3 * RepairSession.KEYS_PER_BATCH, rerun.keysSent());
+        assertEquals(10_000 - 3 * RepairExchange.KEYS_PER_BATCH, rerun.keysSent());
         assertEquals(contents(dao(a)), contents(dao(b)));
     }
 
@@ -300,7 +300,7 @@ class RepairSessionTest {
     }
 
     private RepairSummary repair(RepairPeer local, RepairPeer peer, int replicationFactor) {
-        return RepairSession.run(local, peer, replicationFactor, DEPTH, executor).toCompletableFuture().join();
+        return RepairExchange.run(local, peer, replicationFactor, DEPTH, executor).toCompletableFuture().join();
     }
 
     private static boolean holds(byte[] key, int replicationFactor, int first, int second) {
