@@ -410,7 +410,7 @@ public final class KvClient implements AutoCloseable {
                         throw new KvClientException("neither /v0/cluster nor /v0/status answered 200", 0, node, null);
                     }
                     return ClusterMap.parse(status, node + "/v0/status");
-                }));
+                })).map(fresh -> fresh.size() == 1 ? fresh.withOnlyNode(node) : fresh);
     }
 
     /** The body of a 200 answer to {@code GET path}, or null for any other status. */
