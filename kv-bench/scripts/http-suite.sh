@@ -7,6 +7,8 @@
 #   kv-bench/scripts/http-suite.sh            # 5M keys preloaded, 30 s per measurement
 #   KEYS=200000 DURATION=5 WARMUP=3 kv-bench/scripts/http-suite.sh   # a quick run
 #
+# The generator sends through KvClient: to the ceiling round-robin (--routing targets), to the nodes
+# routed to a replica of each key unless a row says otherwise.
 # The generator measures closed loops on java.nio and open loops on Netty's epoll transport (its
 # defaults; docs/BENCHMARKS.md, "Load generator: transport and timers").
 # The three cluster nodes share this machine's cores with each other and the generator, so each runs
@@ -124,12 +126,12 @@ start_node() { # start_node PORT CLUSTER [FLAGS...]
 
 echo "ceiling server"
 start_ceiling
-measure "ceiling (bare Vert.x)" "http://127.0.0.1:$BASE_PORT" put
-measure "ceiling (bare Vert.x)" "http://127.0.0.1:$BASE_PORT" get
+measure "ceiling (bare Vert.x)" "http://127.0.0.1:$BASE_PORT" put --routing targets
+measure "ceiling (bare Vert.x)" "http://127.0.0.1:$BASE_PORT" get --routing targets
 stop_all
 start_ceiling --event-loops 1
-measure "ceiling, 1 event loop" "http://127.0.0.1:$BASE_PORT" put
-measure "ceiling, 1 event loop" "http://127.0.0.1:$BASE_PORT" get
+measure "ceiling, 1 event loop" "http://127.0.0.1:$BASE_PORT" put --routing targets
+measure "ceiling, 1 event loop" "http://127.0.0.1:$BASE_PORT" get --routing targets
 stop_all
 
 echo "single node, preloading $KEYS keys"
@@ -157,10 +159,15 @@ cluster="http://127.0.0.1:$((BASE_PORT + 2)),http://127.0.0.1:$((BASE_PORT + 3))
 for i in 2 3 4; do start_node $((BASE_PORT + i)) "$cluster" $CLUSTER_FLAGS; done
 load "$cluster" --preload "$KEYS" --ack 1 --from 1 >/dev/null
 wait_idle "${pids[@]}"
-measure "3 nodes, ack=1 from=1" "$cluster" get --ack 1 --from 1
-measure "3 nodes, ack=1 from=1" "$cluster" put --ack 1 --from 1
-measure "3 nodes, ack=2 from=3" "$cluster" get --ack 2 --from 3
-measure "3 nodes, ack=2 from=3" "$cluster" put --ack 2 --from 3
+# Each setting twice: requests spread over the nodes (any node coordinates, as through a load
+# balancer), then routed by KvClient to a replica of their key.
+for routing in targets replica; do
+  label=$([[ $routing == targets ]] && echo "any node" || echo "client routing")
+  measure "3 nodes, ack=1 from=1, $label" "$cluster" get --ack 1 --from 1 --routing $routing
+  measure "3 nodes, ack=1 from=1, $label" "$cluster" put --ack 1 --from 1 --routing $routing
+  measure "3 nodes, ack=2 from=3, $label" "$cluster" get --ack 2 --from 3 --routing $routing
+  measure "3 nodes, ack=2 from=3, $label" "$cluster" put --ack 2 --from 3 --routing $routing
+done
 stop_all
 
 table=$(

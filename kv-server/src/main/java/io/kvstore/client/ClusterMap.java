@@ -112,6 +112,18 @@ final class ClusterMap {
         return new ClusterMap(map.getLong("epoch", 0L), nodes, partitioner, Math.min(replicationFactor, nodes.size()), serving);
     }
 
+    /**
+     * This one-node map with its node called {@code url}, the address the client reached it at: a single
+     * node may not know its own (started on port 0, it calls itself {@code http://localhost:0}), and with
+     * one node the partitioner places every key there whatever its name.
+     */
+    ClusterMap withOnlyNode(String url) {
+        if (nodes.get(0).equals(url)) {
+            return this;
+        }
+        return new ClusterMap(epoch, List.of(url), Partitioners.create("modn", List.of(url)), 1, serving);
+    }
+
     static SocketAddress address(String url) {
         URI uri = URI.create(url);
         if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {

@@ -68,7 +68,7 @@ public final class KvClient implements AutoCloseable {
      * A response header carrying the epoch of the cluster map the node holds; a client holding an older
      * map reads it again.
      */
-    public static final String EPOCH_HEADER = "Kv-Cluster-Epoch";
+    public static final String EPOCH_HEADER = "X-Kv-Cluster-Epoch";
     /** The least time between two refreshes caused by errors, so a dead node does not cause a storm. */
     private static final long MIN_REFRESH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
@@ -410,7 +410,7 @@ public final class KvClient implements AutoCloseable {
                         throw new KvClientException("neither /v0/cluster nor /v0/status answered 200", 0, node, null);
                     }
                     return ClusterMap.parse(status, node + "/v0/status");
-                }));
+                })).map(fresh -> fresh.size() == 1 ? fresh.withOnlyNode(node) : fresh);
     }
 
     /** The body of a 200 answer to {@code GET path}, or null for any other status. */

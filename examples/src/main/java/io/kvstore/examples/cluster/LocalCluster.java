@@ -1,22 +1,25 @@
 package io.kvstore.examples.cluster;
 
+import io.kvstore.client.CallOptions;
+import io.kvstore.client.KvClient;
+import io.kvstore.client.NotEnoughReplicasException;
 import io.kvstore.server.KvServer;
 import io.kvstore.server.KvServerConfig;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * Three nodes in one JVM on loopback: write with ack=2 of 3, stop a node, read with 2 of 3 from
- * another, and print what happened at each step.
+ * Three nodes in one JVM on loopback and a {@link KvClient}: write with ack=2 of 3, stop the node the
+ * client sent the write to, read with 2 of 3 (the client now goes to another replica), and print what
+ * happened at each step.
  *
  * <pre>java -cp examples/target/examples.jar io.kvstore.examples.cluster.LocalCluster [dir]</pre>
  */
@@ -46,18 +49,25 @@ public final class LocalCluster {
             nodes.add(KvServer.start(config).toCompletableFuture().get());
         }
         out.println("started " + urls);
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        try {
-            out.println("PUT  id=greeting ack=2 from=3 on node 0 -> "
-                    + send(http, "PUT", urls.get(0) + "/v0/entity?id=greeting&ack=2&from=3", "hello, cluster").statusCode());
-            nodes.get(0).stop().toCompletableFuture().get();
-            nodes.set(0, null);
-            out.println("stopped node 0");
-            HttpResponse<String> read = send(http, "GET", urls.get(1) + "/v0/entity?id=greeting&ack=2&from=3", null);
-            out.println("GET  id=greeting ack=2 from=3 on node 1 -> " + read.statusCode() + " " + read.body());
-            out.println("GET  id=greeting ack=3 from=3 on node 1 -> "
-                    + send(http, "GET", urls.get(1) + "/v0/entity?id=greeting&ack=3&from=3", null).statusCode()
-                    + " (only two replicas are up)");
+        CallOptions twoOfThree = CallOptions.DEFAULT.ack(2).from(3);
+        byte[] key = "greeting".getBytes(StandardCharsets.UTF_8);
+        try (KvClient client = KvClient.connect(urls.toArray(new String[0]))) {
+            client.blocking().put(key, "hello, cluster".getBytes(StandardCharsets.UTF_8), twoOfThree);
+            out.println("PUT  greeting ack=2 from=3 -> stored (sent to " + client.nodeFor(key, twoOfThree)
+                    + ", a replica of the key)");
+            int stopped = urls.indexOf(client.nodeFor(key, twoOfThree));
+            nodes.get(stopped).stop().toCompletableFuture().get();
+            nodes.set(stopped, null);
+            out.println("stopped node " + stopped + ", the one the client sent the write to");
+            Optional<byte[]> read = client.blocking().get(key, twoOfThree);
+            out.println("GET  greeting ack=2 from=3 -> " + read.map(v -> new String(v, StandardCharsets.UTF_8)).orElse("absent")
+                    + " (from " + client.nodeFor(key, twoOfThree) + ")");
+            try {
+                client.blocking().get(key, twoOfThree.ack(3));
+                out.println("GET  greeting ack=3 from=3 -> answered, unexpectedly");
+            } catch (NotEnoughReplicasException e) {
+                out.println("GET  greeting ack=3 from=3 -> 504 not enough replicas (only two are up)");
+            }
         } finally {
             for (KvServer node : nodes) {
                 if (node != null) {
@@ -65,13 +75,6 @@ public final class LocalCluster {
                 }
             }
         }
-    }
-
-    private static HttpResponse<String> send(HttpClient http, String method, String url, String body) throws Exception {
-        HttpRequest.BodyPublisher publisher = body == null ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofString(body);
-        return http.send(HttpRequest.newBuilder(URI.create(url)).method(method, publisher).build(),
-                HttpResponse.BodyHandlers.ofString());
     }
 
     private static int freePort() throws IOException {

@@ -15,8 +15,8 @@ class LocalClusterTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         LocalCluster.run(dir, new PrintStream(out, true, StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8);
-        assertTrue(text.contains("PUT  id=greeting ack=2 from=3 on node 0 -> 201"), text);
-        assertTrue(text.contains("GET  id=greeting ack=2 from=3 on node 1 -> 200 hello, cluster"), text);
-        assertTrue(text.contains("GET  id=greeting ack=3 from=3 on node 1 -> 504"), text);
+        assertTrue(text.contains("PUT  greeting ack=2 from=3 -> stored"), text);
+        assertTrue(text.contains("GET  greeting ack=2 from=3 -> hello, cluster"), text);
+        assertTrue(text.contains("GET  greeting ack=3 from=3 -> 504 not enough replicas"), text);
     }
 }

@@ -1,5 +1,7 @@
 package io.kvstore.bench.load;
 
+import io.kvstore.client.KvClient;
+import io.kvstore.client.KvClientException;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpClientAgent;
@@ -49,6 +51,10 @@ public final class LoadGenerator {
                 return 1;
             }
             return options.preload > 0 ? preload(vertx, options, out, progress) : timedRun(vertx, options, out, progress);
+        } catch (KvClientException e) {
+            progress.println("error: " + e.getMessage() + (options.routing == KvClient.Routing.REPLICA
+                    ? " (--routing targets sends to the targets without reading a cluster map)" : ""));
+            return 1;
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
@@ -139,13 +145,9 @@ public final class LoadGenerator {
         closeAll(workers);
     }
 
-    private static void closeAll(List<LoadWorker> workers) throws InterruptedException, ExecutionException {
+    private static void closeAll(List<LoadWorker> workers) {
         for (LoadWorker worker : workers) {
-            try {
-                worker.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-            } catch (TimeoutException e) {
-                // the Vert.x instance is closed next anyway
-            }
+            worker.close();
         }
     }
 
@@ -187,7 +189,7 @@ public final class LoadGenerator {
         out.printf(Locale.ROOT, "kvstore load: %s, ops=%s, keys=%d %s, value=%d B, connections=%d, threads=%d on %s, targets=%s%s%n",
                 mode, options.preload > 0 ? "put" : options.opsSpec, options.preload > 0 ? options.preload : options.keys,
                 options.distribution, options.valueSize, options.connections, options.threads,
-                vertx.isNativeTransportEnabled() ? "epoll" : "java.nio", options.targets,
+                vertx.isNativeTransportEnabled() ? "epoll" : "java.nio", options.targets + ", routing=" + options.routingSpec,
                 options.replicationQuery().isEmpty() ? "" : ", " + options.replicationQuery().substring(1));
         double rps = counts.completed / seconds;
         out.printf(Locale.ROOT, "requests: %d in %.1f s = %.0f req/s (seed %d)%n", counts.completed, seconds, rps, options.seed);

@@ -1,5 +1,7 @@
 package io.kvstore.bench.load;
 
+import io.kvstore.client.CallOptions;
+import io.kvstore.client.KvClient;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,9 +33,16 @@ final class LoadOptions implements Callable<Integer> {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
     private boolean help;
 
-    @Option(names = "--targets", paramLabel = "URL[,URL...]", description = "nodes to send requests to, spread round-robin")
+    @Option(names = "--targets", paramLabel = "URL[,URL...]", description = "nodes to read the cluster map from"
+            + " (--routing replica) or to spread requests over (--routing targets)")
     String targetsSpec = "http://localhost:8080";
     List<URI> targets;
+
+    @Option(names = "--routing", paramLabel = "R", description = "replica: each request to a live replica of its"
+            + " key, as KvClient places it; targets: round-robin over --targets (any node coordinates), also for"
+            + " servers without /v0/status such as the CeilingServer")
+    String routingSpec = "replica";
+    KvClient.Routing routing;
 
     @Option(names = "--ops", paramLabel = "SPEC", description = "put | get | delete | weights such as put=1,get=3")
     String opsSpec = "get";
@@ -142,6 +151,8 @@ final class LoadOptions implements Callable<Integer> {
     private void check() {
         targets = parseTargets(targetsSpec);
         ops = describe("--ops", () -> OperationMix.parse(opsSpec));
+        routing = describe("--routing", () -> routing(routingSpec));
+        describe("--ack/--from", this::callOptions);
         describe("--distribution", () -> KeyChooser.of(distribution, Math.max(keys, 2)));
         require(keys >= 1, "--keys must be >= 1, got " + keys);
         require(valueSize >= 0, "--value-size must be >= 0, got " + valueSize);
@@ -180,6 +191,26 @@ final class LoadOptions implements Callable<Integer> {
      */
     boolean nativeTransport() {
         return transport != null ? transport == Transport.NATIVE : openLoop();
+    }
+
+    /** The client's options of each request: {@code ack} and {@code from} where given. */
+    CallOptions callOptions() {
+        CallOptions call = CallOptions.DEFAULT;
+        if (ack != null) {
+            call = call.ack(ack);
+        }
+        return from == null ? call : call.from(from);
+    }
+
+    private static KvClient.Routing routing(String name) {
+        switch (name) {
+            case "replica":
+                return KvClient.Routing.REPLICA;
+            case "targets":
+                return KvClient.Routing.ROUND_ROBIN;
+            default:
+                throw new IllegalArgumentException("unknown routing '" + name + "' (expected replica or targets)");
+        }
     }
 
     /** The query string appended to each request: {@code &ack=A&from=F} where given. */

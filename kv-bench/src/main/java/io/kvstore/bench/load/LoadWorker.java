@@ -1,16 +1,12 @@
 package io.kvstore.bench.load;
 
+import io.kvstore.client.CallOptions;
+import io.kvstore.client.KvClient;
+import io.kvstore.client.KvClientException;
 import io.vertx.core.Context;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClientAgent;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.PoolOptions;
-import io.vertx.core.http.RequestOptions;
-import java.net.URI;
-import java.util.List;
+import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,8 +16,9 @@ import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Recorder;
 
 /**
- * One event loop's share of the load: its own HTTP client (keep-alive pool per target), its own
- * random state and latency recorder. Every method but the constructor and {@link #stop()} runs on the
+ * One event loop's share of the load: its own {@link KvClient} (keep-alive pool per node, requests
+ * routed to a replica of their key or spread over the targets), its own random state and latency
+ * recorder. Every method but the constructor and {@link #stop()} runs on the
  * worker's event loop, so the counters below have a single writer.
  *
  * <p>Both modes run one "lane" per connection with at most one request outstanding, so requests never
@@ -37,8 +34,8 @@ final class LoadWorker {
 
     private final LoadOptions options;
     private final Context context;
-    private final HttpClientAgent client;
-    private final List<URI> targets;
+    private final KvClient client;
+    private final CallOptions callOptions;
     private final int connections;
     private final long laneIntervalNanos;
     private final long warmupEndNanos;
@@ -56,7 +53,6 @@ final class LoadWorker {
 
     private volatile boolean stopping;
     private int outstanding;
-    private int targetCursor;
 
     /** {@code warmupEndNanos}: {@link System#nanoTime()} at which the measurement starts (0: none). */
     LoadWorker(Vertx vertx, LoadOptions options, int connections, double rate, AtomicLong preloadCursor, long seed,
@@ -64,7 +60,6 @@ final class LoadWorker {
         this.options = options;
         this.warmupEndNanos = warmupEndNanos;
         this.context = vertx.getOrCreateContext();
-        this.targets = options.targets;
         this.connections = connections;
         this.laneIntervalNanos = rate > 0 ? (long) (1e9 * connections / rate) : 0;
         this.keys = KeyChooser.of(options.distribution, Math.max(options.keys, 2));
@@ -74,10 +69,12 @@ final class LoadWorker {
         random.nextBytes(bytes);
         this.value = Buffer.buffer(bytes);
         this.keyDigits = options.keyDigits();
-        int perTarget = Math.max(1, connections / targets.size());
-        this.client = vertx.createHttpClient(
-                new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true),
-                new PoolOptions().setHttp1MaxSize(perTarget));
+        this.callOptions = options.callOptions();
+        // As many connections per node as lanes: routed by key, a node may at times get every lane's
+        // request; connections are opened only as lanes need them.
+        this.client = KvClient.builder().vertx(vertx).seeds(options.targetsSpec.split(","))
+                .routing(options.routing).connectionsPerNode(connections)
+                .timeout(Duration.ofMillis(options.timeoutMillis)).build();
     }
 
     void start() {
@@ -105,8 +102,8 @@ final class LoadWorker {
         return drained;
     }
 
-    Future<Void> close() {
-        return client.close();
+    void close() {
+        client.close();
     }
 
     /** Open loop: sends this lane's request due at {@code slot}, at once if it is late, else on time. */
@@ -163,35 +160,35 @@ final class LoadWorker {
 
     /** {@code timedFrom}: where its latency starts; {@code slot}: its place in an open-loop lane's schedule. */
     private void send(OperationMix.Op op, long keyIndex, long timedFrom, long slot) {
-        URI target = targets.get(targetCursor);
-        targetCursor = (targetCursor + 1) % targets.size();
-        RequestOptions request = new RequestOptions()
-                .setMethod(op == OperationMix.Op.PUT ? HttpMethod.PUT
-                        : op == OperationMix.Op.GET ? HttpMethod.GET : HttpMethod.DELETE)
-                .setHost(target.getHost())
-                .setPort(target.getPort())
-                .setURI("/v0/entity?id=" + keyName(keyIndex) + options.replicationQuery())
-                .setIdleTimeout(options.timeoutMillis);
+        byte[] key = keyName(keyIndex);
         outstanding++;
-        client.request(request)
-                .compose(req -> op == OperationMix.Op.PUT ? req.send(value) : req.send())
-                .compose(resp -> resp.body().map(body -> resp.statusCode()))
-                .onComplete(ar -> {
-                    outstanding--;
-                    latencyMicros.recordValue(Math.max(0, (System.nanoTime() - timedFrom) / 1000));
-                    completed.incrementAndGet();
-                    if (ar.succeeded()) {
-                        int status = ar.result();
-                        statusCounts.incrementAndGet(status >= 0 && status < 600 ? status : 0);
-                    } else {
-                        errors.computeIfAbsent(describe(ar.cause()), k -> new LongAdder()).increment();
-                    }
-                    if (options.openLoop()) {
-                        scheduleLane(slot + laneIntervalNanos);
-                    } else {
-                        sendNext();
-                    }
-                });
+        if (op == OperationMix.Op.GET) {
+            client.get(key, callOptions).whenComplete((found, error) ->
+                    answered(error == null && found.isEmpty() ? 404 : 200, error, timedFrom, slot));
+        } else if (op == OperationMix.Op.PUT) {
+            client.put(key, value, callOptions).whenComplete((done, error) -> answered(201, error, timedFrom, slot));
+        } else {
+            client.delete(key, callOptions).whenComplete((done, error) -> answered(202, error, timedFrom, slot));
+        }
+    }
+
+    /** On the event loop: {@code status} if {@code error} is null, else the error's status or description. */
+    private void answered(int status, Throwable error, long timedFrom, long slot) {
+        outstanding--;
+        latencyMicros.recordValue(Math.max(0, (System.nanoTime() - timedFrom) / 1000));
+        completed.incrementAndGet();
+        int answer = error == null ? status : error instanceof KvClientException ? ((KvClientException) error).status() : 0;
+        if (answer > 0) {
+            statusCounts.incrementAndGet(answer < 600 ? answer : 0);
+        } else {
+            Throwable cause = error.getCause() != null ? error.getCause() : error;
+            errors.computeIfAbsent(describe(cause), k -> new LongAdder()).increment();
+        }
+        if (options.openLoop()) {
+            scheduleLane(slot + laneIntervalNanos);
+        } else {
+            sendNext();
+        }
     }
 
     private void checkDrained() {
@@ -201,13 +198,17 @@ final class LoadWorker {
     }
 
     /** Fixed-width decimal names ({@code key0000042}) so that key order is numeric order. */
-    private String keyName(long index) {
-        String digits = Long.toString(index);
-        StringBuilder sb = new StringBuilder(3 + keyDigits).append("key");
-        for (int i = digits.length(); i < keyDigits; i++) {
-            sb.append('0');
+    private byte[] keyName(long index) {
+        byte[] name = new byte[3 + keyDigits];
+        name[0] = 'k';
+        name[1] = 'e';
+        name[2] = 'y';
+        long rest = index;
+        for (int i = name.length - 1; i >= 3; i--) {
+            name[i] = (byte) ('0' + rest % 10);
+            rest /= 10;
         }
-        return sb.append(digits).toString();
+        return name;
     }
 
     private static String describe(Throwable t) {

@@ -3,6 +3,8 @@ package io.kvstore.bench.load;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.server.KvServer;
+import io.kvstore.server.KvServerConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServer;
@@ -12,6 +14,8 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -110,7 +114,7 @@ class LoadGeneratorTest {
             closedPort = socket.getLocalPort();
         }
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = LoadGenerator.run(LoadOptions.parse("--targets", "http://127.0.0.1:" + closedPort,
+        int code = LoadGenerator.run(LoadOptions.parse("--targets", "http://127.0.0.1:" + closedPort, "--routing", "targets",
                 "--duration", "1", "--timeout", "2000"), new PrintStream(new ByteArrayOutputStream()),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(1, code);
@@ -118,13 +122,55 @@ class LoadGeneratorTest {
                 err.toString(StandardCharsets.UTF_8));
     }
 
+    @Test
+    void replicaRoutingSendsThroughTheClientToThreeNodes(@TempDir Path dir) throws Exception {
+        List<String> urls = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            try (ServerSocket socket = new ServerSocket(0)) {
+                urls.add("http://127.0.0.1:" + socket.getLocalPort());
+            }
+        }
+        List<KvServer> nodes = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                nodes.add(KvServer.start(KvServerConfig.builder().port(Integer.parseInt(urls.get(i).substring(17)))
+                        .self(urls.get(i)).cluster(urls).dataDirectory(dir.resolve("node-" + i)).eventLoops(1).build())
+                        .toCompletableFuture().get());
+            }
+            String report = run(0, "--targets", urls.get(2) + "," + urls.get(0), "--routing", "replica", "--ops", "put=1,get=1",
+                    "--keys", "500", "--ack", "2", "--from", "3", "--connections", "4", "--duration", "1", "--warmup", "1");
+            Matcher statuses = Pattern.compile("status: \\{(.*)}").matcher(report);
+            assertTrue(statuses.find() && statuses.group(1).matches("(200=\\d+, )?201=\\d+(, 404=\\d+)?"), report);
+            assertTrue(report.contains(" errors=0 "), report);
+            assertTrue(report.contains("routing=replica, ack=2&from=3"), report);
+        } finally {
+            for (KvServer node : nodes) {
+                node.stop().toCompletableFuture().get();
+            }
+        }
+    }
+
+    @Test
+    void replicaRoutingAgainstAServerWithoutAClusterMapIsAClearError() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = LoadGenerator.run(LoadOptions.parse("--targets", target(), "--routing", "replica", "--duration", "1"),
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(1, code);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--routing targets"), err.toString(StandardCharsets.UTF_8));
+    }
+
     private static String target() {
         return "http://127.0.0.1:" + ceiling.port();
     }
 
+    /** Runs the generator with {@code args}, sent round-robin to the targets unless they name a routing. */
     private static String run(int expectedCode, String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of(args));
+        if (!all.contains("--routing")) {
+            all.addAll(List.of("--routing", "targets"));
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int code = LoadGenerator.run(LoadOptions.parse(args), new PrintStream(out, true, StandardCharsets.UTF_8),
+        int code = LoadGenerator.run(LoadOptions.parse(all.toArray(new String[0])), new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(new ByteArrayOutputStream()));
         String report = out.toString(StandardCharsets.UTF_8);
         assertEquals(expectedCode, code, report);

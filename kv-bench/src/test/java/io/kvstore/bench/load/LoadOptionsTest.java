@@ -50,6 +50,8 @@ class LoadOptionsTest {
         assertMessage("Invalid value for option '--keys': 'ten' is not an integer", "--keys", "ten");
         assertMessage("--keys must be >= 1, got 0", "--keys", "0");
         assertMessage("--rate must be > 0, got -5.0", "--rate", "-5");
+        assertMessage("--routing: unknown routing 'nearest' (expected replica or targets)", "--routing", "nearest");
+        assertMessage("--ack/--from: from must be >= max(1, ack), got 2 with ack 3", "--from", "2", "--ack", "3");
         assertMessage("--targets must look like http://host:port, got 'localhost'", "--targets", "localhost");
         assertMessage("--distribution: unknown key distribution 'gauss' (expected uniform or zipfian)", "--distribution", "gauss");
         assertMessage("--ops: unknown operation 'post' in 'post' (expected put, get, delete)", "--ops", "post");

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.kvstore.server.KvServer;
 import io.kvstore.server.KvServerConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -49,6 +53,12 @@ class YcsbBindingTest {
             db.init();
             try {
                 exercise(db, false);
+                // The binding and the server agree on a key's bytes: a space is %20, a plus a plus.
+                assertEquals(Status.OK, db.insert("usertable", "a b+c", Map.of("f", new StringByteIterator("x"))));
+                HttpResponse<String> raw = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                        "http://127.0.0.1:" + server.port() + "/v0/entity?id=usertable%3Aa%20b%2Bc")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, raw.statusCode());
             } finally {
                 db.cleanup();
             }
