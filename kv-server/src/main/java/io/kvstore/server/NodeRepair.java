@@ -76,6 +76,10 @@ final class NodeRepair {
         return new RepairHandler(responder, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget);
     }
 
+    AntiEntropy antiEntropy() {
+        return antiEntropy;
+    }
+
     AdminRepairHandler adminHandler() {
         return new AdminRepairHandler(antiEntropy);
     }

@@ -62,7 +62,7 @@ class ServerCommandTest {
                 "--max-in-flight", "10", "--max-buffered-bytes", "5000", "--replica-timeout-ms", "300",
                 "--idle-timeout-s", "9", "--request-timeout-s", "7", "--event-loops", "3", "--storage-threads", "0",
                 "--transport", "nio", "--background-priority", "idle", "--anti-entropy-interval-s", "0",
-                "--tombstone-grace-s", "60", "--metrics", "off");
+                "--tombstone-grace-s", "60", "--hint-window-s", "30", "--metrics", "off");
         assertEquals(9001, c.port());
         assertEquals(Path.of("/tmp/x"), c.dataDirectory());
         assertEquals(List.of("http://h1:9001", "http://h2:9002"), c.cluster());
