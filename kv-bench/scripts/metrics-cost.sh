@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # What metrics cost a node: two single nodes on this machine, one with --metrics on and one with
-# --metrics off, loaded in turn (on, off, on, off ...) in the same run, ROUNDS times per operation,
-# with the closed-loop maximum rate and its p99 per round and the median of each. A scraper reads the
-# /metrics of the node under load every SCRAPE_S seconds, as Prometheus would. Only the node under
-# load is busy; the other one idles. Stops every process it started.
+# --metrics off, loaded in turn (on, off, on, off ...) in the same run, ROUNDS times per operation:
+# the closed-loop maximum rate with its p99, then an open loop at RATE with its p99, and for both the
+# node's CPU time per request (user + system, from /proc; warm-up requests included, alike for both
+# nodes). Prints the median of each over the rounds. A scraper reads the /metrics of the node under
+# load every SCRAPE_S seconds, as Prometheus would. Only the node under load is busy; the other one
+# idles. Stops every process it started.
 #
-#   kv-bench/scripts/metrics-cost.sh                       # 5 rounds of 20 s per node and operation
-#   ROUNDS=3 DURATION=10 kv-bench/scripts/metrics-cost.sh  # a quick run
+#   kv-bench/scripts/metrics-cost.sh                       # 7 rounds of 10 s per node, operation and loop
+#   ROUNDS=3 DURATION=5 kv-bench/scripts/metrics-cost.sh   # a quick run
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
 KEYS=${KEYS:-200000}
-ROUNDS=${ROUNDS:-5}
-DURATION=${DURATION:-20}
+ROUNDS=${ROUNDS:-7}
+DURATION=${DURATION:-10}
+RATE=${RATE:-2000}
 WARMUP=${WARMUP:-5}
 CONNECTIONS=${CONNECTIONS:-64}
 SCRAPE_S=${SCRAPE_S:-5}
@@ -49,9 +52,11 @@ off_port=$((BASE_PORT + 1))
 # shellcheck disable=SC2086
 java -jar "$SERVER_JAR" --port "$on_port" --data-dir "$WORK/on" --metrics on $NODE_FLAGS >"$WORK/on.log" 2>&1 &
 pids+=($!)
+on_pid=$!
 # shellcheck disable=SC2086
 java -jar "$SERVER_JAR" --port "$off_port" --data-dir "$WORK/off" --metrics off $NODE_FLAGS >"$WORK/off.log" 2>&1 &
 pids+=($!)
+off_pid=$!
 wait_for_port "$on_port"
 wait_for_port "$off_port"
 for port in "$on_port" "$off_port"; do
@@ -59,34 +64,48 @@ for port in "$on_port" "$off_port"; do
     --connections "$CONNECTIONS" >>"$WORK/progress.log" 2>&1
 done
 
-run() { # run PORT OPS -> RESULT line; scrapes the node's /metrics meanwhile
-  local port=$1 ops=$2 out scraper
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+
+run() { # run PORT PID OPS [ARGS...] -> the RESULT line with cpu_us_per_req= added; scrapes /metrics meanwhile
+  local port=$1 pid=$2 ops=$3 out scraper before after
   (while true; do curl -s -o /dev/null "http://127.0.0.1:$port/metrics"; sleep "$SCRAPE_S"; done) &
   scraper=$!
+  before=$(cpu_ticks "$pid")
   out=$(java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "http://127.0.0.1:$port" --ops "$ops" \
-    --keys "$KEYS" --connections "$CONNECTIONS" --duration "$DURATION" --warmup "$WARMUP" 2>>"$WORK/progress.log")
+    --keys "$KEYS" --connections "$CONNECTIONS" --duration "$DURATION" --warmup "$WARMUP" "${@:4}" 2>>"$WORK/progress.log")
+  after=$(cpu_ticks "$pid")
   kill "$scraper" 2>/dev/null || true
   wait "$scraper" 2>/dev/null || true
-  grep '^RESULT' <<<"$out"
+  out=$(grep '^RESULT' <<<"$out")
+  echo "$out cpu_us_per_req=$(awk -v t=$((after - before)) -v us="$TICK_US" -v r="$(field rps "$out")" \
+    -v s=$((DURATION + WARMUP)) 'BEGIN { printf "%.1f", t * us / (r * s) }')"
 }
 
-echo "| op | metrics | median max req/s | median p99 ms | rounds (req/s @ p99 ms) |"
-echo "|---|---|---|---|---|"
+col() { tr ' ' '\n' <<<"$1" | grep . | median; }
+
+echo "| op | loop | metrics | median req/s | median p99 ms | median CPU us/req | rounds (req/s, p99 ms, CPU us/req) |"
+echo "|---|---|---|---|---|---|---|"
 for ops in $OPS; do
-  declare -A rps=() p99=() rounds=()
-  for round in $(seq 1 "$ROUNDS"); do
-    for mode in on off; do
-      port=$on_port
-      [[ $mode == off ]] && port=$off_port
-      result=$(run "$port" "$ops")
-      echo "round $round $ops metrics $mode: $result" >>"$WORK/progress.log"
-      rps[$mode]+="$(field rps "$result") "
-      p99[$mode]+="$(field p99 "$result") "
-      rounds[$mode]+="$(field rps "$result")@$(field p99 "$result") "
+  for loop in closed open; do
+    declare -A rps=() p99=() cpu=() rounds=()
+    for round in $(seq 1 "$ROUNDS"); do
+      for mode in on off; do
+        port=$on_port pid=$on_pid
+        [[ $mode == off ]] && port=$off_port pid=$off_pid
+        args=()
+        [[ $loop == open ]] && args=(--rate "$RATE")
+        result=$(run "$port" "$pid" "$ops" "${args[@]}")
+        echo "round $round $ops $loop metrics $mode: $result" >>"$WORK/progress.log"
+        rps[$mode]+="$(field rps "$result") "
+        p99[$mode]+="$(field p99 "$result") "
+        cpu[$mode]+="$(field cpu_us_per_req "$result") "
+        rounds[$mode]+="$(field rps "$result"),$(field p99 "$result"),$(field cpu_us_per_req "$result") "
+      done
     done
+    for mode in on off; do
+      echo "| $ops | $loop | $mode | $(col "${rps[$mode]}") | $(col "${p99[$mode]}") | $(col "${cpu[$mode]}") | ${rounds[$mode]}|"
+    done
+    unset rps p99 cpu rounds
   done
-  for mode in on off; do
-    echo "| $ops | $mode | $(tr ' ' '\n' <<<"${rps[$mode]}" | grep . | median) | $(tr ' ' '\n' <<<"${p99[$mode]}" | grep . | median) | ${rounds[$mode]}|"
-  done
-  unset rps p99 rounds
 done

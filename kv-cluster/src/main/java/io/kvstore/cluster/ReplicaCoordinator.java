@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BinaryOperator;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -50,6 +51,8 @@ public final class ReplicaCoordinator implements AutoCloseable {
     private final RoundDeadlines deadlines;
     private final int replicationFactor;
     private final ReadRepair readRepair;
+    /** Versions read repair handed to replicas, for monitoring. */
+    private final LongAdder readRepairs = new LongAdder();
     /** Null when failures are not tracked. */
     private final FailureDetector detector;
     /** Null when hinted handoff is off. */
@@ -125,6 +128,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
 
     /** Hands a version to one replica outside any request (read repair): a failure is hinted. */
     CompletionStage<Void> repair(int node, Entry version) {
+        readRepairs.increment();
         CompletionStage<Void> written;
         try {
             written = replicas.get(node).upsert(version);
@@ -140,6 +144,11 @@ public final class ReplicaCoordinator implements AutoCloseable {
                 unacknowledged(node, version, unwrap(error));
             }
         });
+    }
+
+    /** Versions read repair has handed to replicas that answered an older one, since this coordinator started. */
+    public long readRepairs() {
+        return readRepairs.sum();
     }
 
     /** The replication factor: the default {@code from}, and how many replicas repair keeps in sync. */

@@ -201,6 +201,7 @@ public final class KvServer {
         if (metrics != null) {
             storageMetrics = new StorageMetrics(dao, metrics.registry());
             server.bindNodeGauges(metrics.registry(), inFlight, bodyBudget, ranges);
+            ReplicationMetrics.bind(metrics.registry(), coordinator, hints, repair.antiEntropy());
         }
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
                 new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,

@@ -47,6 +47,12 @@ final class MeteredReplica implements Replica {
                 (error == null ? writeOk : writeFailed).record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
     }
 
+    /** Probes are not requests: passed through untimed. */
+    @Override
+    public CompletionStage<Void> ping() {
+        return peer.ping();
+    }
+
     @Override
     public String toString() {
         return "Metered" + peer;

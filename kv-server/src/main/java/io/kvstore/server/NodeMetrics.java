@@ -60,12 +60,14 @@ final class NodeMetrics {
     }
 
     /**
-     * A Vert.x that reports its HTTP server and client to this registry. Labels stay bounded: route (set
-     * by {@link RequestRouter}, never the raw path), method and status code; no client addresses.
+     * A Vert.x that reports its HTTP server and client, its worker pools and the JVM (heap, GC, threads)
+     * to this registry. Labels stay bounded: route (set by {@link RequestRouter}, never the raw path),
+     * method and status code; no client addresses.
      */
     Vertx vertx(VertxOptions options) {
         MicrometerMetricsOptions metrics = new MicrometerMetricsOptions()
                 .setEnabled(true)
+                .setJvmMetricsEnabled(true)
                 .setLabels(EnumSet.of(Label.HTTP_ROUTE, Label.HTTP_METHOD, Label.HTTP_CODE, Label.POOL_TYPE, Label.POOL_NAME))
                 .addDisabledMetricsCategory(MetricsDomain.EVENT_BUS)
                 .addDisabledMetricsCategory(MetricsDomain.DATAGRAM_SOCKET)

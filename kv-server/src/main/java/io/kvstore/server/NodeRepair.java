@@ -74,6 +74,10 @@ final class NodeRepair {
         return new RepairHandler(responder, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget, config.idleTimeout());
     }
 
+    AntiEntropy antiEntropy() {
+        return antiEntropy;
+    }
+
     AdminRepairHandler adminHandler(KvServerConfig config) {
         return new AdminRepairHandler(antiEntropy, config.idleTimeout());
     }

@@ -109,8 +109,11 @@ class MetricsTest {
         for (int i = 0; i < 100; i++) {
             assertEquals(201, cluster.put(0, "id=more" + i, value));
         }
+        // The flush runs in the background at a low CPU priority: wait for it (30 s at most).
         PrometheusText flushed = scrape(0);
-        for (int attempt = 0; flushed.value("kv_storage_flushes_total") < 1 && attempt < 100; attempt++) {
+        for (long deadline = System.nanoTime() + 30_000_000_000L;
+                flushed.value("kv_storage_flushes_total") < 1 && System.nanoTime() < deadline; ) {
+            Thread.sleep(20);
             flushed = scrape(0);
         }
         assertEquals(1, flushed.value("kv_storage_flushes_total"));
@@ -124,7 +127,8 @@ class MetricsTest {
 
     @Test
     void aPeerThatIsDownShowsInOutcomesAndPeerLatency() throws Exception {
-        cluster = new TestCluster(dir, 2);
+        // Without hints, whose replays would be peer calls too.
+        cluster = new TestCluster(dir, 2, b -> b.hints(false));
         cluster.stop(1);
         PrometheusText before = scrape(0);
         assertEquals(504, cluster.put(0, "id=k&ack=2&from=2", "v"));
@@ -137,6 +141,35 @@ class MetricsTest {
                 - before.sum("kv_replica_request_seconds_count", peer, "operation=\"write\"", "outcome=\"failed\""));
         assertFalse(after.has("kv_replica_request_seconds_count{operation=\"write\",outcome=\"ok\",peer=\"" + cluster.url(0) + "\"}"),
                 "the node's own replica is no peer");
+    }
+
+    @Test
+    void readRepairHintsAndAntiEntropyAreCounted() throws Exception {
+        cluster = new TestCluster(dir, 2);
+        String key = InternalCodec.encodeKey("k".getBytes(StandardCharsets.UTF_8));
+        // Node 0 holds a newer version than node 1: a read of both repairs node 1, once.
+        assertEquals(201, cluster.send(0, "PUT", "/internal/v0/entity?key=" + key + "&ts=200", "new".getBytes(StandardCharsets.UTF_8)).statusCode());
+        assertEquals(201, cluster.send(1, "PUT", "/internal/v0/entity?key=" + key + "&ts=100", "old".getBytes(StandardCharsets.UTF_8)).statusCode());
+        PrometheusText before = scrape(0);
+        assertEquals("new", new String(cluster.get(0, "id=k&ack=2&from=2").body(), StandardCharsets.UTF_8));
+        PrometheusText repaired = scrape(0);
+        assertEquals(1, delta(before, repaired, "kv_read_repairs_total"));
+        // A key only node 0 holds: one exchange with its one peer sends it.
+        String lone = InternalCodec.encodeKey("lone".getBytes(StandardCharsets.UTF_8));
+        assertEquals(201, cluster.send(0, "PUT", "/internal/v0/entity?key=" + lone + "&ts=300", "v".getBytes(StandardCharsets.UTF_8)).statusCode());
+        assertEquals(200, cluster.send(0, "POST", "/v0/admin/repair", new byte[0]).statusCode());
+        PrometheusText exchanged = scrape(0);
+        assertEquals(1, delta(repaired, exchanged, "kv_repair_exchanges_total{outcome=\"ok\"}"));
+        assertEquals(1, delta(repaired, exchanged, "kv_repair_keys_sent_total"));
+        assertEquals(0, delta(repaired, exchanged, "kv_repair_keys_received_total"));
+        // A write its peer missed is kept as a hint.
+        cluster.stop(1);
+        assertEquals(201, cluster.put(0, "id=hinted&ack=1&from=2", "v"));
+        PrometheusText hinted = scrape(0);
+        for (int attempt = 0; hinted.value("kv_hints_total{event=\"stored\"}") < 1 && attempt < 100; attempt++) {
+            hinted = scrape(0);
+        }
+        assertEquals(1, delta(exchanged, hinted, "kv_hints_total{event=\"stored\"}"));
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,6 +69,32 @@ public final class AntiEntropy implements AutoCloseable {
         });
     }
 
+    /** Keys sent and received by the exchanges this node started, and those exchanges, since it started. */
+    private final LongAdder keysSent = new LongAdder();
+    private final LongAdder keysReceived = new LongAdder();
+    private final LongAdder exchanges = new LongAdder();
+    private final LongAdder failedExchanges = new LongAdder();
+
+    /** Keys this node sent to peers in the exchanges it started. */
+    public long keysSent() {
+        return keysSent.sum();
+    }
+
+    /** Keys this node received from peers in the exchanges it started. */
+    public long keysReceived() {
+        return keysReceived.sum();
+    }
+
+    /** Exchanges with one peer this node started that completed. */
+    public long exchanges() {
+        return exchanges.sum();
+    }
+
+    /** Exchanges with one peer this node started that failed. */
+    public long failedExchanges() {
+        return failedExchanges.sum();
+    }
+
     /** Exchanges with every peer now, one after another; the stage never fails, the report says what did. */
     public CompletionStage<RepairReport> repairAll() {
         long started = System.nanoTime();
@@ -80,8 +107,12 @@ public final class AntiEntropy implements AutoCloseable {
                         synchronized (summaries) {
                             if (error == null) {
                                 summaries.add(summary);
+                                exchanges.increment();
+                                keysSent.add(summary.keysSent());
+                                keysReceived.add(summary.keysReceived());
                             } else {
                                 failures.put(peer, reason(error));
+                                failedExchanges.increment();
                             }
                         }
                         return null;

@@ -1,0 +1,50 @@
+package io.kvstore.server;
+
+import io.kvstore.cluster.HintedHandoff;
+import io.kvstore.cluster.ReplicaCoordinator;
+import io.kvstore.cluster.repair.AntiEntropy;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Repair as meters: hinted handoff's counters, the versions read repair handed out, and the keys the
+ * anti-entropy exchanges this node started sent and received. Each is read from its component when
+ * scraped; nothing is recorded on the request path here.
+ */
+final class ReplicationMetrics {
+    private ReplicationMetrics() {
+    }
+
+    /** {@code hints} null: hinted handoff is off (or the node is alone) and its counters stay absent. */
+    static void bind(MeterRegistry registry, ReplicaCoordinator coordinator, HintedHandoff hints, AntiEntropy antiEntropy) {
+        FunctionCounter.builder("kv.read.repairs", coordinator, ReplicaCoordinator::readRepairs)
+                .description("Versions read repair wrote to replicas that answered an older one").register(registry);
+        if (hints != null) {
+            hintCounter(registry, hints, "stored", "Writes a replica did not acknowledge, kept here as hints", c -> c.stored);
+            hintCounter(registry, hints, "replayed", "Hints delivered to their replica", c -> c.replayed);
+            hintCounter(registry, hints, "dropped_past_window", "Hints not kept: the replica was down longer than the hint window",
+                    c -> c.droppedPastWindow);
+            hintCounter(registry, hints, "dropped_full", "Hints not kept: the replica's hints reached --max-hint-bytes",
+                    c -> c.droppedFull);
+            hintCounter(registry, hints, "expired", "Hints dropped undelivered after the tombstone grace", c -> c.expired);
+            hintCounter(registry, hints, "failed_to_store", "Hints the hint store could not write", c -> c.failedToStore);
+        }
+        if (antiEntropy != null) {
+            FunctionCounter.builder("kv.repair.keys.sent", antiEntropy, AntiEntropy::keysSent)
+                    .description("Keys sent to peers by anti-entropy exchanges this node started").register(registry);
+            FunctionCounter.builder("kv.repair.keys.received", antiEntropy, AntiEntropy::keysReceived)
+                    .description("Keys received from peers by anti-entropy exchanges this node started").register(registry);
+            FunctionCounter.builder("kv.repair.exchanges", antiEntropy, AntiEntropy::exchanges).tag("outcome", "ok")
+                    .description("Anti-entropy exchanges with one peer this node started").register(registry);
+            FunctionCounter.builder("kv.repair.exchanges", antiEntropy, AntiEntropy::failedExchanges).tag("outcome", "failed")
+                    .description("Anti-entropy exchanges with one peer this node started").register(registry);
+        }
+    }
+
+    private static void hintCounter(MeterRegistry registry, HintedHandoff hints, String event, String description,
+                                    ToDoubleFunction<HintedHandoff.Counters> value) {
+        FunctionCounter.builder("kv.hints", hints, h -> value.applyAsDouble(h.counters()))
+                .tag("event", event).description(description).register(registry);
+    }
+}
