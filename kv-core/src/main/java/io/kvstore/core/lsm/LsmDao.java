@@ -215,7 +215,7 @@ public final class LsmDao implements Dao {
     @Override
     public void compact() throws IOException {
         flush();
-        compactor.compactOldest(Integer.MAX_VALUE, () -> { });
+        compactor.compactAll();
     }
 
     @Override
@@ -269,6 +269,11 @@ public final class LsmDao implements Dao {
         compactor.compactOldest(count, afterMerge);
     }
 
+    /** Waits for the background compactions queued so far (for tests). */
+    void awaitCompactions() throws IOException {
+        compactor.awaitQueued();
+    }
+
     /** Bytes written by flushes since opening (the user data that reached tables). */
     long flushedBytes() {
         return flusher.flushedBytes();
@@ -287,6 +292,11 @@ public final class LsmDao implements Dao {
     /** Live tables, newest first (for tests and measurements). */
     SsTable[] liveTables() {
         return versions.current().tables.clone();
+    }
+
+    /** The level of each of {@link #liveTables()} (for tests). */
+    int[] liveLevels() {
+        return versions.current().levels.clone();
     }
 
     private static IOException chain(IOException first, IOException next) {
