@@ -33,6 +33,12 @@ public final class DaoOptions {
     /** Default CPU priority of the flush and compaction threads: see {@link #backgroundPriority()}. */
     public static final BackgroundPriority DEFAULT_BACKGROUND_PRIORITY = BackgroundPriority.nice(19);
 
+    /** Default compaction style: {@link CompactionStyle#SIZE_TIERED}. */
+    public static final CompactionStyle DEFAULT_COMPACTION_STYLE = CompactionStyle.SIZE_TIERED;
+    /** Default size of the tables of leveled compaction's levels 1 and deeper: 64 MiB. */
+    public static final long DEFAULT_TARGET_TABLE_BYTES = 64L << 20;
+    /** Default size of leveled compaction's level 1: 256 MiB; each deeper level is ten times larger. */
+    public static final long DEFAULT_LEVEL_BASE_BYTES = 256L << 20;
     /** Default compaction rate limit: 0, none. */
     public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
     /** Default codec of table data blocks: {@link Compression#LZ4}. */
@@ -59,6 +65,9 @@ public final class DaoOptions {
     private final Duration tombstoneGrace;
     private final Compression compression;
     private final long compactionBytesPerSecond;
+    private final CompactionStyle compactionStyle;
+    private final long targetTableBytes;
+    private final long levelBaseBytes;
     private final LongUnaryOperator timestampToMillis;
     private final LongSupplier clock;
 
@@ -75,6 +84,9 @@ public final class DaoOptions {
         this.tombstoneGrace = b.tombstoneGrace;
         this.compression = b.compression;
         this.compactionBytesPerSecond = b.compactionBytesPerSecond;
+        this.compactionStyle = b.compactionStyle;
+        this.targetTableBytes = b.targetTableBytes;
+        this.levelBaseBytes = b.levelBaseBytes;
         this.timestampToMillis = b.timestampToMillis;
         this.clock = b.clock;
     }
@@ -103,6 +115,9 @@ public final class DaoOptions {
         b.tombstoneGrace = tombstoneGrace;
         b.compression = compression;
         b.compactionBytesPerSecond = compactionBytesPerSecond;
+        b.compactionStyle = compactionStyle;
+        b.targetTableBytes = targetTableBytes;
+        b.levelBaseBytes = levelBaseBytes;
         b.timestampToMillis = timestampToMillis;
         b.clock = clock;
         return b;
@@ -166,6 +181,29 @@ public final class DaoOptions {
     }
 
     /**
+     * How tables are merged: {@link CompactionStyle#SIZE_TIERED} (the default) or
+     * {@link CompactionStyle#LEVELED}. A store may change style between opens: its tables are
+     * reorganised by the compactions that follow.
+     */
+    public CompactionStyle compactionStyle() {
+        return compactionStyle;
+    }
+
+    /** Under leveled compaction, the size at which a compaction cuts its output into a new table. */
+    public long targetTableBytes() {
+        return targetTableBytes;
+    }
+
+    /**
+     * Under leveled compaction, the size of level 1 past which it is compacted into level 2; each
+     * deeper level may hold ten times the one above. Level 0 is compacted once it holds
+     * {@link #compactionTrigger()} tables.
+     */
+    public long levelBaseBytes() {
+        return levelBaseBytes;
+    }
+
+    /**
      * Most bytes per second compactions write, so that a large compaction is spread over time rather
      * than taking a core and the disk from requests in a burst; 0 (the default) for no limit. Flushes
      * are never limited, as writers wait for them; a limit below the rate at which flushes arrive lets
@@ -223,12 +261,21 @@ public final class DaoOptions {
                 + ", backgroundPriority=" + backgroundPriority
                 + ", tombstoneGrace=" + tombstoneGrace
                 + ", compression=" + compression
-                + ", compactionBytesPerSecond=" + compactionBytesPerSecond + '}';
+                + ", compactionBytesPerSecond=" + compactionBytesPerSecond
+                + ", compactionStyle=" + compactionStyle
+                + ", targetTableBytes=" + targetTableBytes
+                + ", levelBaseBytes=" + levelBaseBytes + '}';
     }
 
     /** Builds {@link DaoOptions}; {@link #build()} rejects out-of-range values. */
     public static final class Builder {
-        /** Default compaction rate limit: 0, none. */
+        /** Default compaction style: {@link CompactionStyle#SIZE_TIERED}. */
+    public static final CompactionStyle DEFAULT_COMPACTION_STYLE = CompactionStyle.SIZE_TIERED;
+    /** Default size of the tables of leveled compaction's levels 1 and deeper: 64 MiB. */
+    public static final long DEFAULT_TARGET_TABLE_BYTES = 64L << 20;
+    /** Default size of leveled compaction's level 1: 256 MiB; each deeper level is ten times larger. */
+    public static final long DEFAULT_LEVEL_BASE_BYTES = 256L << 20;
+    /** Default compaction rate limit: 0, none. */
     public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
     /** Default codec of table data blocks: {@link Compression#LZ4}. */
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
@@ -254,6 +301,9 @@ public final class DaoOptions {
         private Duration tombstoneGrace = DEFAULT_TOMBSTONE_GRACE;
         private Compression compression = DEFAULT_COMPRESSION;
         private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
+        private CompactionStyle compactionStyle = DEFAULT_COMPACTION_STYLE;
+        private long targetTableBytes = DEFAULT_TARGET_TABLE_BYTES;
+        private long levelBaseBytes = DEFAULT_LEVEL_BASE_BYTES;
         private LongUnaryOperator timestampToMillis = HYBRID_TIMESTAMPS;
         private LongSupplier clock = System::currentTimeMillis;
 
@@ -306,6 +356,21 @@ public final class DaoOptions {
             return this;
         }
 
+        public Builder compactionStyle(CompactionStyle style) {
+            this.compactionStyle = Objects.requireNonNull(style, "compactionStyle");
+            return this;
+        }
+
+        public Builder targetTableBytes(long bytes) {
+            this.targetTableBytes = bytes;
+            return this;
+        }
+
+        public Builder levelBaseBytes(long bytes) {
+            this.levelBaseBytes = bytes;
+            return this;
+        }
+
         public Builder compactionBytesPerSecond(long bytesPerSecond) {
             this.compactionBytesPerSecond = bytesPerSecond;
             return this;
@@ -336,6 +401,9 @@ public final class DaoOptions {
                     "blockSizeBytes must be in [256, 1048576], got " + blockSizeBytes);
             require(compactionTrigger >= 2, "compactionTrigger must be >= 2, got " + compactionTrigger);
             require(maxFrozenMemtables >= 1, "maxFrozenMemtables must be >= 1, got " + maxFrozenMemtables);
+            require(targetTableBytes >= 4096, "targetTableBytes must be >= 4096, got " + targetTableBytes);
+            require(levelBaseBytes >= targetTableBytes, "levelBaseBytes must be >= targetTableBytes ("
+                    + targetTableBytes + "), got " + levelBaseBytes);
             require(compactionBytesPerSecond >= 0,
                     "compactionBytesPerSecond must be >= 0 (0: no limit), got " + compactionBytesPerSecond);
             require(!tombstoneGrace.isNegative(), "tombstoneGrace must not be negative, got " + tombstoneGrace);

@@ -3,6 +3,8 @@ package io.kvstore.core;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 
@@ -10,7 +12,8 @@ import java.util.SplittableRandom;
  * The child process of {@link DaoCrashTest}: opens a store and writes sequential keys until it is
  * killed, printing each acknowledged write to stdout only after the Dao method returned.
  *
- * <p>Arguments: engine name, data directory, first key index, flush threshold in bytes. Output lines:
+ * <p>Arguments: engine name, data directory, first key index, flush threshold in bytes, then options
+ * as {@code name=value} ({@link #applyOptions}). Output lines:
  * {@code P i} after the put of key {@code i}, {@code D j} after the delete of key {@code j}. Every
  * index {@code i} with {@code i % 10 == 9} is followed by the delete of index {@code i - 5}.
  */
@@ -23,10 +26,11 @@ public final class CrashWriter {
         Path directory = Path.of(args[1]);
         long first = Long.parseLong(args[2]);
         long flushThreshold = Long.parseLong(args[3]);
-        DaoOptions options = DaoOptions.builder(directory)
+        DaoOptions.Builder builder = DaoOptions.builder(directory)
                 .flushThresholdBytes(flushThreshold)
-                .compactionTrigger(2)
-                .build();
+                .compactionTrigger(2);
+        applyOptions(builder, Arrays.asList(args).subList(4, args.length));
+        DaoOptions options = builder.build();
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.US_ASCII);
         try (Dao dao = engine.open(options)) {
             for (long i = first; ; i++) {
@@ -41,6 +45,28 @@ public final class CrashWriter {
                 }
             }
         }
+    }
+
+    /**
+     * Applies {@code compactionStyle=SIZE_TIERED|LEVELED} (leveled with tiny tables and levels, so that
+     * compactions run all the time) and {@code compression=NONE|LZ4|ZSTD} to {@code builder}.
+     */
+    static DaoOptions.Builder applyOptions(DaoOptions.Builder builder, List<String> options) {
+        for (String option : options) {
+            String[] nameValue = option.split("=", 2);
+            switch (nameValue[0]) {
+                case "compactionStyle":
+                    builder.compactionStyle(CompactionStyle.valueOf(nameValue[1]))
+                            .targetTableBytes(8 << 10).levelBaseBytes(16 << 10);
+                    break;
+                case "compression":
+                    builder.compression(Compression.valueOf(nameValue[1]));
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option " + option);
+            }
+        }
+        return builder;
     }
 
     /** Whether the key of {@code index} is deleted after a later put (see the class comment). */

@@ -43,6 +43,11 @@ public abstract class DaoCrashTest {
     /** The engine under test, by its {@link Engine#fromName(String)} name (the child opens it by name). */
     protected abstract String engineName();
 
+    /** Options for the store, as {@link CrashWriter#applyOptions} takes them; none by default. */
+    protected List<String> optionArguments() {
+        return List.of();
+    }
+
     @Test
     @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void acknowledgedWritesSurviveKillMinusNine() throws Exception {
@@ -78,6 +83,7 @@ public abstract class DaoCrashTest {
         command.add(store.toString());
         command.add(Long.toString(acknowledged.highestPut + 1));
         command.add(Long.toString(FLUSH_THRESHOLD_BYTES));
+        command.addAll(optionArguments());
         Process child = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.US_ASCII))) {
             int puts = 0;
@@ -105,8 +111,8 @@ public abstract class DaoCrashTest {
     }
 
     private void verify(Path store, Acknowledged acknowledged) throws IOException {
-        try (Dao dao = Engine.fromName(engineName()).open(DaoOptions.builder(store)
-                .flushThresholdBytes(FLUSH_THRESHOLD_BYTES).compactionTrigger(2).build())) {
+        try (Dao dao = Engine.fromName(engineName()).open(CrashWriter.applyOptions(DaoOptions.builder(store)
+                .flushThresholdBytes(FLUSH_THRESHOLD_BYTES).compactionTrigger(2), optionArguments()).build())) {
             for (long i = 0; i <= acknowledged.highestPut; i++) {
                 Entry got = dao.get(CrashWriter.key(i));
                 boolean deleted = CrashWriter.isDeletedAfterPut(i) && acknowledged.deletes.get((int) i);

@@ -11,9 +11,51 @@ import java.util.Arrays;
  * memtable switches would keep them all on the heap.
  *
  * @param dropTombstonesBelow tombstones older than this are shadowing nothing: {@link Long#MIN_VALUE}
- *                            unless the run reaches the oldest table
+ *                            unless the run reaches the oldest table (size-tiered) or no table outside
+ *                            the inputs holds an older version of their keys (leveled)
+ * @param outputLevel         0: the output takes the inputs' place (size-tiered); 1 or deeper: the
+ *                            outputs go to that level (leveled)
  */
-record Compaction(SsTable[] inputs, long dropTombstonesBelow) {
+record Compaction(SsTable[] inputs, long dropTombstonesBelow, int outputLevel) {
+
+    /** Leveled: {@code inputs} merged into tables of {@code outputLevel}. */
+    static Compaction leveled(Version v, SsTable[] inputs, int outputLevel) {
+        return new Compaction(inputs, minTimestampOutside(v, inputs), outputLevel);
+    }
+
+    /**
+     * The smallest timestamp in {@code v}'s memtables and in its tables outside {@code inputs} whose key
+     * range meets theirs: a tombstone older than that shadows nothing outside the inputs, since every
+     * other version of its key there has a higher timestamp and wins anyway.
+     */
+    static long minTimestampOutside(Version v, SsTable[] inputs) {
+        long min = v.active.minTimestamp();
+        for (Memtable memtable : v.frozen) {
+            min = Math.min(min, memtable.minTimestamp());
+        }
+        byte[] first = inputs[0].firstKey();
+        byte[] last = inputs[0].lastKey();
+        for (SsTable input : inputs) {
+            first = Arrays.compareUnsigned(input.firstKey(), first) < 0 ? input.firstKey() : first;
+            last = Arrays.compareUnsigned(input.lastKey(), last) > 0 ? input.lastKey() : last;
+        }
+        for (SsTable table : v.tables) {
+            if (!contains(inputs, table) && Arrays.compareUnsigned(table.firstKey(), last) <= 0
+                    && Arrays.compareUnsigned(table.lastKey(), first) >= 0) {
+                min = Math.min(min, table.minTimestamp());
+            }
+        }
+        return min;
+    }
+
+    private static boolean contains(SsTable[] tables, SsTable table) {
+        for (SsTable t : tables) {
+            if (t == table) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /** The {@code count} oldest tables of {@code v}, or null if it has none. */
     static Compaction oldest(Version v, int count) {
@@ -30,7 +72,7 @@ record Compaction(SsTable[] inputs, long dropTombstonesBelow) {
             // older-timestamped version it must still shadow.
             dropTombstonesBelow = minTimestampNewerThan(v, inputs[0]);
         }
-        return new Compaction(inputs, dropTombstonesBelow);
+        return new Compaction(inputs, dropTombstonesBelow, 0);
     }
 
     /** The smallest timestamp in {@code v}'s memtables and in its tables newer than {@code table}. */

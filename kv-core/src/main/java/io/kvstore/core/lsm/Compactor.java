@@ -1,6 +1,7 @@
 package io.kvstore.core.lsm;
 
 import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
@@ -35,6 +36,8 @@ final class Compactor {
     private final DaoStats stats;
     /** Null when compactions are not rate limited. */
     private final CompactionRateLimiter limiter;
+    /** Null under size-tiered compaction. */
+    private final LeveledCompactionPicker leveled;
 
     Compactor(DaoOptions options, VersionSet versions, StoreState state, DaoStats stats, WriteController writes) {
         this.stats = stats;
@@ -44,6 +47,7 @@ final class Compactor {
         this.state = state;
         this.writes = writes;
         this.thread = new BackgroundThread("kvstore-compaction", options.backgroundPriority());
+        this.leveled = options.compactionStyle() == CompactionStyle.LEVELED ? new LeveledCompactionPicker(options) : null;
         this.limiter = options.compactionBytesPerSecond() > 0
                 ? new CompactionRateLimiter(options.compactionBytesPerSecond()) : null;
     }
@@ -53,6 +57,22 @@ final class Compactor {
         if (!state.isClosed()) {
             thread.execute(this::compactWhileNeeded);
         }
+    }
+
+    /** Compacts the whole store now and waits: into one table, or under leveled compaction into its deepest level. */
+    void compactAll() throws IOException {
+        if (leveled == null) {
+            compactOldest(Integer.MAX_VALUE, () -> { });
+            return;
+        }
+        thread.call(() -> {
+            while (true) {
+                Compaction job = LeveledCompactionPicker.all(versions.current());
+                if (job == null || compact(job, () -> { })) {
+                    return null;
+                }
+            }
+        }, "compaction");
     }
 
     /**
@@ -70,6 +90,11 @@ final class Compactor {
         }, "compaction");
     }
 
+    /** Waits for every compaction queued so far. */
+    void awaitQueued() throws IOException {
+        thread.call(() -> null, "compaction");
+    }
+
     void shutdown() {
         thread.shutdown();
     }
@@ -83,10 +108,15 @@ final class Compactor {
         return stats.compactedBytes();
     }
 
+    /** The compaction the configured policy would run on {@code v} now, or null if none is due. */
+    Compaction pick(Version v) {
+        return leveled != null ? leveled.pick(v) : CompactionPicker.pick(v, options.compactionTrigger());
+    }
+
     private void compactWhileNeeded() {
         try {
             while (!state.isClosed()) {
-                Compaction job = CompactionPicker.pick(versions.current(), options.compactionTrigger());
+                Compaction job = pick(versions.current());
                 if (job == null) {
                     return;
                 }
@@ -97,6 +127,25 @@ final class Compactor {
         } catch (IOException | RuntimeException e) {
             // Reads and writes go on; tables pile up until the cause is fixed and the store reopened.
             LOG.error("Background compaction failed in {}", dir, e);
+        }
+    }
+
+    /**
+     * How many keys an output table of leveled compaction may hold, for its Bloom filter: the target
+     * size over the inputs' bytes per entry, with room for smaller entries; at most all of them.
+     */
+    private long keysPerTable(SsTable[] inputs, long entries) {
+        long bytes = 0;
+        for (SsTable table : inputs) {
+            bytes += table.fileSize();
+        }
+        double perEntry = Math.max(1.0, bytes / (double) Math.max(1, entries));
+        return Math.max(1, Math.min(entries, (long) (2 * options.targetTableBytes() / perEntry)));
+    }
+
+    private static void discardAll(SsTable[] tables) throws IOException {
+        for (SsTable table : tables) {
+            VersionSet.discard(table);
         }
     }
 
@@ -129,23 +178,34 @@ final class Compactor {
             expectedKeys += table.entryCount();
             sources.add(table.iterator(null, null));
         }
-        TableBuilder.Built written;
         long now = options.clock().getAsLong();
         long graceEnds = graceEndsBeforeMillis(now);
+        SsTable[] outputs;
+        long newestDropped;
         try (MergeIterator merged = new MergeIterator(sources)) {
-            written = TableBuilder.build(dir, versions.newFileNumber(), merged, expectedKeys, options, now,
-                    tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds), state::isClosed, limiter);
+            if (job.outputLevel() == 0) {
+                TableBuilder.Built built = TableBuilder.build(dir, versions.newFileNumber(), merged, expectedKeys,
+                        options, now, tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds),
+                        state::isClosed, limiter);
+                outputs = built.table() == null ? new SsTable[0] : new SsTable[] {built.table()};
+                newestDropped = built.newestDroppedTombstone();
+            } else {
+                TableBuilder.BuiltTables built = TableBuilder.buildSplit(dir, versions::newFileNumber, merged,
+                        keysPerTable(inputs, expectedKeys), options, options.targetTableBytes(), now,
+                        tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds), state::isClosed, limiter);
+                outputs = built.tables();
+                newestDropped = built.newestDroppedTombstone();
+            }
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
         afterMerge.run();
-        SsTable output = written.table();
         // The tombstones left out were older than every newer source when the merge was planned; a write
         // arriving since (a late replica's, with an older timestamp) may need one to stay hidden. No write
         // may land between this check and the switch, hence the writers' lock, taken only then: every
         // writer waits for the manifest write. Other compactions, like flushes, switch without stopping
         // writers (see VersionSet.install).
-        boolean droppedTombstones = written.newestDroppedTombstone() != Long.MIN_VALUE;
+        boolean droppedTombstones = newestDropped != Long.MIN_VALUE;
         // The writers' lock before the manifest lock: a writer holds the former while it waits for a
         // flush, which needs the latter.
         if (droppedTombstones) {
@@ -157,22 +217,31 @@ final class Compactor {
                     // close() may have stopped waiting for this compaction and will give the directory up:
                     // nothing may be installed any more. (close() marks the store closed before it takes
                     // the manifest lock to release the tables and then the directory.)
-                    VersionSet.discard(output);
+                    discardAll(outputs);
                     throw new CancellationException("compaction of " + dir + " abandoned: store closed");
                 }
-                if (droppedTombstones && written.newestDroppedTombstone()
-                        >= Compaction.minTimestampNewerThan(versions.current(), inputs[0])) {
+                Version current = versions.current();
+                long shadowedBelow = job.outputLevel() == 0 ? Compaction.minTimestampNewerThan(current, inputs[0])
+                        : Compaction.minTimestampOutside(current, inputs);
+                if (droppedTombstones && newestDropped >= shadowedBelow) {
                     LOG.info("Compaction of {} tables of {} discarded: a write older than a tombstone it left out "
                             + "arrived during the merge", inputs.length, dir);
-                    VersionSet.discard(output);
+                    discardAll(outputs);
                     return false;
                 }
                 try {
-                    versions.install(v -> v.withCompacted(inputs, output));
+                    if (job.outputLevel() == 0) {
+                        SsTable output = outputs.length == 0 ? null : outputs[0];
+                        versions.install(v -> v.withCompacted(inputs, output));
+                    } else {
+                        versions.install(v -> v.withLeveled(inputs, outputs, job.outputLevel()));
+                    }
                 } catch (IOException e) {
-                    // Not installed: delete the output, or every retry on a full disk would leave one more.
-                    if (output != null && !Manifest.lists(dir, output.fileNumber())) {
-                        VersionSet.discard(output);
+                    // Not installed: delete the outputs, or every retry on a full disk would leave more.
+                    for (SsTable output : outputs) {
+                        if (!Manifest.lists(dir, output.fileNumber())) {
+                            VersionSet.discard(output);
+                        }
                     }
                     throw e;
                 }
@@ -182,8 +251,12 @@ final class Compactor {
                 writes.unlock();
             }
         }
-        stats.compacted(output == null ? 0 : output.fileSize());
-        LOG.debug("Compacted {} tables of {} into {}", inputs.length, dir, output);
+        long written = 0;
+        for (SsTable output : outputs) {
+            written += output.fileSize();
+        }
+        stats.compacted(written);
+        LOG.debug("Compacted {} tables of {} into {} at level {}", inputs.length, dir, outputs.length, job.outputLevel());
         VersionSet.obsolete(inputs);
         return true;
     }

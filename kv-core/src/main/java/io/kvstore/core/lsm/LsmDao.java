@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -219,7 +220,7 @@ public final class LsmDao implements Dao {
     @Override
     public void compact() throws IOException {
         flush();
-        compactor.compactOldest(Integer.MAX_VALUE, () -> { });
+        compactor.compactAll();
     }
 
     @Override
@@ -273,6 +274,11 @@ public final class LsmDao implements Dao {
         compactor.compactOldest(count, afterMerge);
     }
 
+    /** Waits for the background compactions queued so far (for tests). */
+    void awaitCompactions() throws IOException {
+        compactor.awaitQueued();
+    }
+
     /** Bytes written by flushes since opening (the user data that reached tables). */
     long flushedBytes() {
         return flusher.flushedBytes();
@@ -284,8 +290,8 @@ public final class LsmDao implements Dao {
     }
 
     /**
-     * Reads the current version only (no lock, no I/O). The tables form one size-tiered level; a
-     * compaction is pending when the size-tiered policy would pick a run now.
+     * Reads the current version only (no lock, no I/O); a compaction is pending when the configured
+     * policy would pick one now.
      */
     @Override
     public DaoProperties properties() {
@@ -295,11 +301,18 @@ public final class LsmDao implements Dao {
             memtableBytes += memtable.sizeBytes();
         }
         long tableBytes = 0;
-        for (SsTable table : v.tables) {
-            tableBytes += table.fileSize();
+        int deepest = 0;
+        for (int i = 0; i < v.tables.length; i++) {
+            tableBytes += v.tables[i].fileSize();
+            deepest = Math.max(deepest, v.levels[i]);
         }
-        int pending = CompactionPicker.pick(v, options.compactionTrigger()) == null ? 0 : 1;
-        return DaoProperties.of(memtableBytes, v.frozen.length, tableBytes, List.of(v.tables.length), pending, stats);
+        Integer[] perLevel = new Integer[v.tables.length == 0 ? 1 : deepest + 1];
+        Arrays.fill(perLevel, 0);
+        for (int level : v.levels) {
+            perLevel[level]++;
+        }
+        int pending = compactor.pick(v) == null ? 0 : 1;
+        return DaoProperties.of(memtableBytes, v.frozen.length, tableBytes, List.of(perLevel), pending, stats);
     }
 
     /** Memtables frozen and waiting to be flushed (for tests). */
@@ -310,6 +323,11 @@ public final class LsmDao implements Dao {
     /** Live tables, newest first (for tests and measurements). */
     SsTable[] liveTables() {
         return versions.current().tables.clone();
+    }
+
+    /** The level of each of {@link #liveTables()} (for tests). */
+    int[] liveLevels() {
+        return versions.current().levels.clone();
     }
 
     private static IOException chain(IOException first, IOException next) {

@@ -72,8 +72,11 @@ final class Recovery {
         long next = Math.max(manifest.nextFileNumber, maxNumber + 1);
 
         List<SsTable> tables = new ArrayList<>();
-        for (long number : manifest.tables) {
+        List<Integer> levels = new ArrayList<>();
+        for (int i = 0; i < manifest.tables.length; i++) {
+            long number = manifest.tables[i];
             tables.add(SsTable.open(FileNames.table(dir, number), number));
+            levels.add(manifest.levels[i]);
         }
         Memtable recovered = new Memtable(-1);
         long[] sequence = {0};
@@ -91,10 +94,16 @@ final class Recovery {
             SsTable table = TableBuilder.build(dir, number, recovered.iterator(null, null, Long.MAX_VALUE),
                     recovered.keyCount(), options, Long.MIN_VALUE, tombstone -> false, () -> false).table();
             tables.add(0, table);
+            levels.add(0, 0);
         }
         long logNumber = next++;
-        Version initial = new Version(new Memtable(logNumber), new Memtable[0], tables.toArray(new SsTable[0]));
-        new Manifest(next, logNumber, initial.tableNumbers()).write(dir);
+        int[] levelArray = new int[levels.size()];
+        for (int i = 0; i < levelArray.length; i++) {
+            levelArray[i] = levels.get(i);
+        }
+        Version initial = new Version(new Memtable(logNumber), new Memtable[0], tables.toArray(new SsTable[0]),
+                levelArray);
+        new Manifest(next, logNumber, initial.tableNumbers(), initial.levels).write(dir);
         for (long number : logs) {
             Files.deleteIfExists(FileNames.log(dir, number));
         }

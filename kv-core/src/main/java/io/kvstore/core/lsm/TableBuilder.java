@@ -7,9 +7,12 @@ import io.kvstore.core.table.SsTableWriter;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /** Writes a sorted stream of entries (a memtable's, or a merge's) as a new table of the store. */
@@ -19,6 +22,10 @@ final class TableBuilder {
 
     /** A table just written, and the newest timestamp among the tombstones left out of it. */
     record Built(SsTable table, long newestDroppedTombstone) {
+    }
+
+    /** Tables just written, in key order, and the newest timestamp among the tombstones left out of them. */
+    record BuiltTables(SsTable[] tables, long newestDroppedTombstone) {
     }
 
     /**
@@ -75,5 +82,84 @@ final class TableBuilder {
         // Just written through the page cache, so normally resident: reads need not wait for a check.
         table.checkResidency();
         return new Built(table, newestDropped);
+    }
+
+    /**
+     * {@link #build}, cutting the output into a new table (numbered by {@code numbers}) once one reaches
+     * {@code targetBytes}, each with a Bloom filter for {@code keysPerTable} keys; on failure every table
+     * written so far is deleted.
+     */
+    static BuiltTables buildSplit(Path dir, LongSupplier numbers, Iterator<Entry> entries, long keysPerTable,
+                                  DaoOptions options, long targetBytes, long nowMillis,
+                                  Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled,
+                                  CompactionRateLimiter limiter) throws IOException {
+        List<SsTable> written = new ArrayList<>();
+        long newestDropped = Long.MIN_VALUE;
+        SsTableWriter writer = null;
+        Path path = null;
+        long number = -1;
+        boolean done = false;
+        try {
+            long seen = 0;
+            long charged = 0;
+            while (entries.hasNext()) {
+                Entry entry = entries.next();
+                if (entry.expires()) {
+                    entry = entry.asOf(nowMillis);
+                }
+                if (entry.isTombstone() && mayDropTombstone.test(entry)) {
+                    newestDropped = Math.max(newestDropped, entry.timestamp());
+                    continue;
+                }
+                if (writer == null) {
+                    number = numbers.getAsLong();
+                    path = FileNames.table(dir, number);
+                    writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(), keysPerTable,
+                            options.compression());
+                    charged = 0;
+                }
+                writer.add(entry);
+                if ((++seen & 255) == 0) {
+                    if (limiter != null) {
+                        long bytes = writer.bytesWritten();
+                        if (!limiter.acquire(bytes - charged, cancelled)) {
+                            throw new CancellationException("table " + path + " abandoned: store closing");
+                        }
+                        charged = bytes;
+                    }
+                    if ((seen & 1023) == 0 && cancelled.getAsBoolean()) {
+                        throw new CancellationException("table " + path + " abandoned: store closing");
+                    }
+                }
+                if (writer.bytesWritten() >= targetBytes) {
+                    written.add(finish(writer, path, number));
+                    writer = null;
+                }
+            }
+            if (writer != null) {
+                written.add(finish(writer, path, number));
+                writer = null;
+            }
+            done = true;
+            return new BuiltTables(written.toArray(new SsTable[0]), newestDropped);
+        } finally {
+            if (!done) {
+                if (writer != null) {
+                    writer.abort();
+                }
+                for (SsTable table : written) {
+                    VersionSet.discard(table);
+                }
+            }
+        }
+    }
+
+    private static SsTable finish(SsTableWriter writer, Path path, long number) throws IOException {
+        try (writer) {
+            writer.finish();
+        }
+        SsTable table = SsTable.open(path, number);
+        table.checkResidency();
+        return table;
     }
 }

@@ -2,7 +2,9 @@ package io.kvstore.core.lsm;
 
 import io.kvstore.core.table.SsTable;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * An immutable view of what holds the store's data: the active memtable, frozen memtables waiting
@@ -13,11 +15,25 @@ final class Version {
     final Memtable active;
     final Memtable[] frozen;
     final SsTable[] tables;
+    /**
+     * The level of each table, parallel to {@link #tables}: 0 for flushed tables (and every table under
+     * size-tiered compaction), 1 and deeper for the sorted runs of leveled compaction. The tables list
+     * level 0 newest first, then each deeper level in key order.
+     */
+    final int[] levels;
 
     Version(Memtable active, Memtable[] frozen, SsTable[] tables) {
+        this(active, frozen, tables, new int[tables.length]);
+    }
+
+    Version(Memtable active, Memtable[] frozen, SsTable[] tables, int[] levels) {
+        if (levels.length != tables.length) {
+            throw new IllegalArgumentException(levels.length + " levels for " + tables.length + " tables");
+        }
         this.active = active;
         this.frozen = frozen;
         this.tables = tables;
+        this.levels = levels;
     }
 
     /** The active memtable frozen, {@code fresh} taking its place. */
@@ -25,7 +41,7 @@ final class Version {
         Memtable[] f = new Memtable[frozen.length + 1];
         f[0] = active;
         System.arraycopy(frozen, 0, f, 1, frozen.length);
-        return new Version(fresh, f, tables);
+        return new Version(fresh, f, tables, levels);
     }
 
     /** The oldest frozen memtable replaced by {@code table} (null if the memtable was empty) as newest table. */
@@ -34,15 +50,15 @@ final class Version {
             throw new IllegalStateException("flushed memtable is not the oldest frozen one");
         }
         Memtable[] f = Arrays.copyOf(frozen, frozen.length - 1);
-        SsTable[] t;
         if (table == null) {
-            t = tables;
-        } else {
-            t = new SsTable[tables.length + 1];
-            t[0] = table;
-            System.arraycopy(tables, 0, t, 1, tables.length);
+            return new Version(active, f, tables, levels);
         }
-        return new Version(active, f, t);
+        SsTable[] t = new SsTable[tables.length + 1];
+        int[] l = new int[levels.length + 1];
+        t[0] = table;
+        System.arraycopy(tables, 0, t, 1, tables.length);
+        System.arraycopy(levels, 0, l, 1, levels.length);
+        return new Version(active, f, t, l);
     }
 
     /** {@code inputs} (a contiguous run of this version's tables) replaced by {@code output} (may be null). */
@@ -64,12 +80,80 @@ final class Version {
         }
         int outputs = output == null ? 0 : 1;
         SsTable[] t = new SsTable[tables.length - inputs.length + outputs];
+        int[] l = new int[t.length];
         System.arraycopy(tables, 0, t, 0, start);
+        System.arraycopy(levels, 0, l, 0, start);
         if (output != null) {
             t[start] = output;
+            l[start] = levels[start + inputs.length - 1];
         }
         System.arraycopy(tables, start + inputs.length, t, start + outputs, tables.length - start - inputs.length);
-        return new Version(active, frozen, t);
+        System.arraycopy(levels, start + inputs.length, l, start + outputs, tables.length - start - inputs.length);
+        return new Version(active, frozen, t, l);
+    }
+
+    /**
+     * {@code inputs} (live tables of any levels) replaced by {@code outputs} at {@code level}, which is 1
+     * or deeper: level 0 keeps its order, and each deeper level is listed in key order.
+     */
+    Version withLeveled(SsTable[] inputs, SsTable[] outputs, int level) {
+        List<SsTable> keptTables = new ArrayList<>();
+        List<Integer> keptLevels = new ArrayList<>();
+        int removed = 0;
+        for (int i = 0; i < tables.length; i++) {
+            boolean input = false;
+            for (SsTable in : inputs) {
+                if (in == tables[i]) {
+                    input = true;
+                    break;
+                }
+            }
+            if (input) {
+                removed++;
+            } else {
+                keptTables.add(tables[i]);
+                keptLevels.add(levels[i]);
+            }
+        }
+        if (removed != inputs.length) {
+            throw new IllegalStateException("compaction inputs are no longer live");
+        }
+        for (SsTable out : outputs) {
+            keptTables.add(out);
+            keptLevels.add(level);
+        }
+        Integer[] order = new Integer[keptTables.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        // Level 0 first in its own (recency) order, then deeper levels in key order.
+        Arrays.sort(order, (a, b) -> {
+            int la = keptLevels.get(a);
+            int lb = keptLevels.get(b);
+            if (la != lb) {
+                return Integer.compare(la, lb);
+            }
+            if (la == 0) {
+                return Integer.compare(a, b);
+            }
+            return Arrays.compareUnsigned(keptTables.get(a).firstKey(), keptTables.get(b).firstKey());
+        });
+        SsTable[] t = new SsTable[order.length];
+        int[] l = new int[order.length];
+        for (int i = 0; i < order.length; i++) {
+            t[i] = keptTables.get(order[i]);
+            l[i] = keptLevels.get(order[i]);
+        }
+        return new Version(active, frozen, t, l);
+    }
+
+    /** The deepest level holding a table, 0 if none. */
+    int deepestLevel() {
+        int deepest = 0;
+        for (int level : levels) {
+            deepest = Math.max(deepest, level);
+        }
+        return deepest;
     }
 
     /** The oldest log still needed: that of the oldest unflushed memtable. */

@@ -66,11 +66,12 @@ final class VersionSet {
         synchronized (versionLock) {
             planned = change.apply(current);
         }
-        new Manifest(nextFileNumber.get(), planned.oldestLogNumber(), planned.tableNumbers()).write(dir);
+        new Manifest(nextFileNumber.get(), planned.oldestLogNumber(), planned.tableNumbers(), planned.levels).write(dir);
         synchronized (versionLock) {
             Version next = change.apply(current);
             if (next.oldestLogNumber() != planned.oldestLogNumber()
-                    || !Arrays.equals(next.tableNumbers(), planned.tableNumbers())) {
+                    || !Arrays.equals(next.tableNumbers(), planned.tableNumbers())
+                    || !Arrays.equals(next.levels, planned.levels)) {
                 throw new IllegalStateException("the version changed under the manifest lock in " + dir);
             }
             current = next;

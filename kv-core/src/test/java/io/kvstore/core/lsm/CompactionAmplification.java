@@ -1,5 +1,7 @@
 package io.kvstore.core.lsm;
 
+import io.kvstore.core.CompactionStyle;
+import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
 import io.kvstore.core.table.SsTable;
@@ -15,8 +17,10 @@ import java.util.Random;
  * <pre>
  * ./mvnw -q -pl kv-core test-compile dependency:build-classpath -Dmdep.outputFile=target/cp.txt
  * java -cp kv-core/target/classes:kv-core/target/test-classes:$(cat kv-core/target/cp.txt) \
- *     io.kvstore.core.lsm.CompactionAmplification WRITES DISTINCT_KEYS FLUSH_BYTES TRIGGER
+ *     io.kvstore.core.lsm.CompactionAmplification WRITES DISTINCT_KEYS FLUSH_BYTES TRIGGER \
+ *     [LEVELED TARGET_TABLE_BYTES LEVEL_BASE_BYTES]
  * </pre>
+ * Tables are uncompressed, so that the figures compare with those of the first table format.
  */
 public final class CompactionAmplification {
     private CompactionAmplification() {
@@ -35,7 +39,17 @@ public final class CompactionAmplification {
         int maxTables = 0;
         long tableSamples = 0;
         int samples = 0;
-        DaoOptions options = DaoOptions.builder(dir).flushThresholdBytes(flushBytes).compactionTrigger(trigger).build();
+        DaoOptions.Builder builder = DaoOptions.builder(dir).flushThresholdBytes(flushBytes).compactionTrigger(trigger)
+                .compression(Compression.NONE);
+        String style = "SIZE_TIERED";
+        if (args.length > 4) {
+            style = args[4];
+            builder.compactionStyle(CompactionStyle.valueOf(style));
+            if (args.length > 6) {
+                builder.targetTableBytes(Long.parseLong(args[5])).levelBaseBytes(Long.parseLong(args[6]));
+            }
+        }
+        DaoOptions options = builder.build();
         try (LsmDao dao = LsmDao.open(options)) {
             for (int i = 0; i < writes; i++) {
                 long k = distinct >= writes ? i : random.nextInt(distinct);
@@ -53,9 +67,9 @@ public final class CompactionAmplification {
             long compacted = dao.compactedBytes();
             dao.compact();
             long compactedSize = bytes(dao.liveTables());
-            System.out.printf("writes=%d distinct=%d flush=%d trigger=%d: flushed=%d MB, compaction wrote=%d MB,"
+            System.out.printf("%s writes=%d distinct=%d flush=%d trigger=%d: flushed=%d MB, compaction wrote=%d MB,"
                             + " write amplification (tables)=%.2f, max live/compacted=%.2f, tables max=%d avg=%.1f%n",
-                    writes, distinct, flushBytes, trigger, flushed >> 20, compacted >> 20,
+                    style, writes, distinct, flushBytes, trigger, flushed >> 20, compacted >> 20,
                     (flushed + compacted) / (double) flushed, maxLive / (double) compactedSize, maxTables,
                     tableSamples / (double) Math.max(1, samples));
         }
