@@ -68,7 +68,7 @@ public final class KvClient implements AutoCloseable {
      * A response header carrying the epoch of the cluster map the node holds; a client holding an older
      * map reads it again.
      */
-    public static final String EPOCH_HEADER = "X-Kv-Cluster-Epoch";
+    public static final String EPOCH_HEADER = "X-Kv-Epoch";
     /** The least time between two refreshes caused by errors, so a dead node does not cause a storm. */
     private static final long MIN_REFRESH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
