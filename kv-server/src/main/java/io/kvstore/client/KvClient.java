@@ -68,7 +68,7 @@ public final class KvClient implements AutoCloseable {
      * A response header carrying the epoch of the cluster map the node holds; a client holding an older
      * map reads it again.
      */
-    public static final String EPOCH_HEADER = "X-Kv-Cluster-Epoch";
+    public static final String EPOCH_HEADER = "X-Kv-Epoch";
     /** The least time between two refreshes caused by errors, so a dead node does not cause a storm. */
     private static final long MIN_REFRESH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
@@ -223,7 +223,29 @@ public final class KvClient implements AutoCloseable {
         if (routing == Routing.ROUND_ROBIN) {
             return CompletableFuture.completedFuture(null);
         }
-        return fetchMap().toCompletionStage();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        onClientLoop(() -> fetchMap().onComplete(fetched -> {
+            if (fetched.succeeded()) {
+                done.complete(null);
+            } else {
+                done.completeExceptionally(fetched.cause());
+            }
+        }));
+        return done;
+    }
+
+    /**
+     * Runs {@code action} on the calling event loop if it is one of this client's Vert.x instance, else
+     * on one of the client's: the connection pool hands out and recycles connections on event loops,
+     * and a request issued from a foreign thread could wait for ever for a connection recycled meanwhile.
+     */
+    private void onClientLoop(Runnable action) {
+        Context current = Vertx.currentContext();
+        if (current != null && current.owner() == vertx) {
+            action.run();
+        } else {
+            pickContext().runOnContext(v -> action.run());
+        }
     }
 
     /** Closes the connections (and the event loops, if the client created them). Idempotent. */
@@ -261,8 +283,6 @@ public final class KvClient implements AutoCloseable {
         if (current != null && current.owner() == vertx) {
             attempt(method, key, uri, from, body, outcome, result, 0);
         } else {
-            // Issued from one of the client's event loops, never from a foreign thread: the connection
-            // pool hands out and recycles connections on event loops.
             pickContext().runOnContext(v -> attempt(method, key, uri, from, body, outcome, result, 0));
         }
         return result;
@@ -516,7 +536,11 @@ public final class KvClient implements AutoCloseable {
             KvClient client = new KvClient(this);
             if (routing == Routing.REPLICA) {
                 try {
-                    client.refresh().toCompletableFuture().get();
+                    // Each seed answers or times out within twice the timeout (connection, then answer).
+                    client.refresh().toCompletableFuture().get(2 * (seeds.size() + 1) * timeout.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    client.close();
+                    throw new KvClientException("no seed gave the cluster map within the timeout: " + seeds, 0, null, e);
                 } catch (ExecutionException e) {
                     client.close();
                     Throwable cause = e.getCause();
