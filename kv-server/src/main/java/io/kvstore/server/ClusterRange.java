@@ -77,6 +77,8 @@ final class ClusterRange {
         private final List<RangeSource> live;
         private final Quorum quorum;
         private final List<String> failures = new ArrayList<>();
+        /** Failed sources still in {@link #live}: taken out between two keys, never while a key is gathered. */
+        private final List<RangeSource> failed = new ArrayList<>();
         private boolean started;
         private boolean done;
         private boolean pumping;
@@ -106,9 +108,10 @@ final class ClusterRange {
 
         @Override
         public void failed(RangeSource source, Throwable cause) {
-            if (done || !live.remove(source)) {
+            if (done || failed.contains(source) || !live.contains(source)) {
                 return;
             }
+            failed.add(source);
             failures.add(source.node() + ": " + cause.getMessage());
             LOG.warn("cluster range {}: {} failed", request.uri(), source.node(), cause);
             if (quorum.from() - failures.size() < quorum.ack()) {
@@ -143,6 +146,10 @@ final class ClusterRange {
                 if (keys == KEYS_PER_TURN) {
                     context.runOnContext(next -> pump());
                     return;
+                }
+                if (!failed.isEmpty()) {
+                    live.removeAll(failed);
+                    failed.clear();
                 }
                 boolean waiting = false;
                 byte[] smallest = null;
