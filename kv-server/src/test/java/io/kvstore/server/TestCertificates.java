@@ -20,7 +20,7 @@ import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A test PKI made with the JDK's keytool in a temporary directory: a CA, a certificate it issues for
- * 127.0.0.1 and localhost (server and client use), and the same from a second, untrusted CA. Keys and
+ * 127.0.0.1 and localhost (server and client use), and a self-signed one no node trusts. Keys and
  * certificates are written as PEM, as the node reads them.
  */
 final class TestCertificates {
@@ -35,23 +35,64 @@ final class TestCertificates {
 
     private TestCertificates(Path dir) throws Exception {
         Path ca = dir.resolve("ca.p12");
-        Path otherCa = dir.resolve("other-ca.p12");
-        keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=kvstore test CA",
-                "-ext", "bc:c", "-validity", "2", "-keystore", ca.toString());
-        keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=another CA",
-                "-ext", "bc:c", "-validity", "2", "-keystore", otherCa.toString());
-        caPem = dir.resolve("ca.pem");
-        keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-file", caPem.toString());
-        nodeStore = issue(dir, "node", ca);
-        strangerStore = issue(dir, "stranger", otherCa);
+        nodeStore = dir.resolve("node.p12");
+        strangerStore = dir.resolve("stranger.p12");
+        // Three key pairs at once: each keytool is a JVM start.
+        Process caKeys = keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1",
+                "-dname", "CN=kvstore test CA", "-ext", "bc:c", "-validity", "2", "-keystore", ca.toString());
+        Process nodeKeys = keytool("-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1",
+                "-dname", "CN=node", "-validity", "2", "-keystore", nodeStore.toString());
+        Process strangerKeys = keytool("-genkeypair", "-alias", "stranger", "-keyalg", "EC", "-groupname", "secp256r1",
+                "-dname", "CN=stranger", "-validity", "2", "-ext", "SAN=dns:localhost,ip:127.0.0.1",
+                "-keystore", strangerStore.toString());
+        await(caKeys);
+        await(nodeKeys);
+        await(strangerKeys);
+        Path request = dir.resolve("node.csr");
+        await(keytool("-certreq", "-alias", "node", "-keystore", nodeStore.toString(), "-file", request.toString()));
         nodeCert = dir.resolve("node.crt");
+        await(keytool("-gencert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-infile", request.toString(),
+                "-outfile", nodeCert.toString(), "-validity", "2", "-ext", "SAN=dns:localhost,ip:127.0.0.1",
+                "-ext", "EKU=serverAuth,clientAuth"));
+        X509Certificate caCertificate = (X509Certificate) load(ca).getCertificate("ca");
+        caPem = dir.resolve("ca.pem");
+        Files.writeString(caPem, pem("CERTIFICATE", caCertificate.getEncoded()));
+        List<Certificate> chain = new ArrayList<>();
+        try (InputStream in = Files.newInputStream(nodeCert)) {
+            chain.addAll(CertificateFactory.getInstance("X.509").generateCertificates(in));
+        }
+        chain.add(caCertificate);
+        KeyStore keys = load(nodeStore);
+        PrivateKey key = (PrivateKey) keys.getKey("node", PASSWORD.toCharArray());
+        keys.setKeyEntry("node", key, PASSWORD.toCharArray(), chain.toArray(new Certificate[0]));
+        try (var out = Files.newOutputStream(nodeStore)) {
+            keys.store(out, PASSWORD.toCharArray());
+        }
         nodeKey = writeKey(nodeStore, dir.resolve("node.key"));
         strangerCert = dir.resolve("stranger.crt");
+        Files.writeString(strangerCert, pem("CERTIFICATE", load(strangerStore).getCertificate("stranger").getEncoded()));
         strangerKey = writeKey(strangerStore, dir.resolve("stranger.key"));
     }
 
-    static TestCertificates create(Path dir) throws Exception {
-        return new TestCertificates(dir);
+    private static TestCertificates shared;
+
+    /**
+     * One PKI for every test class in this JVM (keytool takes a second per call), in a temporary
+     * directory removed when the JVM exits.
+     */
+    static synchronized TestCertificates shared() throws Exception {
+        if (shared == null) {
+            Path dir = Files.createTempDirectory("kv-test-pki");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try (var files = Files.walk(dir)) {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+                } catch (IOException e) {
+                    // a temporary directory left behind
+                }
+            }));
+            shared = new TestCertificates(dir);
+        }
+        return shared;
     }
 
     /** A client context that trusts the CA and presents no certificate. */
@@ -64,7 +105,10 @@ final class TestCertificates {
         return context(nodeStore);
     }
 
-    /** A client context that trusts the CA and presents a certificate another CA issued. */
+    /**
+     * A client context that trusts the CA and presents a self-signed certificate, even though the node
+     * asks for one its CA issued (a JDK client would otherwise send none).
+     */
     SSLContext strangerClient() throws Exception {
         return context(strangerStore);
     }
@@ -83,47 +127,62 @@ final class TestCertificates {
             kmf.init(load(keyStore), PASSWORD.toCharArray());
         }
         SSLContext context = SSLContext.getInstance("TLS");
-        context.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-        return context;
-    }
+        javax.net.ssl.KeyManager[] keyManagers = null;
+        if (kmf != null) {
+            javax.net.ssl.X509KeyManager keys = (javax.net.ssl.X509KeyManager) kmf.getKeyManagers()[0];
+            String alias = load(keyStore).aliases().nextElement();
+            keyManagers = new javax.net.ssl.KeyManager[] {new javax.net.ssl.X509ExtendedKeyManager() {
+                @Override
+                public String[] getClientAliases(String keyType, java.security.Principal[] issuers) {
+                    return new String[] {alias};
+                }
 
-    /** A key pair in {@code <name>.p12}, its certificate issued by {@code ca} into {@code <name>.crt} (PEM). */
-    private static Path issue(Path dir, String name, Path ca) throws Exception {
-        Path store = dir.resolve(name + ".p12");
-        Path request = dir.resolve(name + ".csr");
-        Path cert = dir.resolve(name + ".crt");
-        keytool("-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=" + name,
-                "-validity", "2", "-keystore", store.toString());
-        keytool("-certreq", "-alias", name, "-keystore", store.toString(), "-file", request.toString());
-        keytool("-gencert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-infile", request.toString(),
-                "-outfile", cert.toString(), "-validity", "2", "-ext", "SAN=dns:localhost,ip:127.0.0.1",
-                "-ext", "EKU=serverAuth,clientAuth");
-        // Replace the self-signed entry with the issued chain, for the client contexts.
-        List<Certificate> chain = new ArrayList<>();
-        try (InputStream in = Files.newInputStream(cert)) {
-            chain.addAll(CertificateFactory.getInstance("X.509").generateCertificates(in));
+                @Override
+                public String chooseClientAlias(String[] keyType, java.security.Principal[] issuers, java.net.Socket socket) {
+                    return alias;
+                }
+
+                @Override
+                public String chooseEngineClientAlias(String[] keyType, java.security.Principal[] issuers, javax.net.ssl.SSLEngine engine) {
+                    return alias;
+                }
+
+                @Override
+                public String[] getServerAliases(String keyType, java.security.Principal[] issuers) {
+                    return null;
+                }
+
+                @Override
+                public String chooseServerAlias(String keyType, java.security.Principal[] issuers, java.net.Socket socket) {
+                    return null;
+                }
+
+                @Override
+                public X509Certificate[] getCertificateChain(String name) {
+                    return keys.getCertificateChain(name);
+                }
+
+                @Override
+                public PrivateKey getPrivateKey(String name) {
+                    return keys.getPrivateKey(name);
+                }
+            }};
         }
-        Path caCert = dir.resolve(name + "-issuer.pem");
-        keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", ca.toString(), "-file", caCert.toString());
-        try (InputStream in = Files.newInputStream(caCert)) {
-            chain.add(CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        KeyStore keys = load(store);
-        PrivateKey key = (PrivateKey) keys.getKey(name, PASSWORD.toCharArray());
-        keys.setKeyEntry(name, key, PASSWORD.toCharArray(), chain.toArray(new X509Certificate[0]));
-        try (var out = Files.newOutputStream(store)) {
-            keys.store(out, PASSWORD.toCharArray());
-        }
-        return store;
+        context.init(keyManagers, tmf.getTrustManagers(), null);
+        return context;
     }
 
     private static Path writeKey(Path store, Path pem) throws Exception {
         KeyStore keys = load(store);
         String alias = keys.aliases().nextElement();
         PrivateKey key = (PrivateKey) keys.getKey(alias, PASSWORD.toCharArray());
-        String body = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(key.getEncoded());
-        Files.writeString(pem, "-----BEGIN PRIVATE KEY-----\n" + body + "\n-----END PRIVATE KEY-----\n");
+        Files.writeString(pem, pem("PRIVATE KEY", key.getEncoded()));
         return pem;
+    }
+
+    private static String pem(String type, byte[] der) {
+        String body = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der);
+        return "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n";
     }
 
     private static KeyStore load(Path store) throws Exception {
@@ -134,15 +193,18 @@ final class TestCertificates {
         return keys;
     }
 
-    private static void keytool(String... args) throws IOException, InterruptedException {
+    private static Process keytool(String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
         command.addAll(List.of(args));
         command.addAll(List.of("-storepass", PASSWORD, "-keypass", PASSWORD, "-storetype", "PKCS12", "-noprompt"));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-            throw new IOException("keytool " + String.join(" ", args) + " failed: " + output);
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    private static void await(Process keytool) throws IOException, InterruptedException {
+        String output = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!keytool.waitFor(60, TimeUnit.SECONDS) || keytool.exitValue() != 0) {
+            throw new IOException("keytool failed: " + keytool.info().commandLine().orElse("") + ": " + output);
         }
     }
 }
