@@ -67,6 +67,23 @@ class TlsTest {
     }
 
     @Test
+    void theJavaClientSpeaksTlsAndReadsRangesOverIt() throws Exception {
+        try (io.kvstore.client.KvClient client = io.kvstore.client.KvClient.builder()
+                .seeds("https://127.0.0.1:" + server.port()).trustedCa(pki.caPem)
+                .routing(io.kvstore.client.KvClient.Routing.ROUND_ROBIN).build()) {
+            client.blocking().put("a", "1");
+            client.blocking().put("b", "2");
+            assertEquals("1", client.blocking().getString("a").orElseThrow());
+            try (io.kvstore.client.RangeIterator range = client.range("a".getBytes(java.nio.charset.StandardCharsets.UTF_8), null)) {
+                assertTrue(range.hasNext());
+                range.next();
+                assertTrue(range.hasNext());
+                range.next();
+            }
+        }
+    }
+
+    @Test
     void internalRoutesNeedACertificateFromTheCaEvenWhenSigned() throws Exception {
         HttpResponse<String> withoutCertificate = signedPing(client(pki.trustingClient()));
         assertEquals(401, withoutCertificate.statusCode());
