@@ -293,14 +293,14 @@ public final class KvServer {
                 .description("Connections closed for sending a request too slowly").register(registry);
     }
 
-    /** One warning per open route class that matters: a node of a cluster without a secret, admin routes. */
+    /** Says which routes are open: a warning for a cluster's internal routes, a note for admin routes. */
     private static void warnAboutOpenRoutes(KvServerConfig config) {
         if (config.clusterSecrets() == null && config.cluster().size() > 1) {
             LOG.warn("no --cluster-secret-file: the internal routes of node {} are open, so anyone who can reach"
                     + " its port can write any key with any timestamp (docs/OPERATIONS.md#security)", config.self());
         }
         if (config.clusterSecrets() == null && config.adminTokens() == null) {
-            LOG.warn("neither --admin-token-file nor --cluster-secret-file: admin routes ({}...) answer only"
+            LOG.info("neither --admin-token-file nor --cluster-secret-file: admin routes ({}...) answer only"
                     + " loopback connections", Authenticator.ADMIN_PREFIX);
         }
     }

@@ -267,6 +267,30 @@ class SecurityTest {
         assertNotNull(data);
     }
 
+    @Test
+    void theCommandLineSetsEverySecurityOptionAndRefusesABadSecretFileAsAUsageError() throws Exception {
+        Path secret = secretFile(dir, "secret", SECRET);
+        Path admin = secretFile(dir, "admin", ADMIN_TOKEN);
+        Path client = secretFile(dir, "client", CLIENT_TOKEN);
+        Path pem = secretFile(dir, "any.pem", "not parsed until the node starts");
+        KvServerConfig c = ServerCommand.parse("--data-dir", dir.resolve("data").toString(),
+                "--cluster", "https://h1:9001,https://h2:9002", "--self", "https://h1:9001", "--port", "9001",
+                "--cluster-secret-file", secret.toString(), "--admin-token-file", admin.toString(),
+                "--client-token-file", client.toString(), "--tls-cert", pem.toString(), "--tls-key", pem.toString(),
+                "--tls-ca", pem.toString());
+        assertEquals(secret, c.clusterSecretFile());
+        assertEquals(admin, c.adminTokenFile());
+        assertEquals(client, c.clientTokenFile());
+        assertEquals(pem, c.tlsCertificate());
+        assertEquals(pem, c.tlsKey());
+        assertEquals(pem, c.tlsCa());
+        assertEquals("https", c.scheme());
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-r--r--"));
+        picocli.CommandLine.ParameterException e = assertThrows(picocli.CommandLine.ParameterException.class,
+                () -> ServerCommand.parse("--cluster-secret-file", secret.toString()));
+        assertTrue(e.getMessage().contains("--cluster-secret-file " + secret) && e.getMessage().contains("chmod 600"), e.getMessage());
+    }
+
     private void assertRefused(Path file, String why) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> KvServerConfig.builder()
                 .dataDirectory(dir.resolve("data")).clusterSecretFile(file).build());
