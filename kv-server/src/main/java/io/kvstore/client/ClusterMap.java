@@ -126,8 +126,8 @@ final class ClusterMap {
 
     static SocketAddress address(String url) {
         URI uri = URI.create(url);
-        if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
-            throw new IllegalArgumentException("node URL must look like http://host:port, got '" + url + "'");
+        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null || uri.getPort() < 0) {
+            throw new IllegalArgumentException("node URL must look like http://host:port or https://host:port, got '" + url + "'");
         }
         return SocketAddress.inetSocketAddress(uri.getPort(), uri.getHost());
     }

@@ -8,14 +8,17 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClosedException;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
+import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.net.SocketAddress;
 import java.net.ConnectException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,6 +62,9 @@ import org.slf4j.LoggerFactory;
  * live node; a write applied before the close is then applied once more, with a newer timestamp. A GET
  * is also sent again after a timeout; a PUT or DELETE is not (it may be in progress).
  *
+ * <p>Seeds given as {@code https://} URLs make the client speak TLS, trusting {@link Builder#trustedCa};
+ * a cluster started with {@code --client-token-file} needs {@link Builder#token}.
+ *
  * <p>Thread-safe; share one instance. Asynchronous results complete on the client's event loops: do
  * not block in their callbacks. {@link #blocking()} waits for them on the calling thread.
  */
@@ -96,6 +102,8 @@ public final class KvClient implements AutoCloseable {
     private final long periodicRefresh;
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private final BlockingKvClient blocking;
+    /** The Authorization header's value, or null. */
+    private final String authorization;
     private volatile ClusterMap map;
     private volatile long lastRefreshNanos;
     private volatile boolean closed;
@@ -106,11 +114,22 @@ public final class KvClient implements AutoCloseable {
         this.seeds = List.copyOf(b.seeds);
         this.routing = b.routing;
         this.timeoutMillis = b.timeout.toMillis();
-        this.http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true)
-                        .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis)),
-                new PoolOptions().setHttp1MaxSize(b.connectionsPerNode));
-        this.net = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true)
-                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis)));
+        this.authorization = b.token == null ? null : "Bearer " + b.token;
+        boolean tls = b.seeds.get(0).startsWith("https:");
+        HttpClientOptions httpOptions = new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true)
+                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis));
+        NetClientOptions netOptions = new NetClientOptions().setTcpNoDelay(true)
+                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis));
+        if (tls) {
+            httpOptions.setSsl(true);
+            netOptions.setSsl(true).setHostnameVerificationAlgorithm("HTTPS");
+            if (b.trustedCa != null) {
+                httpOptions.setTrustOptions(new PemTrustOptions().addCertPath(b.trustedCa.toString()));
+                netOptions.setTrustOptions(new PemTrustOptions().addCertPath(b.trustedCa.toString()));
+            }
+        }
+        this.http = vertx.createHttpClient(httpOptions, new PoolOptions().setHttp1MaxSize(b.connectionsPerNode));
+        this.net = vertx.createNetClient(netOptions);
         this.contexts = new Context[b.eventLoops];
         for (int i = 0; i < contexts.length; i++) {
             contexts[i] = vertx.getOrCreateContext();
@@ -196,7 +215,7 @@ public final class KvClient implements AutoCloseable {
             KeyEncoding.append(uri.append("&end="), end);
         }
         return RangeIterator.open(net, pickContext(), ClusterMap.address(nodeUrl), nodeUrl, uri.append(scope).toString(),
-                timeoutMillis);
+                authorization == null ? "" : "Authorization: " + authorization + "\r\n", timeoutMillis);
     }
 
     /** This client's blocking face: the same calls, waited for on the calling thread. */
@@ -297,6 +316,9 @@ public final class KvClient implements AutoCloseable {
         String nodeUrl = current.nodes.get(node);
         RequestOptions request = new RequestOptions().setMethod(method).setHost(address.host()).setPort(address.port())
                 .setURI(uri).setIdleTimeout(timeoutMillis);
+        if (authorization != null) {
+            request.putHeader(HttpHeaders.AUTHORIZATION, authorization);
+        }
         http.request(request)
                 .compose(req -> body == null ? req.send() : req.send(body))
                 .compose(response -> response.body().map(bytes -> {
@@ -437,6 +459,9 @@ public final class KvClient implements AutoCloseable {
     private Future<String> fetchJson(SocketAddress address, String path) {
         RequestOptions request = new RequestOptions().setMethod(HttpMethod.GET).setHost(address.host())
                 .setPort(address.port()).setURI(path).setIdleTimeout(timeoutMillis);
+        if (authorization != null) {
+            request.putHeader(HttpHeaders.AUTHORIZATION, authorization);
+        }
         return http.request(request).compose(req -> req.send())
                 .compose(response -> response.body()
                         .map(body -> response.statusCode() == 200 ? body.toString(StandardCharsets.UTF_8) : null));
@@ -451,8 +476,25 @@ public final class KvClient implements AutoCloseable {
         private Duration refreshInterval = Duration.ofSeconds(30);
         private int connectionsPerNode = 16;
         private int eventLoops = 1;
+        private Path trustedCa;
+        private String token;
 
         private Builder() {
+        }
+
+        /**
+         * The PEM certificate(s) of the CA that issued the nodes' certificates, for seeds given as
+         * {@code https://} URLs (default: the JDK's trusted CAs).
+         */
+        public Builder trustedCa(Path pem) {
+            this.trustedCa = pem;
+            return this;
+        }
+
+        /** The token of a cluster started with {@code --client-token-file}, sent as {@code Authorization: Bearer}. */
+        public Builder token(String token) {
+            this.token = token;
+            return this;
         }
 
         /** Nodes to read the cluster map from, tried in order until one answers (any node will do). */
@@ -532,6 +574,12 @@ public final class KvClient implements AutoCloseable {
             }
             if (routing == null) {
                 throw new IllegalArgumentException("routing is null");
+            }
+            String scheme = seeds.get(0).substring(0, seeds.get(0).indexOf(':'));
+            for (String seed : seeds) {
+                if (!seed.startsWith(scheme + ":")) {
+                    throw new IllegalArgumentException("seeds mix http and https: " + seeds);
+                }
             }
             KvClient client = new KvClient(this);
             if (routing == Routing.REPLICA) {

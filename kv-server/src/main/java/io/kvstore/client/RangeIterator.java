@@ -54,12 +54,13 @@ public final class RangeIterator implements Iterator<KeyValue>, AutoCloseable {
         this.timeoutMillis = timeoutMillis;
     }
 
+    /** {@code headers}: further header lines, each ending in CRLF (or empty). */
     static RangeIterator open(NetClient net, Context context, SocketAddress address, String node, String uri,
-            long timeoutMillis) {
+            String headers, long timeoutMillis) {
         RangeIterator range = new RangeIterator(context, node, timeoutMillis);
         // Keep-alive, though the connection serves this range only: this side closes it once the last
         // chunk is in, so the node never closes it with the end of the stream still in its buffers.
-        String request = "GET " + uri + " HTTP/1.1\r\nHost: " + address.host() + ":" + address.port() + "\r\n\r\n";
+        String request = "GET " + uri + " HTTP/1.1\r\nHost: " + address.host() + ":" + address.port() + "\r\n" + headers + "\r\n";
         context.runOnContext(v -> net.connect(address).onComplete(connected -> {
             if (connected.failed()) {
                 range.received.add(new KvClientException("range from " + node + ": cannot connect: " + connected.cause(), 0,

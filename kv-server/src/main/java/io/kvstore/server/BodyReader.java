@@ -5,7 +5,9 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
+import java.security.MessageDigest;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.function.Function;
 
 /**
@@ -20,6 +22,10 @@ import java.util.function.Function;
  * {@code 100 Continue} once the body has passed both limits, and a refusal instead of it when not, so a
  * refused body is never sent; without the 100 such a client waits a second or more before sending.
  * Any other expectation is refused with 417.
+ *
+ * <p>A body declared by a {@value RequestSignature#CONTENT_HEADER} header (every signed request has
+ * one, covered by its signature) is hashed as it arrives and must match it: a body altered on the way is
+ * refused with 403 and never reaches the consumer.
  */
 final class BodyReader {
     private final HttpServerRequest request;
@@ -30,6 +36,9 @@ final class BodyReader {
     private int size;
     private long reserved;
     private boolean refused;
+    /** Null unless the request declares its body's digest. */
+    private MessageDigest digest;
+    private byte[] declaredDigest;
 
     private BodyReader(HttpServerRequest request, int limit, BodyMemoryBudget budget, Function<byte[], Future<?>> consumer) {
         this.request = request;
@@ -65,6 +74,16 @@ final class BodyReader {
             refuse(417, "cannot meet the expectation '" + expectation + "'; only 100-continue is supported");
             return;
         }
+        String signedDigest = request.getHeader(RequestSignature.CONTENT_HEADER);
+        if (signedDigest != null) {
+            try {
+                declaredDigest = Base64.getUrlDecoder().decode(signedDigest);
+            } catch (IllegalArgumentException e) {
+                refuse(403, RequestSignature.CONTENT_HEADER + " is not base64url");
+                return;
+            }
+            digest = RequestSignature.newDigest();
+        }
         if (!reserve(capacity)) {
             return;
         }
@@ -95,11 +114,18 @@ final class BodyReader {
             body = Arrays.copyOf(body, grown);
         }
         chunk.getBytes(0, chunk.length(), body, size);
+        if (digest != null) {
+            digest.update(body, size, chunk.length());
+        }
         size = needed;
     }
 
     private void onEnd() {
         if (refused) {
+            return;
+        }
+        if (digest != null && !MessageDigest.isEqual(digest.digest(), declaredDigest)) {
+            refuse(403, "the body does not match its " + RequestSignature.CONTENT_HEADER + ": altered on the way");
             return;
         }
         byte[] value = size == body.length ? body : Arrays.copyOf(body, size);

@@ -1,9 +1,11 @@
 package io.kvstore.server;
 
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 
@@ -15,15 +17,15 @@ final class HttpVerticle extends VerticleBase {
     /** How long a stopping server lets requests in flight finish. */
     private static final long SHUTDOWN_SECONDS = 10;
 
-    private final RequestRouter router;
+    private final Handler<HttpServerRequest> router;
     private final HttpServerOptions options;
     private final int port;
     private final IntConsumer onListening;
     private final SlowClientGuard guard;
     private HttpServer server;
 
-    /** {@code guard}: this listener's own, for its event loop. */
-    HttpVerticle(RequestRouter router, HttpServerOptions options, int port, SlowClientGuard guard, IntConsumer onListening) {
+    /** {@code router}: the front door, authentication first; {@code guard}: this listener's own, for its event loop. */
+    HttpVerticle(Handler<HttpServerRequest> router, HttpServerOptions options, int port, SlowClientGuard guard, IntConsumer onListening) {
         this.router = router;
         this.options = options;
         this.port = port;

@@ -19,11 +19,13 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
@@ -137,7 +139,7 @@ public final class KvServer {
                     return t;
                 });
         Executor storage = storagePool == null ? Runnable::run : storagePool;
-        WebClient client = WebClient.create(vertx,
+        WebClient client = InternodeClients.create(vertx, config,
                 new WebClientOptions().setKeepAlive(true).setKeepAliveTimeout(internodeKeepAliveSeconds(config.idleTimeout()))
                         .setTcpNoDelay(true)
                         .setPipelining(true).setPipeliningLimit(INTERNODE_PIPELINING_LIMIT)
@@ -192,7 +194,7 @@ public final class KvServer {
         RangeHandler ranges = new RangeHandler(dao, config.maxKeyBytes());
         // Range streams have their own connections: a long stream must not hold up point requests
         // pipelined behind it on the internode client's.
-        HttpClient rangeClient = vertx.createHttpClient(new HttpClientOptions().setTcpNoDelay(true)
+        HttpClient rangeClient = InternodeClients.createHttpClient(vertx, config, new HttpClientOptions().setTcpNoDelay(true)
                 .setConnectTimeout((int) config.replicaTimeout().toMillis()));
         server.rangeClient = rangeClient;
         ranges.cluster(new ClusterRange(config.cluster(), config.self(), ranges, rangeClient,
@@ -212,6 +214,9 @@ public final class KvServer {
                         ranges, server.slowConnectionsClosed, new ReplicationStatus(coordinator, replication, detector, hints)),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
                 new MetricsHandler(metrics, storageMetrics));
+        Authenticator front = new Authenticator(router,
+                config.clusterSecrets() == null ? null : new RequestSignature(config.clusterSecrets()),
+                config.adminTokens(), config.clientTokens(), config.tlsCa() != null, System::currentTimeMillis);
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toMillis()))
@@ -223,15 +228,17 @@ public final class KvServer {
                 // 1.1. (Vert.x also holds back a connection's handler until it knows, so the
                 // SlowClientGuard would not see a connection that never completes a request.)
                 .setHttp2ClearTextEnabled(false);
+        NodeTls.configureServer(config, options);
         // One listener per event loop, all on one port. Vert.x gives listeners asking for port 0 a
         // random port each, and listeners asking for the same negative number one shared random port.
         CompletableFuture<KvServer> started = new CompletableFuture<>();
         int listenPort = config.port() == 0 ? -1 : config.port();
-        server.deploy(router, options, listenPort, config.eventLoops())
+        server.deploy(front, options, listenPort, config.eventLoops())
                 .onSuccess(ok -> {
                     LOG.info("kvstore node {} listening on port {} ({} engine, {} partitioner, cluster of {}, {} event loops on {})",
                             config.self(), server.port, config.engine().id(), config.partitioner(), config.cluster().size(),
                             config.eventLoops(), vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio");
+                    warnAboutOpenRoutes(config);
                     if (config.nativeTransport() && !vertx.isNativeTransportEnabled()) {
                         LOG.warn("native transport unavailable, using java.nio: {}", String.valueOf(vertx.unavailableNativeTransportCause()));
                     }
@@ -286,7 +293,19 @@ public final class KvServer {
                 .description("Connections closed for sending a request too slowly").register(registry);
     }
 
-    private Future<Void> deploy(RequestRouter router, HttpServerOptions options, int listenPort, int instances) {
+    /** Says which routes are open: a warning for a cluster's internal routes, a note for admin routes. */
+    private static void warnAboutOpenRoutes(KvServerConfig config) {
+        if (config.clusterSecrets() == null && config.cluster().size() > 1) {
+            LOG.warn("no --cluster-secret-file: the internal routes of node {} are open, so anyone who can reach"
+                    + " its port can write any key with any timestamp (docs/OPERATIONS.md#security)", config.self());
+        }
+        if (config.clusterSecrets() == null && config.adminTokens() == null) {
+            LOG.info("neither --admin-token-file nor --cluster-secret-file: admin routes ({}...) answer only"
+                    + " loopback connections", Authenticator.ADMIN_PREFIX);
+        }
+    }
+
+    private Future<Void> deploy(Handler<HttpServerRequest> router, HttpServerOptions options, int listenPort, int instances) {
         return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort,
                         new SlowClientGuard(vertx, config.requestTimeout(), config.idleTimeout(), slowConnectionsClosed),
                         this::listening),

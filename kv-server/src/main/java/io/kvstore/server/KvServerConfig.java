@@ -88,11 +88,20 @@ public final class KvServerConfig {
     private final long repairScanBytesPerSecond;
     private final ReplicationOptions replication;
     private final boolean metrics;
+    private final Path clusterSecretFile;
+    private final Path adminTokenFile;
+    private final Path clientTokenFile;
+    private final Secrets clusterSecrets;
+    private final Secrets adminTokens;
+    private final Secrets clientTokens;
+    private final Path tlsCertificate;
+    private final Path tlsKey;
+    private final Path tlsCa;
 
     private KvServerConfig(Builder b, DaoOptions storeOptions, ReplicationOptions replication) {
         this.replication = replication;
         this.port = b.port;
-        this.self = b.self != null ? b.self : "http://localhost:" + b.port;
+        this.self = b.self != null ? b.self : (b.tlsCertificate == null ? "http" : "https") + "://localhost:" + b.port;
         this.cluster = b.cluster != null ? List.copyOf(b.cluster) : List.of(this.self);
         this.partitioner = b.partitioner;
         this.virtualNodes = b.virtualNodes;
@@ -113,6 +122,15 @@ public final class KvServerConfig {
         this.antiEntropyInterval = b.antiEntropyInterval;
         this.repairScanBytesPerSecond = b.repairScanBytesPerSecond;
         this.metrics = b.metrics;
+        this.clusterSecretFile = b.clusterSecretFile;
+        this.adminTokenFile = b.adminTokenFile;
+        this.clientTokenFile = b.clientTokenFile;
+        this.clusterSecrets = b.clusterSecretFile == null ? null : SecretFile.read(b.clusterSecretFile, "--cluster-secret-file");
+        this.adminTokens = b.adminTokenFile == null ? null : SecretFile.read(b.adminTokenFile, "--admin-token-file");
+        this.clientTokens = b.clientTokenFile == null ? null : SecretFile.read(b.clientTokenFile, "--client-token-file");
+        this.tlsCertificate = b.tlsCertificate;
+        this.tlsKey = b.tlsKey;
+        this.tlsCa = b.tlsCa;
     }
 
     public static Builder builder() {
@@ -256,6 +274,57 @@ public final class KvServerConfig {
         return metrics;
     }
 
+    /**
+     * The file of the secret every node of the cluster shares (one or two lines: the one in use, then one
+     * being rotated), or null. With it, internal and admin requests are signed and checked
+     * (docs/OPERATIONS.md#security); the secret itself is read when the configuration is built and never shown.
+     */
+    public Path clusterSecretFile() {
+        return clusterSecretFile;
+    }
+
+    /** The file of the token operators present on admin routes ({@code Authorization: Bearer}), or null. */
+    public Path adminTokenFile() {
+        return adminTokenFile;
+    }
+
+    /** The file of the token clients must present on client routes, or null: client routes are open. */
+    public Path clientTokenFile() {
+        return clientTokenFile;
+    }
+
+    Secrets clusterSecrets() {
+        return clusterSecrets;
+    }
+
+    Secrets adminTokens() {
+        return adminTokens;
+    }
+
+    Secrets clientTokens() {
+        return clientTokens;
+    }
+
+    /** The node's PEM certificate (chain), or null: no TLS. */
+    public Path tlsCertificate() {
+        return tlsCertificate;
+    }
+
+    /** The PEM private key of {@link #tlsCertificate()}. */
+    public Path tlsKey() {
+        return tlsKey;
+    }
+
+    /** The PEM CA that issues the nodes' certificates, or null; with it, nodes authenticate each other (mutual TLS). */
+    public Path tlsCa() {
+        return tlsCa;
+    }
+
+    /** The URL scheme of this cluster's nodes: https with TLS. */
+    public String scheme() {
+        return tlsCertificate == null ? "http" : "https";
+    }
+
     /** Builds a {@link KvServerConfig}; {@link #build()} rejects inconsistent settings with a clear message. */
     public static final class Builder {
         private int port = DEFAULT_PORT;
@@ -283,6 +352,12 @@ public final class KvServerConfig {
         private long repairScanBytesPerSecond = DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND;
         private final ReplicationOptions.Builder replication = ReplicationOptions.builder();
         private Duration tombstoneGrace = ReplicationOptions.DEFAULT_TOMBSTONE_GRACE;
+        private Path clusterSecretFile;
+        private Path adminTokenFile;
+        private Path clientTokenFile;
+        private Path tlsCertificate;
+        private Path tlsKey;
+        private Path tlsCa;
 
         public Builder port(int port) {
             this.port = port;
@@ -454,6 +529,37 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link KvServerConfig#clusterSecretFile()}; null for none. */
+        public Builder clusterSecretFile(Path file) {
+            this.clusterSecretFile = file;
+            return this;
+        }
+
+        /** See {@link KvServerConfig#adminTokenFile()}; null for none. */
+        public Builder adminTokenFile(Path file) {
+            this.adminTokenFile = file;
+            return this;
+        }
+
+        /** See {@link KvServerConfig#clientTokenFile()}; null for none. */
+        public Builder clientTokenFile(Path file) {
+            this.clientTokenFile = file;
+            return this;
+        }
+
+        /** The node's PEM certificate and private key; with them it listens and connects to peers with TLS. */
+        public Builder tls(Path certificate, Path key) {
+            this.tlsCertificate = certificate;
+            this.tlsKey = key;
+            return this;
+        }
+
+        /** See {@link KvServerConfig#tlsCa()}. */
+        public Builder tlsCa(Path ca) {
+            this.tlsCa = ca;
+            return this;
+        }
+
         public KvServerConfig build() {
             require(port >= 0 && port <= 65535, "port must be in [0, 65535], got " + port);
             require(maxKeyBytes >= 1 && maxKeyBytes <= LARGEST_MAX_KEY_BYTES,
@@ -474,6 +580,11 @@ public final class KvServerConfig {
             require(virtualNodes >= 1, "virtual nodes must be >= 1, got " + virtualNodes);
             require(!antiEntropyInterval.isNegative(), "anti-entropy interval must be >= 0, got " + antiEntropyInterval);
             require(repairScanBytesPerSecond >= 1, "repair scan bytes per second must be >= 1, got " + repairScanBytesPerSecond);
+            require((tlsCertificate == null) == (tlsKey == null), "--tls-cert and --tls-key go together");
+            require(tlsCa == null || tlsCertificate != null, "--tls-ca needs --tls-cert and --tls-key");
+            requireReadable(tlsCertificate, "--tls-cert");
+            requireReadable(tlsKey, "--tls-key");
+            requireReadable(tlsCa, "--tls-ca");
             DaoOptions storeOptions = DaoOptions.builder(dataDirectory)
                     .syncPolicy(syncPolicy)
                     .flushThresholdBytes(flushThresholdBytes)
@@ -485,9 +596,9 @@ public final class KvServerConfig {
             require(replicationOptions.replicationFactor() <= config.cluster.size(), "replication factor "
                     + replicationOptions.replicationFactor() + " exceeds the " + config.cluster.size() + " nodes of the cluster");
             for (String node : config.cluster) {
-                checkUrl(node);
+                checkUrl(node, config.scheme());
             }
-            checkUrl(config.self);
+            checkUrl(config.self, config.scheme());
             require(new HashSet<>(config.cluster).size() == config.cluster.size(), "duplicate node in cluster " + config.cluster);
             require(config.cluster.contains(config.self),
                     "self " + config.self + " is not in the cluster " + config.cluster);
@@ -495,16 +606,21 @@ public final class KvServerConfig {
             return config;
         }
 
-        private static void checkUrl(String url) {
+        private static void requireReadable(Path file, String option) {
+            require(file == null || java.nio.file.Files.isReadable(file), option + " " + file + " cannot be read");
+        }
+
+        private static void checkUrl(String url, String scheme) {
             URI uri;
             try {
                 uri = URI.create(url);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("bad node URL '" + url + "': " + e.getMessage());
             }
-            require("http".equals(uri.getScheme()) && uri.getHost() != null && uri.getPort() >= 0
+            require(scheme.equals(uri.getScheme()) && uri.getHost() != null && uri.getPort() >= 0
                     && (uri.getPath() == null || uri.getPath().isEmpty()),
-                    "node URL must look like http://host:port, got '" + url + "'");
+                    "node URL must look like " + scheme + "://host:port" + (scheme.equals("https") ? " (with TLS)" : "")
+                            + ", got '" + url + "'");
         }
 
         private static void require(boolean condition, String message) {

@@ -53,7 +53,7 @@ final class NodeRepair {
             t.setDaemon(true);
             return t;
         });
-        WebClient client = WebClient.create(vertx,
+        WebClient client = InternodeClients.create(vertx, config,
                 new WebClientOptions().setKeepAlive(true).setTcpNoDelay(true)
                         .setKeepAliveTimeout(KvServer.internodeKeepAliveSeconds(config.idleTimeout()))
                         .setConnectTimeout((int) config.replicaTimeout().toMillis()),

@@ -81,7 +81,7 @@ final class ServerCommand {
     }
 
     @Option(names = "--self", paramLabel = "URL",
-            description = "this node's URL as written in --cluster (default: http://localhost:<port>)")
+            description = "this node's URL as written in --cluster (default: http://localhost:<port>, https with --tls-cert)")
     void self(String url) {
         config.self(url.trim());
     }
@@ -260,6 +260,49 @@ final class ServerCommand {
     enum Switch {
         ON, OFF
     }
+    @Option(names = "--cluster-secret-file", paramLabel = "FILE",
+            description = "the secret every node shares (one line; two while rotating: the first is used, both"
+                    + " accepted); internal and admin requests are signed with it. Without it a cluster's internal"
+                    + " routes are open")
+    void clusterSecretFile(Path file) {
+        config.clusterSecretFile(file);
+    }
+
+    @Option(names = "--admin-token-file", paramLabel = "FILE",
+            description = "a token (one or two lines) operators send as 'Authorization: Bearer <token>' to admin"
+                    + " routes; with neither it nor a cluster secret, admin routes answer loopback only")
+    void adminTokenFile(Path file) {
+        config.adminTokenFile(file);
+    }
+
+    @Option(names = "--client-token-file", paramLabel = "FILE",
+            description = "a token (one or two lines) clients must send as 'Authorization: Bearer <token>'"
+                    + " (default: client routes are open)")
+    void clientTokenFile(Path file) {
+        config.clientTokenFile(file);
+    }
+
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+            description = "PEM certificate (chain) of this node: TLS on its port and to its peers; node URLs are then"
+                    + " https://")
+    void tlsCertificate(Path file) {
+        tlsCertificate = file;
+    }
+
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "PEM private key of --tls-cert")
+    void tlsKey(Path file) {
+        tlsKey = file;
+    }
+
+    @Option(names = "--tls-ca", paramLabel = "FILE",
+            description = "PEM CA that issued the nodes' certificates: peers are verified against it, and internal"
+                    + " routes need a client certificate it issued (mutual TLS)")
+    void tlsCa(Path file) {
+        config.tlsCa(file);
+    }
+
+    private Path tlsCertificate;
+    private Path tlsKey;
 
     /** The event loops' transport, by its command-line name. */
     enum Transport {
@@ -285,7 +328,8 @@ final class ServerCommand {
             commandLine.parseArgs(args);
         }
         try {
-            return commandLine.<ServerCommand>getCommand().config.build();
+            ServerCommand command = commandLine.getCommand();
+            return command.config.tls(command.tlsCertificate, command.tlsKey).build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(commandLine, e.getMessage(), e);
         }

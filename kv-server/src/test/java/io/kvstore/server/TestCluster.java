@@ -22,14 +22,19 @@ final class TestCluster {
     private final List<Path> dirs = new ArrayList<>();
     private final KvServer[] nodes;
     private final UnaryOperator<KvServerConfig.Builder> tweak;
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    final HttpClient http;
 
     TestCluster(Path root, int size, UnaryOperator<KvServerConfig.Builder> tweak) throws Exception {
+        this(root, size, tweak, null);
+    }
+
+    /** With {@code tls} (a context trusting the nodes' CA), the nodes' URLs are https and so are the test's requests. */
+    TestCluster(Path root, int size, UnaryOperator<KvServerConfig.Builder> tweak, javax.net.ssl.SSLContext tls) throws Exception {
         this.tweak = tweak;
         this.nodes = new KvServer[size];
+        this.http = client(tls);
         for (int i = 0; i < size; i++) {
-            urls.add("http://127.0.0.1:" + freePort());
+            urls.add((tls == null ? "http" : "https") + "://127.0.0.1:" + freePort());
             dirs.add(root.resolve("node-" + i));
         }
         for (int i = 0; i < size; i++) {
@@ -40,6 +45,7 @@ final class TestCluster {
     /** A client for a node running elsewhere (another process): start and stop are not available. */
     private TestCluster(int port) {
         this.tweak = b -> b;
+        this.http = client(null);
         this.nodes = new KvServer[1];
         urls.add("http://127.0.0.1:" + port);
     }
@@ -50,6 +56,12 @@ final class TestCluster {
 
     TestCluster(Path root, int size) throws Exception {
         this(root, size, b -> b);
+    }
+
+    private static HttpClient client(javax.net.ssl.SSLContext tls) {
+        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5));
+        return (tls == null ? builder : builder.sslContext(tls)).build();
     }
 
     static int freePort() throws IOException {

@@ -161,7 +161,7 @@ public final class LoadGenerator {
 
     /** Sends one request to each target; any HTTP answer means reachable. Returns an error or null. */
     private static String preflight(Vertx vertx, LoadOptions options) throws InterruptedException {
-        HttpClientAgent client = vertx.createHttpClient();
+        HttpClientAgent client = vertx.createHttpClient(options.httpClientOptions());
         try {
             for (URI target : options.targets) {
                 RequestOptions request = new RequestOptions().setMethod(HttpMethod.GET)

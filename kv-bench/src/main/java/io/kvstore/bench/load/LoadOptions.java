@@ -98,6 +98,26 @@ final class LoadOptions implements Callable<Integer> {
             + " (default: native in open loop, where java.nio's selector would spin before each timer; nio in closed loop)")
     Transport transport;
 
+    @Option(names = "--tls", description = "speak TLS to the targets (implied by https:// targets)")
+    boolean tls;
+
+    @Option(names = "--tls-ca", paramLabel = "FILE", description = "PEM CA the nodes' certificates are checked against"
+            + " (default: the JDK's trusted CAs)")
+    java.nio.file.Path tlsCa;
+
+    /** Options of the generator's HTTP clients: keep-alive, no delay, and TLS as asked. */
+    io.vertx.core.http.HttpClientOptions httpClientOptions() {
+        io.vertx.core.http.HttpClientOptions options = new io.vertx.core.http.HttpClientOptions()
+                .setKeepAlive(true).setTcpNoDelay(true);
+        if (tls) {
+            options.setSsl(true);
+            if (tlsCa != null) {
+                options.setTrustOptions(new io.vertx.core.net.PemTrustOptions().addCertPath(tlsCa.toString()));
+            }
+        }
+        return options;
+    }
+
     /** The event loops' transport, by its command-line name. */
     enum Transport {
         NATIVE, NIO
@@ -150,6 +170,8 @@ final class LoadOptions implements Callable<Integer> {
 
     private void check() {
         targets = parseTargets(targetsSpec);
+        tls |= "https".equals(targets.get(0).getScheme());
+        require(tlsCa == null || tls, "--tls-ca needs --tls or https:// targets");
         ops = describe("--ops", () -> OperationMix.parse(opsSpec));
         routing = describe("--routing", () -> routing(routingSpec));
         describe("--ack/--from", this::callOptions);
@@ -222,8 +244,8 @@ final class LoadOptions implements Callable<Integer> {
         List<URI> uris = new ArrayList<>();
         for (String t : value.split(",")) {
             URI uri = describe("--targets", () -> URI.create(t.trim()));
-            require("http".equals(uri.getScheme()) && uri.getHost() != null && uri.getPort() >= 0,
-                    "--targets must look like http://host:port, got '" + t + "'");
+            require(("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null
+                    && uri.getPort() >= 0, "--targets must look like http://host:port or https://host:port, got '" + t + "'");
             uris.add(uri);
         }
         return List.copyOf(uris);

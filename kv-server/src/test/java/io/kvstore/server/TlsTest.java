@@ -1,0 +1,116 @@
+package io.kvstore.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import javax.net.ssl.SSLContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One real node with TLS, mutual TLS for internal routes and a cluster secret: clients need no
+ * certificate, internal routes need one the CA issued, a certificate from elsewhere fails its handshake.
+ */
+class TlsTest {
+    @TempDir
+    Path dir;
+    private TestCertificates pki;
+    private KvServer server;
+
+    @BeforeEach
+    void start() throws Exception {
+        pki = TestCertificates.shared();
+        server = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir.resolve("data")).eventLoops(1)
+                .tls(pki.nodeCert, pki.nodeKey).tlsCa(pki.caPem)
+                .clusterSecretFile(SecurityTest.secretFile(dir, "secret", SecurityTest.SECRET)).build())
+                .toCompletableFuture().get();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        server.stop().toCompletableFuture().get();
+    }
+
+    private String url(String target) {
+        return "https://127.0.0.1:" + server.port() + target;
+    }
+
+    private static HttpClient client(SSLContext tls) {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(tls)
+                .connectTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    private HttpResponse<String> signedPing(HttpClient http) throws Exception {
+        return http.send(SecurityTest.signed(url(InternalCodec.PING_PATH), "GET", null, null, SecurityTest.SECRET,
+                System.currentTimeMillis()).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void clientsSpeakTlsWithoutACertificate() throws Exception {
+        HttpClient http = client(pki.trustingClient());
+        assertEquals(201, http.send(HttpRequest.newBuilder(URI.create(url("/v0/entity?id=k")))
+                .PUT(HttpRequest.BodyPublishers.ofString("v")).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+        HttpResponse<String> get = http.send(HttpRequest.newBuilder(URI.create(url("/v0/entity?id=k"))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals("v", get.body());
+    }
+
+    @Test
+    void theJavaClientSpeaksTlsAndReadsRangesOverIt() throws Exception {
+        try (io.kvstore.client.KvClient client = io.kvstore.client.KvClient.builder()
+                .seeds("https://127.0.0.1:" + server.port()).trustedCa(pki.caPem)
+                .routing(io.kvstore.client.KvClient.Routing.ROUND_ROBIN).build()) {
+            client.blocking().put("a", "1");
+            client.blocking().put("b", "2");
+            assertEquals("1", client.blocking().getString("a").orElseThrow());
+            try (io.kvstore.client.RangeIterator range = client.range("a".getBytes(java.nio.charset.StandardCharsets.UTF_8), null)) {
+                assertTrue(range.hasNext());
+                range.next();
+                assertTrue(range.hasNext());
+                range.next();
+            }
+        }
+    }
+
+    @Test
+    void internalRoutesNeedACertificateFromTheCaEvenWhenSigned() throws Exception {
+        HttpResponse<String> withoutCertificate = signedPing(client(pki.trustingClient()));
+        assertEquals(401, withoutCertificate.statusCode());
+        assertTrue(withoutCertificate.body().contains("client certificate"), withoutCertificate.body());
+        assertEquals(204, signedPing(client(pki.nodeClient())).statusCode());
+    }
+
+    @Test
+    void aCertificateFromAnotherCaFailsItsHandshakeAndTheNodeCarriesOn() throws Exception {
+        assertThrows(IOException.class, () -> signedPing(client(pki.strangerClient())));
+        assertThrows(IOException.class, () -> HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + server.port() + "/v0/status")).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString()), "plain HTTP on a TLS port");
+        assertEquals(204, signedPing(client(pki.nodeClient())).statusCode());
+    }
+
+    @Test
+    void tlsOptionsAreCheckedWhenTheConfigurationIsBuilt() {
+        Path data = dir.resolve("other");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> KvServerConfig.builder().dataDirectory(data)
+                .tls(pki.nodeCert, null).build()).getMessage().contains("--tls-key"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> KvServerConfig.builder().dataDirectory(data)
+                .tls(pki.nodeCert, dir.resolve("missing.key")).build()).getMessage().contains("cannot be read"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> KvServerConfig.builder().dataDirectory(data)
+                .tlsCa(pki.caPem).build()).getMessage().contains("--tls-ca needs"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> KvServerConfig.builder().dataDirectory(data).port(7001)
+                .tls(pki.nodeCert, pki.nodeKey).self("http://127.0.0.1:7001")
+                .cluster(List.of("http://127.0.0.1:7001", "http://127.0.0.1:7002")).build()).getMessage().contains("https://"));
+    }
+}
