@@ -52,7 +52,7 @@ class LoadOptionsTest {
         assertMessage("--rate must be > 0, got -5.0", "--rate", "-5");
         assertMessage("--routing: unknown routing 'nearest' (expected replica or targets)", "--routing", "nearest");
         assertMessage("--ack/--from: from must be >= max(1, ack), got 2 with ack 3", "--from", "2", "--ack", "3");
-        assertMessage("--targets must look like http://host:port, got 'localhost'", "--targets", "localhost");
+        assertMessage("--targets must look like http://host:port or https://host:port, got 'localhost'", "--targets", "localhost");
         assertMessage("--distribution: unknown key distribution 'gauss' (expected uniform or zipfian)", "--distribution", "gauss");
         assertMessage("--ops: unknown operation 'post' in 'post' (expected put, get, delete)", "--ops", "post");
         assertMessage("--ops: operation mix 'put=0' has no positive weight", "--ops", "put=0");
