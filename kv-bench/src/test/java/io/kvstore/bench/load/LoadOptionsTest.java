@@ -34,6 +34,15 @@ class LoadOptionsTest {
     }
 
     @Test
+    void tlsReadsTheTargetsAsHttpsAndTakesATrustedCa() {
+        LoadOptions o = LoadOptions.parse("--targets", "http://127.0.0.1:9001", "--tls", "--tls-ca", "ca.pem");
+        assertEquals("https", o.targets.get(0).getScheme());
+        assertTrue(o.httpClientOptions().isSsl());
+        assertTrue(LoadOptions.parse("--targets", "https://127.0.0.1:9001").tls, "https targets imply TLS");
+        assertThrows(ParameterException.class, () -> LoadOptions.parse("--tls-ca", "ca.pem"));
+    }
+
+    @Test
     void aPreloadOfNKeysAndARunOverNKeysNameTheSameKeys() {
         for (String n : new String[] {"1", "10", "1000", "200000", "5000000"}) {
             assertEquals(LoadOptions.parse("--keys", n).keyDigits(), LoadOptions.parse("--preload", n).keyDigits(), n);
@@ -52,7 +61,7 @@ class LoadOptionsTest {
         assertMessage("--rate must be > 0, got -5.0", "--rate", "-5");
         assertMessage("--routing: unknown routing 'nearest' (expected replica or targets)", "--routing", "nearest");
         assertMessage("--ack/--from: from must be >= max(1, ack), got 2 with ack 3", "--from", "2", "--ack", "3");
-        assertMessage("--targets must look like http://host:port, got 'localhost'", "--targets", "localhost");
+        assertMessage("--targets must look like http://host:port or https://host:port, got 'localhost'", "--targets", "localhost");
         assertMessage("--distribution: unknown key distribution 'gauss' (expected uniform or zipfian)", "--distribution", "gauss");
         assertMessage("--ops: unknown operation 'post' in 'post' (expected put, get, delete)", "--ops", "post");
         assertMessage("--ops: operation mix 'put=0' has no positive weight", "--ops", "put=0");
