@@ -98,7 +98,7 @@ final class LoadOptions implements Callable<Integer> {
             + " (default: native in open loop, where java.nio's selector would spin before each timer; nio in closed loop)")
     Transport transport;
 
-    @Option(names = "--tls", description = "speak TLS to the targets (implied by https:// targets)")
+    @Option(names = "--tls", description = "speak TLS to the targets: http:// in --targets is read as https://")
     boolean tls;
 
     @Option(names = "--tls-ca", paramLabel = "FILE", description = "PEM CA the nodes' certificates are checked against"
@@ -169,6 +169,9 @@ final class LoadOptions implements Callable<Integer> {
     }
 
     private void check() {
+        if (tls) {
+            targetsSpec = targetsSpec.replace("http://", "https://");
+        }
         targets = parseTargets(targetsSpec);
         tls |= "https".equals(targets.get(0).getScheme());
         require(tlsCa == null || tls, "--tls-ca needs --tls or https:// targets");

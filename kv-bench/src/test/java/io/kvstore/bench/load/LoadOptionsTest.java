@@ -34,6 +34,15 @@ class LoadOptionsTest {
     }
 
     @Test
+    void tlsReadsTheTargetsAsHttpsAndTakesATrustedCa() {
+        LoadOptions o = LoadOptions.parse("--targets", "http://127.0.0.1:9001", "--tls", "--tls-ca", "ca.pem");
+        assertEquals("https", o.targets.get(0).getScheme());
+        assertTrue(o.httpClientOptions().isSsl());
+        assertTrue(LoadOptions.parse("--targets", "https://127.0.0.1:9001").tls, "https targets imply TLS");
+        assertThrows(ParameterException.class, () -> LoadOptions.parse("--tls-ca", "ca.pem"));
+    }
+
+    @Test
     void aPreloadOfNKeysAndARunOverNKeysNameTheSameKeys() {
         for (String n : new String[] {"1", "10", "1000", "200000", "5000000"}) {
             assertEquals(LoadOptions.parse("--keys", n).keyDigits(), LoadOptions.parse("--preload", n).keyDigits(), n);
