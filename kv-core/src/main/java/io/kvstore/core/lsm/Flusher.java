@@ -75,7 +75,6 @@ final class Flusher {
             SsTable table = memtable.isEmpty() ? null : TableBuilder.build(dir, versions.newFileNumber(),
                     memtable.iterator(null, null, Long.MAX_VALUE), memtable.keyCount(), options, Long.MIN_VALUE,
                     tombstone -> false, () -> false).table();
-            stats.flushed(table == null ? 0 : table.fileSize());
             synchronized (versions.manifestLock) {
                 if (state.isClosed()) {
                     // close() has begun: nothing may be installed any more; this memtable's log stays
@@ -85,6 +84,8 @@ final class Flusher {
                 }
                 versions.install(v -> v.withFlushed(memtable, table));
             }
+            // Counted once installed: a properties snapshot never shows a flush without its table.
+            stats.flushed(table == null ? 0 : table.fileSize());
             Files.deleteIfExists(FileNames.log(dir, memtable.logNumber()));
             afterFlush.run();
         } catch (IOException | RuntimeException e) {
