@@ -126,6 +126,15 @@ public final class ReplicaCoordinator implements AutoCloseable {
         return write("DELETE", Entry.tombstone(key, clock.now()), quorum);
     }
 
+    /**
+     * Stores a version made by the caller (a value or a tombstone with its timestamp) on {@code from}
+     * replicas; completes once {@code ack} of them stored it. The caller takes the timestamp from this
+     * coordinator's clock, so that it can send the same version elsewhere too (pending replicas).
+     */
+    public CompletionStage<Void> write(Entry entry, Quorum quorum) {
+        return write(entry.isTombstone() ? "DELETE" : "PUT", entry, quorum);
+    }
+
     /** Hands a version to one replica outside any request (read repair): a failure is hinted. */
     CompletionStage<Void> repair(int node, Entry version) {
         readRepairs.increment();

@@ -1,7 +1,6 @@
 package io.kvstore.server;
 
 import io.kvstore.cluster.Quorum;
-import io.kvstore.cluster.ReplicaCoordinator;
 import io.kvstore.core.Entry;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -9,6 +8,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import java.util.function.Supplier;
 
 /**
  * {@code /v0/entity}: GET 200/404, PUT 201, DELETE 202 once {@code ack} replicas answered, else 504;
@@ -17,16 +17,17 @@ import io.vertx.core.http.HttpServerRequest;
  * back to the connection's event loop before the response is written.
  */
 final class EntityHandler {
-    private final ReplicaCoordinator coordinator;
+    /** The current topology: one volatile read per request. */
+    private final Supplier<Topology> topology;
     private final int maxKeyBytes;
     private final int maxBodyBytes;
     private final BodyMemoryBudget bodyBudget;
     private final CoordinatorMetrics outcomes;
 
-    EntityHandler(ReplicaCoordinator coordinator, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget,
+    EntityHandler(Supplier<Topology> topology, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget,
                   CoordinatorMetrics outcomes) {
         this.outcomes = outcomes;
-        this.coordinator = coordinator;
+        this.topology = topology;
         this.maxKeyBytes = maxKeyBytes;
         this.maxBodyBytes = maxBodyBytes;
         this.bodyBudget = bodyBudget;
@@ -49,6 +50,7 @@ final class EntityHandler {
             Responses.send(request, 400, "id of " + key.length + " bytes exceeds the limit of " + maxKeyBytes);
             return;
         }
+        Topology coordinator = topology.get();
         Quorum quorum = Quorum.parse(QueryParameters.text(query, "ack"), QueryParameters.text(query, "from"),
                 coordinator.replicationFactor(), coordinator.clusterSize());
         Context context = Vertx.currentContext();

@@ -12,6 +12,7 @@ import java.net.URI;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 /**
  * A replica on another node, reached through the internal route with the Vert.x web client: one
@@ -31,8 +32,21 @@ final class HttpReplica implements Replica {
     private final int port;
     private final String node;
     private final long timeoutMillis;
+    /** This node's URL and its current map epoch, sent on every request; null sends neither. */
+    private final String self;
+    private final Supplier<String> epoch;
 
     HttpReplica(WebClient client, String node, long timeoutMillis) {
+        this(client, node, timeoutMillis, null, null);
+    }
+
+    /**
+     * @param self  this node's URL, sent as {@code X-Kv-Node} so that a peer behind knows whom to pull a map from
+     * @param epoch this node's map epoch as text (kept ready, not formatted per request), sent as {@code X-Kv-Epoch}
+     */
+    HttpReplica(WebClient client, String node, long timeoutMillis, String self, Supplier<String> epoch) {
+        this.self = self;
+        this.epoch = epoch;
         URI uri = URI.create(node);
         this.client = client;
         this.host = uri.getHost();
@@ -44,7 +58,7 @@ final class HttpReplica implements Replica {
     @Override
     public CompletionStage<Entry> get(byte[] key) {
         String uri = InternalCodec.readUri(key);
-        return sendRetryingClosed(timeout -> client.get(port, host, uri).timeout(timeout).send())
+        return sendRetryingClosed(timeout -> tagged(client.get(port, host, uri)).timeout(timeout).send())
                 .map(response -> InternalCodec.readAnswer(key, response, node))
                 .toCompletionStage();
     }
@@ -53,7 +67,7 @@ final class HttpReplica implements Replica {
     public CompletionStage<Void> upsert(Entry entry) {
         String uri = InternalCodec.writeUri(entry);
         Future<HttpResponse<Buffer>> sent = sendRetryingClosed(timeout -> {
-            HttpRequest<Buffer> request = client.request(InternalCodec.writeMethod(entry), port, host, uri).timeout(timeout);
+            HttpRequest<Buffer> request = tagged(client.request(InternalCodec.writeMethod(entry), port, host, uri)).timeout(timeout);
             return entry.isTombstone() ? request.send() : request.sendBuffer(Buffer.buffer(entry.value()));
         });
         return sent.<Void>map(response -> {
@@ -70,6 +84,13 @@ final class HttpReplica implements Replica {
             }
             return null;
         }).toCompletionStage();
+    }
+
+    private HttpRequest<Buffer> tagged(HttpRequest<Buffer> request) {
+        if (epoch != null) {
+            request.putHeader(MembershipHandler.EPOCH_HEADER, epoch.get()).putHeader(MembershipHandler.NODE_HEADER, self);
+        }
+        return request;
     }
 
     /**

@@ -21,8 +21,16 @@ final class InternalHandler {
     private final int maxKeyBytes;
     private final int maxBodyBytes;
     private final BodyMemoryBudget bodyBudget;
+    private final EpochListener epochs;
 
     InternalHandler(ReplicaEndpoint endpoint, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget) {
+        this(endpoint, maxKeyBytes, maxBodyBytes, bodyBudget, EpochListener.NONE);
+    }
+
+    /** @param epochs told the map epoch each request carries, so that a node behind pulls the newer map */
+    InternalHandler(ReplicaEndpoint endpoint, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget,
+                    EpochListener epochs) {
+        this.epochs = epochs;
         this.endpoint = endpoint;
         this.maxKeyBytes = maxKeyBytes;
         this.maxBodyBytes = maxBodyBytes;
@@ -34,6 +42,7 @@ final class InternalHandler {
     }
 
     void handle(HttpServerRequest request) {
+        observeEpoch(request);
         String query = request.query();
         byte[] key = InternalCodec.requestKey(query);
         if (key.length > maxKeyBytes) {
@@ -62,6 +71,17 @@ final class InternalHandler {
         } else {
             request.response().putHeader("Allow", "GET, PUT, DELETE");
             Responses.send(request, 405, "method " + method + " not allowed on " + InternalCodec.PATH);
+        }
+    }
+
+    private void observeEpoch(HttpServerRequest request) {
+        String epoch = request.getHeader(MembershipHandler.EPOCH_HEADER);
+        if (epoch != null) {
+            try {
+                epochs.observe(Long.parseLong(epoch), request.getHeader(MembershipHandler.NODE_HEADER));
+            } catch (NumberFormatException e) {
+                // Only a hint that a newer map exists; the request itself is served as usual.
+            }
         }
     }
 

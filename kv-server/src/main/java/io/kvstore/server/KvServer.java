@@ -1,19 +1,16 @@
 package io.kvstore.server;
 
 import io.kvstore.cluster.ClockLease;
-import io.kvstore.cluster.FailureDetector;
-import io.kvstore.cluster.HintedHandoff;
-import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.LocalReplica;
-import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
-import io.kvstore.cluster.Replica;
-import io.kvstore.cluster.ReplicaCoordinator;
 import io.kvstore.cluster.ReplicaEndpoint;
+import io.kvstore.cluster.ReplicationOptions;
+import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.cluster.membership.ClusterMapCodec;
+import io.kvstore.cluster.membership.ClusterMapStore;
+import io.kvstore.cluster.membership.NodeState;
 import io.kvstore.core.Dao;
-import io.kvstore.core.DaoOptions;
-import io.kvstore.core.Engine;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,10 +24,10 @@ import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.PoolOptions;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +59,9 @@ public final class KvServer {
     /**
      * Internode connections per peer, each carrying up to {@link #INTERNODE_PIPELINING_LIMIT} requests
      * at once: 128 in flight per peer, more than 64 client connections fan out. Pipelined, a peer reads
-     * several requests per system call and writes their answers in one (docs/BENCHMARKS.md).
+     * several requests per system call and writes their answers in one, which measured on 3 nodes
+     * sharing 2 cores (docs/BENCHMARKS.md): 2/3 PUT +35-45%, GET +25-45% against 64 connections of one
+     * request each; 2, 4 or 16 connections with deeper or shallower pipelines measured the same.
      */
     private static final int INTERNODE_CONNECTIONS_PER_PEER = 8;
     private static final int INTERNODE_PIPELINING_LIMIT = 16;
@@ -71,12 +70,13 @@ public final class KvServer {
     /** The subdirectory of the data directory holding the hint store. */
     static final String HINTS_DIRECTORY = "hints";
     /** Hints are few and small while the cluster is healthy: a small memtable keeps their log short. */
-    private static final long HINTS_FLUSH_THRESHOLD_BYTES = 4L << 20;
+    static final long HINTS_FLUSH_THRESHOLD_BYTES = 4L << 20;
 
     /**
      * How long an internode connection may sit unused in the pool: half the idle timeout, which the
-     * peers are assumed to share, so that this node closes an idle connection before the peer does;
-     * otherwise the peer may close one just as this node sends requests on it.
+     * peers are assumed to share, so that this node closes an idle connection before the peer does.
+     * With both at 60 s (Vert.x's default keep-alive) the peer sometimes closed one just as this node
+     * sent requests on it, and they failed (HttpReplica then sends them again).
      */
     static int internodeKeepAliveSeconds(Duration idleTimeout) {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, idleTimeout.toSeconds() / 2));
@@ -85,13 +85,12 @@ public final class KvServer {
     private final KvServerConfig config;
     private final Vertx vertx;
     private final Dao dao;
-    private final ReplicaCoordinator coordinator;
+    private final Membership membership;
     private final WebClient client;
     private final ExecutorService storagePool;
-    private final FailureDetector detector;
-    /** Null when hinted handoff is off or the node is alone. */
-    private final HintedHandoff hints;
     private final NodeRepair repair;
+    private final MembershipHandler membershipHandler;
+    private final CompletableFuture<Void> joined = new CompletableFuture<>();
     private HttpClient rangeClient;
     private final List<String> deployments = new ArrayList<>();
     private volatile int port;
@@ -99,31 +98,38 @@ public final class KvServer {
     private final LongAdder slowConnectionsClosed = new LongAdder();
     private CompletableFuture<Void> stopped;
 
-    private KvServer(KvServerConfig config, Vertx vertx, Dao dao, ReplicaCoordinator coordinator, WebClient client,
-            ExecutorService storagePool, FailureDetector detector, HintedHandoff hints,
-            NodeRepair repair) {
-        this.detector = detector;
-        this.hints = hints;
+    private KvServer(KvServerConfig config, Vertx vertx, Dao dao, Membership membership, WebClient client,
+            ExecutorService storagePool, NodeRepair repair, MembershipHandler membershipHandler) {
         this.config = config;
         this.vertx = vertx;
         this.dao = dao;
-        this.coordinator = coordinator;
+        this.membership = membership;
         this.client = client;
         this.storagePool = storagePool;
         this.repair = repair;
+        this.membershipHandler = membershipHandler;
     }
 
     /**
      * Opens the store and starts listening. The stage completes once every event loop accepts
      * connections, or fails (with the store closed again) if the store cannot open or the port is taken.
+     *
+     * <p>The node's cluster map comes from its data directory if it kept one; else a node started with
+     * {@link KvServerConfig#join()} takes the map of the member it joins through (its replication factor
+     * and partitioner; one given explicitly with another value is an error) and asks to join once it
+     * listens; else {@link KvServerConfig#cluster()} seeds the map of a new cluster.
      */
     public static CompletionStage<KvServer> start(KvServerConfig config) {
         ReplicationOptions replication = config.replication();
         Dao dao;
         HybridClock clock;
+        ClusterMapStore maps;
         try {
             // The lease file lives beside the store's files: a clock and its data are moved together.
             clock = new HybridClock(System::currentTimeMillis, ClockLease.open(config.dataDirectory()));
+            maps = ClusterMapStore.open(config.dataDirectory(), config.join() != null ? null
+                    : ClusterMap.seed(config.cluster(), replication.replicationFactor(config.cluster().size()),
+                            config.partitioner(), config.virtualNodes()));
             dao = config.engine().open(config.storeOptions());
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -145,50 +151,108 @@ public final class KvServer {
                         .setPipelining(true).setPipeliningLimit(INTERNODE_PIPELINING_LIMIT)
                         .setConnectTimeout((int) config.replicaTimeout().toMillis()),
                 new PoolOptions().setHttp1MaxSize(INTERNODE_CONNECTIONS_PER_PEER));
-        Partitioner partitioner = Partitioners.create(config.partitioner(), config.cluster(), config.virtualNodes());
         LocalReplica local = new LocalReplica(dao, storage);
-        List<Replica> replicas = new ArrayList<>();
-        for (String node : config.cluster()) {
-            if (node.equals(config.self())) {
-                replicas.add(local);
-            } else {
-                Replica peer = new HttpReplica(client, node, config.replicaTimeout().toMillis());
-                replicas.add(metrics == null ? peer : new MeteredReplica(peer, node, metrics.registry()));
-            }
-        }
-        FailureDetector detector = new FailureDetector(config.cluster(), replicas, config.cluster().indexOf(config.self()),
-                PROBE_INTERVAL, System::currentTimeMillis);
-        HintedHandoff hints = null;
-        if (replication.hints() && config.cluster().size() > 1) {
+        Membership membership = new Membership(config, replication, vertx, dao, clock, local, client, maps,
+                metrics == null ? (node, peer) -> peer : (node, peer) -> new MeteredReplica(peer, node, metrics.registry()));
+        ClusterMap kept = maps.current();
+        boolean member = kept != null && kept.contains(config.self()) && kept.state(config.self()) != NodeState.JOINING;
+        Future<Boolean> mapReady = config.join() != null && !member ? takeMapOf(config, replication, membership, maps)
+                : Future.succeededFuture(false);
+        CompletableFuture<KvServer> started = new CompletableFuture<>();
+        mapReady.onComplete(ready -> {
             try {
-                hints = openHints(config, replication, replicas, detector);
-            } catch (IOException | RuntimeException e) {
-                LOG.error("cannot open the hint store in {}", config.dataDirectory().resolve(HINTS_DIRECTORY), e);
+                if (ready.failed()) {
+                    throw ready.cause();
+                }
+                membership.open();
+            } catch (Throwable e) {
+                LOG.error("node {} cannot start: {}", config.self(), e.getMessage());
+                try {
+                    membership.close();
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
                 closeQuietly(dao);
                 client.close();
                 vertx.close();
                 if (storagePool != null) {
                     storagePool.shutdown();
                 }
-                return CompletableFuture.failedFuture(e);
+                started.completeExceptionally(e);
+                return;
             }
+            try {
+                serve(config, vertx, dao, clock, local, client, storagePool, membership, metrics, ready.result(), started);
+            } catch (RuntimeException e) {
+                LOG.error("node {} cannot start", config.self(), e);
+                started.completeExceptionally(e);
+            }
+        });
+        return started;
+    }
+
+    /**
+     * Fetches the map of the member a joining node joins through, checks that this node's explicit
+     * settings agree with it, and keeps it. Completes with whether this node must ask to join: not if
+     * the map lists it already and this node kept a map before (it restarted during its own join).
+     */
+    private static Future<Boolean> takeMapOf(KvServerConfig config, ReplicationOptions replication, Membership membership,
+                                             ClusterMapStore maps) {
+        String member = config.join();
+        return membership.client().map(member).recover(error -> Future.failedFuture(new IllegalStateException(
+                "cannot join through " + member + ": it does not answer with its cluster map: " + error.getMessage(), error)))
+                .compose(map -> {
+                    List<String> conflicts = new ArrayList<>();
+                    if (config.partitionerGiven() && !config.partitioner().equalsIgnoreCase(map.partitioner())) {
+                        conflicts.add("--partitioner " + config.partitioner() + " but the cluster uses " + map.partitioner());
+                    }
+                    if (config.virtualNodesGiven() && config.virtualNodes() != map.virtualNodes()) {
+                        conflicts.add("--vnodes " + config.virtualNodes() + " but the cluster uses " + map.virtualNodes());
+                    }
+                    if (replication.replicationFactor() != 0 && replication.replicationFactor() != map.replicationFactor()) {
+                        conflicts.add("replication factor " + replication.replicationFactor() + " but the cluster uses "
+                                + map.replicationFactor());
+                    }
+                    if (!conflicts.isEmpty()) {
+                        return Future.failedFuture(new IllegalArgumentException("cannot join the cluster of " + member + ": "
+                                + String.join("; ", conflicts)));
+                    }
+                    boolean listed = map.contains(config.self());
+                    if (listed && maps.current() == null) {
+                        return Future.failedFuture(new IllegalArgumentException("cannot join the cluster of " + member + ": "
+                                + config.self() + " is already in its map as " + map.state(config.self()).id()));
+                    }
+                    try {
+                        maps.adopt(map);
+                    } catch (IOException e) {
+                        return Future.failedFuture(e);
+                    }
+                    return Future.succeededFuture(!listed);
+                });
+    }
+
+    private static void serve(KvServerConfig config, Vertx vertx, Dao dao, HybridClock clock, LocalReplica local,
+                              WebClient client, ExecutorService storagePool, Membership membership, NodeMetrics metrics,
+                              boolean joins, CompletableFuture<KvServer> started) {
+        ReplicationOptions replication = config.replication();
+        Topology first = membership.get();
+        ClusterMap map = first.map();
+        // Anti-entropy runs among the owners of the map the node starts with; a node that is not one yet
+        // (it joins) is placed among them so that it can take the entries streamed to it.
+        List<String> repairNodes = new ArrayList<>(map.owners());
+        if (!repairNodes.contains(config.self())) {
+            repairNodes.add(config.self());
         }
-        ReplicaCoordinator coordinator = ReplicaCoordinator.builder(partitioner, replicas, clock)
-                .timeout(config.replicaTimeout())
-                .options(replication)
-                .failureDetector(detector)
-                .hintedHandoff(hints)
-                .build();
-        if (config.cluster().size() > 1) {
-            detector.start();
-        }
-        if (hints != null) {
-            hints.start();
-        }
-        NodeRepair repair = NodeRepair.create(vertx, config, dao, partitioner, clock,
-                replication.replicationFactor(config.cluster().size()), config.antiEntropyInterval(),
+        NodeRepair repair = NodeRepair.create(vertx, config, repairNodes, dao,
+                Partitioners.create(map.partitioner(), repairNodes, map.virtualNodes()), clock,
+                Math.min(map.replicationFactor(), repairNodes.size()), config.antiEntropyInterval(),
                 config.repairScanBytesPerSecond());
-        KvServer server = new KvServer(config, vertx, dao, coordinator, client, storagePool, detector, hints, repair);
+        MapChanges changes = new MapChanges(membership, config.streamUnreachableTimeout().toMillis());
+        MembershipHandler membershipHandler = new MembershipHandler(membership, changes, vertx);
+        KvServer server = new KvServer(config, vertx, dao, membership, client, storagePool, repair, membershipHandler);
+        if (!joins) {
+            server.joined.complete(null);
+        }
         AtomicInteger inFlight = new AtomicInteger();
         BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
         RangeHandler ranges = new RangeHandler(dao, config.maxKeyBytes());
@@ -197,23 +261,25 @@ public final class KvServer {
         HttpClient rangeClient = InternodeClients.createHttpClient(vertx, config, new HttpClientOptions().setTcpNoDelay(true)
                 .setConnectTimeout((int) config.replicaTimeout().toMillis()));
         server.rangeClient = rangeClient;
-        ranges.cluster(new ClusterRange(config.cluster(), config.self(), ranges, rangeClient,
+        ranges.cluster(new ClusterRange(map.owners(), config.self(), ranges, rangeClient,
                 config.replicaTimeout().toMillis(), config.maxKeyBytes(), config.maxBodyBytes()));
         StorageMetrics storageMetrics = null;
         if (metrics != null) {
             storageMetrics = new StorageMetrics(dao, metrics.registry());
             server.bindNodeGauges(metrics.registry(), inFlight, bodyBudget, ranges);
-            ReplicationMetrics.bind(metrics.registry(), coordinator, hints, repair.antiEntropy());
+            ReplicationMetrics.bind(metrics.registry(), first.coordinator(), membership.hints(), repair.antiEntropy());
         }
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
-                new EntityHandler(coordinator, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
+                new EntityHandler(membership, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
                         metrics == null ? CoordinatorMetrics.NONE : new CoordinatorMetrics(metrics.registry())),
                 ranges,
-                new InternalHandler(new ReplicaEndpoint(local, clock), config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget),
+                new InternalHandler(new ReplicaEndpoint(local, clock), config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
+                        membership::observe),
                 new StatusHandler(config, dao, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget,
-                        ranges, server.slowConnectionsClosed, new ReplicationStatus(coordinator, replication, detector, hints)),
+                        ranges, server.slowConnectionsClosed, new ReplicationStatus(first.coordinator(), replication,
+                        membership.firstDetector(), membership.hints())),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
-                new MetricsHandler(metrics, storageMetrics));
+                new MetricsHandler(metrics, storageMetrics), membershipHandler);
         Authenticator front = new Authenticator(router,
                 config.clusterSecrets() == null ? null : new RequestSignature(config.clusterSecrets()),
                 config.adminTokens(), config.clientTokens(), config.tlsCa() != null, System::currentTimeMillis);
@@ -231,12 +297,17 @@ public final class KvServer {
         NodeTls.configureServer(config, options);
         // One listener per event loop, all on one port. Vert.x gives listeners asking for port 0 a
         // random port each, and listeners asking for the same negative number one shared random port.
-        CompletableFuture<KvServer> started = new CompletableFuture<>();
         int listenPort = config.port() == 0 ? -1 : config.port();
         server.deploy(front, options, listenPort, config.eventLoops())
+                .compose(ok -> {
+                    membership.start();
+                    changes.resume();
+                    return joins ? server.requestJoin() : Future.succeededFuture();
+                })
                 .onSuccess(ok -> {
-                    LOG.info("kvstore node {} listening on port {} ({} engine, {} partitioner, cluster of {}, {} event loops on {})",
-                            config.self(), server.port, config.engine().id(), config.partitioner(), config.cluster().size(),
+                    LOG.info("kvstore node {} listening on port {} ({} engine, {} partitioner, cluster map epoch {} of {} nodes,"
+                                    + " {} event loops on {})",
+                            config.self(), server.port, config.engine().id(), map.partitioner(), map.epoch(), map.members().size(),
                             config.eventLoops(), vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio");
                     warnAboutOpenRoutes(config);
                     if (config.nativeTransport() && !vertx.isNativeTransportEnabled()) {
@@ -245,30 +316,52 @@ public final class KvServer {
                     started.complete(server);
                 })
                 .onFailure(error -> server.stop().whenComplete((v, e) -> started.completeExceptionally(error)));
-        return started;
     }
 
     /**
-     * The hint store: the node's own engine in {@value #HINTS_DIRECTORY} under the data directory, with
-     * its own clock lease (removals of hints must supersede them across restarts).
+     * Asks the member given by {@code --join} to have this node join; fails if the claimant refuses.
+     * Once accepted, {@link #joined()} follows the change to its end.
      */
-    private static HintedHandoff openHints(KvServerConfig config, ReplicationOptions replication, List<Replica> replicas,
-                                           FailureDetector detector) throws IOException {
-        Path directory = config.dataDirectory().resolve(HINTS_DIRECTORY);
-        HybridClock hintClock = new HybridClock(System::currentTimeMillis, ClockLease.open(directory));
-        DaoOptions store = config.storeOptions();
-        Dao hintDao = Engine.LSM.open(DaoOptions.builder(directory)
-                .syncPolicy(store.syncPolicy())
-                .flushThresholdBytes(Math.min(HINTS_FLUSH_THRESHOLD_BYTES, store.flushThresholdBytes()))
-                .backgroundPriority(store.backgroundPriority())
-                .build());
-        try {
-            return new HintedHandoff(hintDao, hintClock, config.cluster(), replicas, detector, replication,
-                    System::currentTimeMillis);
-        } catch (IOException | RuntimeException e) {
-            closeQuietly(hintDao);
-            throw e;
-        }
+    private Future<Void> requestJoin() {
+        String member = config.join();
+        return membership.client().change(member, MapChanges.JOIN, config.self()).transform(sent -> {
+            if (sent.failed()) {
+                return Future.failedFuture(new IllegalStateException("cannot reach " + member + " to join: "
+                        + sent.cause().getMessage(), sent.cause()));
+            }
+            MembershipClient.Answer answer = sent.result();
+            if (answer.status() != 202) {
+                return Future.failedFuture(new IllegalStateException("the join of " + config.self() + " through " + member
+                        + " was refused (" + answer.status() + "): " + answer.body().trim()));
+            }
+            JsonObject change = new JsonObject(answer.body());
+            LOG.info("node {} is joining the cluster (change {} at the claimant {})", config.self(), change.getLong("id"),
+                    change.getString("claimant"));
+            membershipHandler.awaitChange(change.getString("claimant"), change.getLong("id")).onComplete(done -> {
+                if (done.succeeded() && done.result().status() == 200) {
+                    LOG.info("node {} joined the cluster", config.self());
+                    joined.complete(null);
+                } else {
+                    String why = done.succeeded() ? done.result().body().trim() : String.valueOf(done.cause().getMessage());
+                    LOG.error("node {} did not join the cluster: {}", config.self(), why);
+                    joined.completeExceptionally(new IllegalStateException(why));
+                }
+            });
+            return Future.succeededFuture();
+        });
+    }
+
+    /**
+     * Completes once this node, started with {@link KvServerConfig#join()}, is a {@code normal} member;
+     * fails with the reason if its join failed. Complete at once for a node that did not ask to join.
+     */
+    public CompletionStage<Void> joined() {
+        return joined;
+    }
+
+    /** This node's current cluster map as JSON (what {@code GET /v0/cluster} answers). */
+    public String clusterMap() {
+        return ClusterMapCodec.toJson(membership.map());
     }
 
     private static void closeQuietly(Dao dao) {
@@ -363,11 +456,7 @@ public final class KvServer {
     /** After the HTTP side is gone: the coordinator's timer, the storage threads, then the store. */
     private void closeStore() {
         try {
-            coordinator.close();
-            detector.close();
-            if (hints != null) {
-                hints.close();
-            }
+            membership.close();
             repair.close();
             if (storagePool != null) {
                 storagePool.shutdown();

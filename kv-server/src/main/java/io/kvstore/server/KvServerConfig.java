@@ -55,6 +55,10 @@ public final class KvServerConfig {
     public static final long DEFAULT_REPLICA_TIMEOUT_MILLIS = 2000;
     /** Default idle time after which a connection is closed. */
     public static final long DEFAULT_IDLE_TIMEOUT_SECONDS = 60;
+    /** Default pace of the streams of keys a membership change makes. */
+    public static final long DEFAULT_STREAM_BYTES_PER_SECOND = 32L << 20;
+    /** Default time a streaming node may stay unreachable before its change fails. */
+    public static final long DEFAULT_STREAM_UNREACHABLE_SECONDS = 30;
     /** Default time a client may take to send a request: a 4 MiB body at 70 KB/s. */
     public static final long DEFAULT_REQUEST_TIMEOUT_SECONDS = 60;
     /**
@@ -97,6 +101,11 @@ public final class KvServerConfig {
     private final Path tlsCertificate;
     private final Path tlsKey;
     private final Path tlsCa;
+    private final String join;
+    private final long streamBytesPerSecond;
+    private final Duration streamUnreachableTimeout;
+    private final boolean partitionerGiven;
+    private final boolean virtualNodesGiven;
 
     private KvServerConfig(Builder b, DaoOptions storeOptions, ReplicationOptions replication) {
         this.replication = replication;
@@ -131,6 +140,11 @@ public final class KvServerConfig {
         this.tlsCertificate = b.tlsCertificate;
         this.tlsKey = b.tlsKey;
         this.tlsCa = b.tlsCa;
+        this.join = b.join;
+        this.streamBytesPerSecond = b.streamBytesPerSecond;
+        this.streamUnreachableTimeout = b.streamUnreachableTimeout;
+        this.partitionerGiven = b.partitionerGiven;
+        this.virtualNodesGiven = b.virtualNodesGiven;
     }
 
     public static Builder builder() {
@@ -197,6 +211,34 @@ public final class KvServerConfig {
     /** Bytes per second all the repair scans of this node read together, at most. */
     public long repairScanBytesPerSecond() {
         return repairScanBytesPerSecond;
+    }
+
+    /**
+     * A member of a running cluster this node joins through, or {@code null}. A node with a cluster map
+     * in its data directory that lists it ignores it: it is a member already.
+     */
+    public String join() {
+        return join;
+    }
+
+    /** The pace of this node's scans when it streams keys to nodes that gain them (default 32 MiB/s). */
+    public long streamBytesPerSecond() {
+        return streamBytesPerSecond;
+    }
+
+    /** How long a node streaming keys for a change may stay unreachable before the claimant fails the change. */
+    public Duration streamUnreachableTimeout() {
+        return streamUnreachableTimeout;
+    }
+
+    /** Whether {@link #partitioner()} was set rather than defaulted: a joining node then checks it against the map. */
+    public boolean partitionerGiven() {
+        return partitionerGiven;
+    }
+
+    /** Whether {@link #virtualNodes()} was set rather than defaulted. */
+    public boolean virtualNodesGiven() {
+        return virtualNodesGiven;
     }
 
     public int maxBodyBytes() {
@@ -358,6 +400,11 @@ public final class KvServerConfig {
         private Path tlsCertificate;
         private Path tlsKey;
         private Path tlsCa;
+        private String join;
+        private long streamBytesPerSecond = DEFAULT_STREAM_BYTES_PER_SECOND;
+        private Duration streamUnreachableTimeout = Duration.ofSeconds(DEFAULT_STREAM_UNREACHABLE_SECONDS);
+        private boolean partitionerGiven;
+        private boolean virtualNodesGiven;
 
         public Builder port(int port) {
             this.port = port;
@@ -381,11 +428,38 @@ public final class KvServerConfig {
 
         public Builder partitioner(String partitioner) {
             this.partitioner = partitioner;
+            this.partitionerGiven = true;
             return this;
         }
 
         public Builder virtualNodes(int virtualNodes) {
             this.virtualNodes = virtualNodes;
+            this.virtualNodesGiven = true;
+            return this;
+        }
+
+        /** Marks the partitioner and virtual nodes as defaults, not choices (a command line's defaults). */
+        Builder placementDefaulted(boolean partitionerDefaulted, boolean virtualNodesDefaulted) {
+            this.partitionerGiven &= !partitionerDefaulted;
+            this.virtualNodesGiven &= !virtualNodesDefaulted;
+            return this;
+        }
+
+        /** See {@link KvServerConfig#join()}. */
+        public Builder join(String member) {
+            this.join = member;
+            return this;
+        }
+
+        /** See {@link KvServerConfig#streamBytesPerSecond()}. */
+        public Builder streamBytesPerSecond(long bytesPerSecond) {
+            this.streamBytesPerSecond = bytesPerSecond;
+            return this;
+        }
+
+        /** See {@link KvServerConfig#streamUnreachableTimeout()}. */
+        public Builder streamUnreachableTimeout(Duration timeout) {
+            this.streamUnreachableTimeout = Objects.requireNonNull(timeout, "streamUnreachableTimeout");
             return this;
         }
 
@@ -578,6 +652,9 @@ public final class KvServerConfig {
             require(Partitioners.names().contains(partitioner),
                     "unknown partitioner '" + partitioner + "'; expected one of " + Partitioners.names());
             require(virtualNodes >= 1, "virtual nodes must be >= 1, got " + virtualNodes);
+            require(streamBytesPerSecond >= 1, "stream bytes per second must be >= 1, got " + streamBytesPerSecond);
+            require(!streamUnreachableTimeout.isNegative() && !streamUnreachableTimeout.isZero(),
+                    "stream unreachable timeout must be positive");
             require(!antiEntropyInterval.isNegative(), "anti-entropy interval must be >= 0, got " + antiEntropyInterval);
             require(repairScanBytesPerSecond >= 1, "repair scan bytes per second must be >= 1, got " + repairScanBytesPerSecond);
             require((tlsCertificate == null) == (tlsKey == null), "--tls-cert and --tls-key go together");
@@ -593,12 +670,16 @@ public final class KvServerConfig {
                     .build();
             ReplicationOptions replicationOptions = replication.build();
             KvServerConfig config = new KvServerConfig(this, storeOptions, replicationOptions);
-            require(replicationOptions.replicationFactor() <= config.cluster.size(), "replication factor "
+            // A joining node's replication factor is checked against the cluster's map instead.
+            require(join != null || replicationOptions.replicationFactor() <= config.cluster.size(), "replication factor "
                     + replicationOptions.replicationFactor() + " exceeds the " + config.cluster.size() + " nodes of the cluster");
             for (String node : config.cluster) {
                 checkUrl(node, config.scheme());
             }
             checkUrl(config.self, config.scheme());
+            if (join != null) {
+                checkUrl(join, config.scheme());
+            }
             require(new HashSet<>(config.cluster).size() == config.cluster.size(), "duplicate node in cluster " + config.cluster);
             require(config.cluster.contains(config.self),
                     "self " + config.self + " is not in the cluster " + config.cluster);

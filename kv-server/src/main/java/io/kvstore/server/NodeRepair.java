@@ -43,10 +43,10 @@ final class NodeRepair {
     }
 
     /**
-     * Sets up repair for the node {@code config.self()}; exchanges with every peer every
+     * Sets up repair for the node {@code config.self()} among {@code nodes}; exchanges with every peer every
      * {@code interval} ({@link Duration#ZERO}: only on demand).
      */
-    static NodeRepair create(Vertx vertx, KvServerConfig config, Dao dao, Partitioner partitioner, HybridClock clock,
+    static NodeRepair create(Vertx vertx, KvServerConfig config, List<String> nodes, Dao dao, Partitioner partitioner, HybridClock clock,
             int replicationFactor, Duration interval, long scanBytesPerSecond) {
         ExecutorService executor = Executors.newFixedThreadPool(SCAN_THREADS, r -> {
             Thread t = new Thread(r, "kv-repair");
@@ -59,7 +59,7 @@ final class NodeRepair {
                         .setConnectTimeout((int) config.replicaTimeout().toMillis()),
                 new PoolOptions().setHttp1MaxSize(CONNECTIONS_PER_PEER));
         RepairResponder responder = new RepairResponder(config.self(), dao, partitioner, executor, clock, scanBytesPerSecond);
-        List<String> peers = new ArrayList<>(config.cluster());
+        List<String> peers = new ArrayList<>(nodes);
         peers.remove(config.self());
         AntiEntropy antiEntropy = new AntiEntropy(responder, peers,
                 node -> new HttpRepairPeer(client, node, REQUEST_TIMEOUT_MILLIS, config.maxKeyBytes()),

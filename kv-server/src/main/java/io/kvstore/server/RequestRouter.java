@@ -29,10 +29,11 @@ final class RequestRouter implements Handler<HttpServerRequest> {
     private final RepairHandler repair;
     private final AdminRepairHandler adminRepair;
     private final MetricsHandler metrics;
+    private final MembershipHandler membership;
 
     RequestRouter(AtomicInteger inFlight, int maxInFlight, EntityHandler entity, RangeHandler range,
             InternalHandler internal, StatusHandler status, RepairHandler repair, AdminRepairHandler adminRepair,
-            MetricsHandler metrics) {
+            MetricsHandler metrics, MembershipHandler membership) {
         this.metrics = metrics;
         this.inFlight = inFlight;
         this.maxInFlight = maxInFlight;
@@ -42,6 +43,7 @@ final class RequestRouter implements Handler<HttpServerRequest> {
         this.status = status;
         this.repair = repair;
         this.adminRepair = adminRepair;
+        this.membership = membership;
     }
 
     @Override
@@ -102,6 +104,14 @@ final class RequestRouter implements Handler<HttpServerRequest> {
                     break;
                 case AdminRepairHandler.PATH:
                     adminRepair.handle(request);
+                    break;
+                case MembershipHandler.CLUSTER_PATH:
+                case MembershipHandler.DECOMMISSION_PATH:
+                case MembershipHandler.NODES_PATH:
+                case MembershipHandler.MAP_PATH:
+                case MembershipHandler.CHANGE_PATH:
+                case MembershipHandler.STREAM_PATH:
+                    membership.handle(request);
                     break;
                 default:
                     if (request.path().startsWith(RepairProtocol.PREFIX)) {

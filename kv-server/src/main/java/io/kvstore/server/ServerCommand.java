@@ -176,6 +176,20 @@ final class ServerCommand {
         config.repairScanBytesPerSecond(bytes);
     }
 
+    @Option(names = "--join", paramLabel = "URL",
+            description = "join the running cluster that URL (any member) belongs to; the replication factor and the"
+                    + " partitioner come from its map (ignored once this node is in a map kept in --data-dir)")
+    void join(String member) {
+        config.join(member.trim());
+    }
+
+    @Option(names = "--stream-bytes-per-s", paramLabel = "N",
+            defaultValue = "" + KvServerConfig.DEFAULT_STREAM_BYTES_PER_SECOND,
+            description = "pace of the scans that stream keys to the nodes that gain them when the cluster grows or shrinks")
+    void streamBytesPerSecond(long bytes) {
+        config.streamBytesPerSecond(bytes);
+    }
+
     @Option(names = "--event-loops", paramLabel = "N", description = "HTTP event loops (default: one per core)")
     void eventLoops(int count) {
         config.eventLoops(count);
@@ -327,9 +341,12 @@ final class ServerCommand {
             commandLine.setDefaultValueProvider(new PropertiesDefaultProvider(readConfigFile(commandLine, file)));
             commandLine.parseArgs(args);
         }
+        ParseResult parsed = commandLine.getParseResult();
         try {
             ServerCommand command = commandLine.getCommand();
-            return command.config.tls(command.tlsCertificate, command.tlsKey).build();
+            return command.config.tls(command.tlsCertificate, command.tlsKey)
+                    .placementDefaulted(!parsed.hasMatchedOption("--partitioner"), !parsed.hasMatchedOption("--vnodes"))
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(commandLine, e.getMessage(), e);
         }

@@ -8,18 +8,18 @@ import java.util.concurrent.locks.LockSupport;
  * reads the disk in the background of client traffic rather than in competition with it. A scanning
  * thread that runs ahead of the pace parks; it may run ahead by at most a tenth of a second of bytes.
  */
-final class ScanThrottle {
+public final class ScanThrottle {
     private static final long BURST_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private final double nanosPerByte;
     private long paceNanos = System.nanoTime();
 
     /** {@code bytesPerSecond <= 0}: no limit. */
-    ScanThrottle(long bytesPerSecond) {
+    public ScanThrottle(long bytesPerSecond) {
         this.nanosPerByte = bytesPerSecond <= 0 ? 0 : 1e9 / bytesPerSecond;
     }
 
     /** Accounts for {@code bytes} read and parks until the pace allows them. */
-    void acquire(long bytes) {
+    public void acquire(long bytes) {
         if (nanosPerByte == 0) {
             return;
         }

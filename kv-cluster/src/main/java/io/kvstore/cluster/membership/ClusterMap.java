@@ -1,0 +1,235 @@
+package io.kvstore.cluster.membership;
+
+import io.kvstore.cluster.Partitioner;
+import io.kvstore.cluster.Partitioners;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The cluster map: an epoch, the replication factor, the partitioner and its parameters, and the nodes
+ * with their state, in map order. Immutable; each change makes the map of the next epoch.
+ *
+ * <p>Map order is the order in which nodes entered the cluster: a joining node is appended, a node
+ * that leaves is taken out and the others keep their order. Placement order (the node list a
+ * {@link Partitioner} is built over) is map order restricted to the nodes that own ranges, so that with
+ * {@code jump} a join adds the last bucket; only the removal of the last node keeps {@code jump}
+ * minimal, the removal of another renumbers the nodes after it.
+ *
+ * <ul>
+ *   <li>{@linkplain #owners() owners}: the nodes that hold ranges now, {@code normal} and {@code leaving};
+ *       reads and writes go to them.</li>
+ *   <li>{@linkplain #futureOwners() future owners}: the nodes that will hold ranges once the change in
+ *       progress completes, {@code normal} and {@code joining}; writes also go to those of a key's
+ *       future replicas that are not among its current ones.</li>
+ * </ul>
+ */
+public final class ClusterMap {
+    private final long epoch;
+    private final int replicationFactor;
+    private final String partitioner;
+    private final int virtualNodes;
+    private final List<Member> members;
+
+    /**
+     * @throws IllegalArgumentException for an epoch below 1, no owners, duplicate nodes, an unknown
+     *                                  partitioner, or a replication factor outside {@code [1, owners]}
+     */
+    public ClusterMap(long epoch, int replicationFactor, String partitioner, int virtualNodes, List<Member> members) {
+        this.epoch = epoch;
+        this.replicationFactor = replicationFactor;
+        this.partitioner = Objects.requireNonNull(partitioner, "partitioner");
+        this.virtualNodes = virtualNodes;
+        this.members = List.copyOf(members);
+        if (epoch < 1) {
+            throw new IllegalArgumentException("epoch must be >= 1, got " + epoch);
+        }
+        if (!Partitioners.names().contains(partitioner)) {
+            throw new IllegalArgumentException("unknown partitioner '" + partitioner + "'; expected one of " + Partitioners.names());
+        }
+        if (virtualNodes < 1) {
+            throw new IllegalArgumentException("virtual nodes must be >= 1, got " + virtualNodes);
+        }
+        Set<String> seen = new HashSet<>();
+        for (Member member : this.members) {
+            if (!seen.add(member.url())) {
+                throw new IllegalArgumentException("node " + member.url() + " appears twice in the cluster map");
+            }
+        }
+        int owners = owners().size();
+        if (replicationFactor < 1 || replicationFactor > owners) {
+            throw new IllegalArgumentException("replication factor " + replicationFactor + " needs between 1 and "
+                    + owners + " owning nodes");
+        }
+    }
+
+    /** The first map of a new cluster: epoch 1, every node {@code normal}, in the given order. */
+    public static ClusterMap seed(List<String> nodes, int replicationFactor, String partitioner, int virtualNodes) {
+        List<Member> members = new ArrayList<>(nodes.size());
+        for (String node : nodes) {
+            members.add(new Member(node, NodeState.NORMAL));
+        }
+        return new ClusterMap(1, replicationFactor, partitioner, virtualNodes, members);
+    }
+
+    public long epoch() {
+        return epoch;
+    }
+
+    public int replicationFactor() {
+        return replicationFactor;
+    }
+
+    public String partitioner() {
+        return partitioner;
+    }
+
+    /** Tokens per node of the {@code ring} partitioner (kept for every partitioner). */
+    public int virtualNodes() {
+        return virtualNodes;
+    }
+
+    /** Every node, in map order. */
+    public List<Member> members() {
+        return members;
+    }
+
+    /** Every node's URL, in map order. */
+    public List<String> urls() {
+        List<String> urls = new ArrayList<>(members.size());
+        for (Member member : members) {
+            urls.add(member.url());
+        }
+        return urls;
+    }
+
+    /** The nodes that own ranges now ({@code normal} and {@code leaving}), in map order. */
+    public List<String> owners() {
+        return select(NodeState.NORMAL, NodeState.LEAVING);
+    }
+
+    /** The nodes that own ranges once the change in progress completes ({@code normal} and {@code joining}). */
+    public List<String> futureOwners() {
+        return select(NodeState.NORMAL, NodeState.JOINING);
+    }
+
+    /** The partitioner over {@link #owners()}. */
+    public Partitioner placement() {
+        return Partitioners.create(partitioner, owners(), virtualNodes);
+    }
+
+    /** The partitioner over {@link #futureOwners()}. */
+    public Partitioner futurePlacement() {
+        return Partitioners.create(partitioner, futureOwners(), virtualNodes);
+    }
+
+    /** The node's state, or {@code null} if it is not in the map. */
+    public NodeState state(String url) {
+        for (Member member : members) {
+            if (member.url().equals(url)) {
+                return member.state();
+            }
+        }
+        return null;
+    }
+
+    public boolean contains(String url) {
+        return state(url) != null;
+    }
+
+    /** Whether a change is under way: some node is {@code joining} or {@code leaving}. */
+    public boolean inTransition() {
+        for (Member member : members) {
+            if (member.state() != NodeState.NORMAL) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The node every change goes through: the first node of the map that is not {@code joining}. Only
+     * it makes maps of a new epoch, so two changes can never both make epoch E+1.
+     */
+    public String claimant() {
+        for (Member member : members) {
+            if (member.state() != NodeState.JOINING) {
+                return member.url();
+            }
+        }
+        throw new IllegalStateException("no owning node in " + this);
+    }
+
+    /** The next epoch's map with {@code url} appended as {@code joining}. */
+    public ClusterMap withJoining(String url) {
+        if (contains(url)) {
+            throw new IllegalArgumentException("node " + url + " is already in the cluster map as " + state(url).id());
+        }
+        List<Member> next = new ArrayList<>(members);
+        next.add(new Member(url, NodeState.JOINING));
+        return next(next);
+    }
+
+    /** The next epoch's map with {@code url} in state {@code state}. */
+    public ClusterMap withState(String url, NodeState state) {
+        List<Member> next = new ArrayList<>(members.size());
+        boolean found = false;
+        for (Member member : members) {
+            if (member.url().equals(url)) {
+                next.add(new Member(url, state));
+                found = true;
+            } else {
+                next.add(member);
+            }
+        }
+        if (!found) {
+            throw new IllegalArgumentException("node " + url + " is not in the cluster map");
+        }
+        return next(next);
+    }
+
+    /** The next epoch's map without {@code url}. */
+    public ClusterMap without(String url) {
+        List<Member> next = new ArrayList<>(members);
+        if (!next.removeIf(member -> member.url().equals(url))) {
+            throw new IllegalArgumentException("node " + url + " is not in the cluster map");
+        }
+        return next(next);
+    }
+
+    private ClusterMap next(List<Member> nextMembers) {
+        return new ClusterMap(epoch + 1, replicationFactor, partitioner, virtualNodes, nextMembers);
+    }
+
+    private List<String> select(NodeState a, NodeState b) {
+        List<String> urls = new ArrayList<>(members.size());
+        for (Member member : members) {
+            if (member.state() == a || member.state() == b) {
+                urls.add(member.url());
+            }
+        }
+        return urls;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof ClusterMap)) {
+            return false;
+        }
+        ClusterMap other = (ClusterMap) o;
+        return epoch == other.epoch && replicationFactor == other.replicationFactor && virtualNodes == other.virtualNodes
+                && partitioner.equals(other.partitioner) && members.equals(other.members);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(epoch, replicationFactor, partitioner, virtualNodes, members);
+    }
+
+    @Override
+    public String toString() {
+        return ClusterMapCodec.toJson(this);
+    }
+}

@@ -1,0 +1,113 @@
+package io.kvstore.server;
+
+import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.cluster.membership.ClusterMapCodec;
+import io.kvstore.cluster.membership.KeyMovement;
+import io.kvstore.cluster.membership.KeyMovementCodec;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.function.LongSupplier;
+
+/**
+ * This node's side of the membership routes of other nodes ({@link MembershipHandler}). Every request
+ * carries this node's map epoch, so that a node behind pulls the newer map. Non-blocking.
+ */
+final class MembershipClient {
+    /** An answer's status and body, for the calls whose refusals the caller passes on. */
+    record Answer(int status, String body) {
+    }
+
+    private final WebClient client;
+    private final String self;
+    private final LongSupplier epoch;
+    private final long timeoutMillis;
+
+    MembershipClient(WebClient client, String self, LongSupplier epoch, long timeoutMillis) {
+        this.client = client;
+        this.self = self;
+        this.epoch = epoch;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    /** The map {@code node} holds now. */
+    Future<ClusterMap> map(String node) {
+        return request(node, io.vertx.core.http.HttpMethod.GET, MembershipHandler.MAP_PATH).send()
+                .map(response -> {
+                    expect(response, 200, node);
+                    return ClusterMapCodec.fromJson(response.bodyAsString());
+                });
+    }
+
+    /** Hands {@code map} to {@code node}, which keeps it if it is newer than its own. */
+    Future<Void> push(String node, ClusterMap map) {
+        return request(node, io.vertx.core.http.HttpMethod.PUT, MembershipHandler.MAP_PATH)
+                .sendBuffer(Buffer.buffer(ClusterMapCodec.toJson(map)))
+                .map(response -> {
+                    expect(response, 204, node);
+                    return null;
+                });
+    }
+
+    /** Asks {@code node}, any member, to have a change made; the answer is passed on as is. */
+    Future<Answer> change(String node, String operation, String url) {
+        return changeRequest(node, operation, url).send()
+                .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
+    }
+
+    /** Passes a change request on to the claimant {@code node}, which must not forward it again. */
+    Future<Answer> forwardChange(String node, String operation, String url) {
+        return changeRequest(node, operation, url).putHeader(MembershipHandler.FORWARDED_HEADER, "1").send()
+                .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
+    }
+
+    private HttpRequest<Buffer> changeRequest(String node, String operation, String url) {
+        String path = MembershipHandler.CHANGE_PATH + "?op=" + operation + "&url=" + URLEncoder.encode(url, StandardCharsets.UTF_8);
+        return request(node, io.vertx.core.http.HttpMethod.POST, path);
+    }
+
+    /** The progress of change {@code id} at the claimant {@code node}. */
+    Future<JsonObject> changeStatus(String node, long id) {
+        return request(node, io.vertx.core.http.HttpMethod.GET, MembershipHandler.CHANGE_PATH + "?id=" + id).send()
+                .map(response -> {
+                    expect(response, 200, node);
+                    return response.bodyAsJsonObject();
+                });
+    }
+
+    /** Has {@code node} start (or resume, or keep running) its share of {@code movement}. */
+    Future<Void> startStream(String node, KeyMovement movement) {
+        return request(node, io.vertx.core.http.HttpMethod.POST, MembershipHandler.STREAM_PATH)
+                .sendBuffer(Buffer.buffer(KeyMovementCodec.toJson(movement)))
+                .map(response -> {
+                    expect(response, 202, node);
+                    return null;
+                });
+    }
+
+    /** The progress of {@code node}'s stream of change {@code id}: 404 when it has none (it restarted). */
+    Future<Answer> streamStatus(String node, long id) {
+        return request(node, io.vertx.core.http.HttpMethod.GET, MembershipHandler.STREAM_PATH + "?id=" + id).send()
+                .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
+    }
+
+    private HttpRequest<Buffer> request(String node, io.vertx.core.http.HttpMethod method, String path) {
+        URI uri = URI.create(node);
+        return client.request(method, uri.getPort(), uri.getHost(), path)
+                .timeout(timeoutMillis)
+                .putHeader(MembershipHandler.EPOCH_HEADER, Long.toString(epoch.getAsLong()))
+                .putHeader(MembershipHandler.NODE_HEADER, self);
+    }
+
+    private static void expect(HttpResponse<Buffer> response, int status, String node) {
+        if (response.statusCode() != status) {
+            throw new IllegalStateException(node + " answered " + response.statusCode() + ": " + response.bodyAsString());
+        }
+    }
+}

@@ -1,0 +1,317 @@
+package io.kvstore.server;
+
+import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.cluster.membership.ClusterMapCodec;
+import io.kvstore.cluster.membership.KeyMovement;
+import io.kvstore.cluster.membership.KeyMovementCodec;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonObject;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The membership routes. Public: {@code GET /v0/cluster} (the map as JSON),
+ * {@code POST /v0/admin/decommission} and {@code DELETE /v0/admin/nodes?url=U}, which answer once the
+ * change is over. Internal ({@code /internal/v0/...}): the map (GET, and PUT to push one), change
+ * requests to the claimant and their progress, and the streams of keys a change asks for.
+ */
+final class MembershipHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(MembershipHandler.class);
+    static final String CLUSTER_PATH = "/v0/cluster";
+    static final String DECOMMISSION_PATH = "/v0/admin/decommission";
+    static final String NODES_PATH = "/v0/admin/nodes";
+    static final String MAP_PATH = "/internal/v0/cluster";
+    static final String CHANGE_PATH = "/internal/v0/membership/change";
+    static final String STREAM_PATH = "/internal/v0/membership/stream";
+    /** The sender's map epoch, on every membership request. */
+    static final String EPOCH_HEADER = "X-Kv-Epoch";
+    /** The sender's URL, on every membership request, so that a node behind knows whom to pull from. */
+    static final String NODE_HEADER = "X-Kv-Node";
+    /** Marks a change request a member forwarded to the claimant: it is never forwarded again. */
+    static final String FORWARDED_HEADER = "X-Kv-Forwarded";
+    private static final long POLL_MILLIS = 200;
+    /** How long the node waiting on a change goes on asking a claimant that does not answer. */
+    private static final long CLAIMANT_SILENCE_MILLIS = 30_000;
+
+    private final Membership membership;
+    private final MapChanges changes;
+    private final Vertx vertx;
+
+    MembershipHandler(Membership membership, MapChanges changes, Vertx vertx) {
+        this.membership = membership;
+        this.changes = changes;
+        this.vertx = vertx;
+    }
+
+    /** Whether {@code path} is one of these routes. */
+    static boolean handles(String path) {
+        return path.equals(CLUSTER_PATH) || path.equals(DECOMMISSION_PATH) || path.equals(NODES_PATH)
+                || path.equals(MAP_PATH) || path.equals(CHANGE_PATH) || path.equals(STREAM_PATH);
+    }
+
+    void handle(HttpServerRequest request) {
+        observeEpoch(request);
+        switch (request.path()) {
+            case CLUSTER_PATH:
+                if (allow(request, HttpMethod.GET)) {
+                    sendMap(request);
+                }
+                break;
+            case MAP_PATH:
+                if (request.method() == HttpMethod.PUT) {
+                    pushed(request);
+                } else if (allow(request, HttpMethod.GET)) {
+                    sendMap(request);
+                }
+                break;
+            case DECOMMISSION_PATH:
+                if (allow(request, HttpMethod.POST)) {
+                    operate(request, MapChanges.DECOMMISSION, membership.self());
+                }
+                break;
+            case NODES_PATH:
+                if (allow(request, HttpMethod.DELETE)) {
+                    String url = QueryParameters.text(request.query(), "url");
+                    if (url == null || url.isEmpty()) {
+                        Responses.send(request, 400, "missing url of the node to remove");
+                    } else {
+                        operate(request, MapChanges.REMOVE, url);
+                    }
+                }
+                break;
+            case CHANGE_PATH:
+                if (request.method() == HttpMethod.POST) {
+                    changeRequested(request);
+                } else if (allow(request, HttpMethod.GET)) {
+                    changeStatus(request);
+                }
+                break;
+            default:
+                if (request.method() == HttpMethod.POST) {
+                    streamRequested(request);
+                } else if (allow(request, HttpMethod.GET)) {
+                    streamStatus(request);
+                }
+        }
+    }
+
+    private void observeEpoch(HttpServerRequest request) {
+        String epoch = request.getHeader(EPOCH_HEADER);
+        if (epoch != null) {
+            try {
+                membership.observe(Long.parseLong(epoch), request.getHeader(NODE_HEADER));
+            } catch (NumberFormatException e) {
+                // Not ours to refuse here: the epoch only hints that a newer map exists.
+            }
+        }
+    }
+
+    private static boolean allow(HttpServerRequest request, HttpMethod method) {
+        if (request.method() == method) {
+            return true;
+        }
+        request.response().putHeader("Allow", method.name());
+        Responses.send(request, 405, "method " + request.method() + " not allowed on " + request.path());
+        return false;
+    }
+
+    private void sendMap(HttpServerRequest request) {
+        request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
+                .end(ClusterMapCodec.toJson(membership.map()));
+    }
+
+    private void pushed(HttpServerRequest request) {
+        request.body().onSuccess(body -> {
+            ClusterMap map;
+            try {
+                map = ClusterMapCodec.fromJson(body.toString());
+            } catch (IllegalArgumentException e) {
+                Responses.send(request, 400, e.getMessage());
+                return;
+            }
+            blocking(() -> membership.adopt(map)).onComplete(done -> {
+                if (done.failed()) {
+                    Responses.failure(request, done.cause());
+                } else {
+                    request.response().setStatusCode(204).end();
+                }
+            });
+        });
+    }
+
+    /** A change request: started here if this node is its claimant, else forwarded once to the claimant. */
+    private void changeRequested(HttpServerRequest request) {
+        String operation = QueryParameters.text(request.query(), "op");
+        String url = QueryParameters.text(request.query(), "url");
+        if (operation == null || url == null || url.isEmpty()) {
+            Responses.send(request, 400, "a change needs op and url");
+            return;
+        }
+        requestChange(operation, url, request.getHeader(FORWARDED_HEADER) != null).onComplete(answer -> {
+            if (answer.failed()) {
+                Responses.failure(request, answer.cause());
+            } else {
+                request.response().setStatusCode(answer.result().status())
+                        .putHeader("Content-Type", answer.result().status() == 202 ? "application/json" : "text/plain; charset=utf-8")
+                        .end(answer.result().body());
+            }
+        });
+    }
+
+    /** Starts the change here or at the claimant; the answer is 202 with {@code {"id", "claimant"}} or a refusal. */
+    private Future<MembershipClient.Answer> requestChange(String operation, String url, boolean forwarded) {
+        String claimant = MapChanges.claimantFor(membership.map(), operation, url);
+        if (claimant.equals(membership.self()) || forwarded) {
+            return blocking(() -> {
+                try {
+                    MapChanges.Change change = changes.start(operation, url);
+                    return new MembershipClient.Answer(202, new JsonObject().put("id", change.id)
+                            .put("claimant", membership.self()).encode());
+                } catch (ChangeRefusedException e) {
+                    return new MembershipClient.Answer(e.status(), e.getMessage() + "\n");
+                }
+            });
+        }
+        return membership.client().forwardChange(claimant, operation, url)
+                .recover(error -> Future.succeededFuture(new MembershipClient.Answer(503, "the claimant " + claimant
+                        + " is unreachable, and no change is made while it is: " + error.getMessage() + "\n")));
+    }
+
+    private void changeStatus(HttpServerRequest request) {
+        MapChanges.Change change = changes.change(parseId(request));
+        if (change == null) {
+            Responses.send(request, 404, "no change " + request.query() + " on this node");
+            return;
+        }
+        request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
+                .end(change.toJson(membership.map()).encode());
+    }
+
+    /** Decommission or removal asked by an operator: answered once the change is over. */
+    private void operate(HttpServerRequest request, String operation, String url) {
+        requestChange(operation, url, false).compose(answer -> {
+            if (answer.status() != 202) {
+                return Future.succeededFuture(answer);
+            }
+            JsonObject started = new JsonObject(answer.body());
+            return awaitChange(started.getString("claimant"), started.getLong("id"));
+        }).onComplete(done -> {
+            if (done.failed()) {
+                Responses.failure(request, done.cause());
+                return;
+            }
+            MembershipClient.Answer answer = done.result();
+            request.response().setStatusCode(answer.status())
+                    .putHeader("Content-Type", answer.status() == 200 ? "application/json" : "text/plain; charset=utf-8")
+                    .end(answer.body());
+        });
+    }
+
+    /**
+     * Polls change {@code id} at {@code claimant} until it is over: 200 with its summary and the map when
+     * done, 500 with the reason when it failed, 503 if the claimant stops answering.
+     */
+    Future<MembershipClient.Answer> awaitChange(String claimant, long id) {
+        Promise<MembershipClient.Answer> result = Promise.promise();
+        poll(claimant, id, System.nanoTime(), result);
+        return result.future();
+    }
+
+    private void poll(String claimant, long id, long lastAnswer, Promise<MembershipClient.Answer> result) {
+        membership.client().changeStatus(claimant, id).onComplete(status -> {
+            long answered = lastAnswer;
+            if (status.succeeded()) {
+                answered = System.nanoTime();
+                JsonObject change = status.result();
+                String state = change.getString("status");
+                if ("done".equals(state)) {
+                    change.put("map", new JsonObject(ClusterMapCodec.toJson(membership.map())));
+                    result.complete(new MembershipClient.Answer(200, change.encode()));
+                    return;
+                }
+                if ("failed".equals(state)) {
+                    result.complete(new MembershipClient.Answer(500, "the " + change.getString("operation") + " of "
+                            + change.getString("node") + " failed: " + change.getString("reason") + "\n"));
+                    return;
+                }
+            } else if (System.nanoTime() - lastAnswer > TimeUnit.MILLISECONDS.toNanos(CLAIMANT_SILENCE_MILLIS)) {
+                result.complete(new MembershipClient.Answer(503, "the claimant " + claimant + " stopped answering about change "
+                        + id + ": " + status.cause().getMessage() + "\n"));
+                return;
+            }
+            long since = answered;
+            vertx.setTimer(POLL_MILLIS, t -> poll(claimant, id, since, result));
+        });
+    }
+
+    private void streamRequested(HttpServerRequest request) {
+        request.body().onSuccess(body -> {
+            KeyMovement movement;
+            try {
+                movement = KeyMovementCodec.fromJson(body.toString());
+            } catch (IllegalArgumentException e) {
+                Responses.send(request, 400, e.getMessage());
+                return;
+            }
+            membership.stream(movement);
+            request.response().setStatusCode(202).end();
+        });
+    }
+
+    private void streamStatus(HttpServerRequest request) {
+        long id = parseId(request);
+        CompletableFuture<Long> stream = membership.streamOf(id);
+        if (stream == null) {
+            Responses.send(request, 404, "no stream of change " + id + " on this node");
+            return;
+        }
+        JsonObject status = new JsonObject();
+        if (!stream.isDone()) {
+            status.put("status", "running");
+        } else if (stream.isCompletedExceptionally()) {
+            Throwable cause = stream.handle((v, e) -> e).join();
+            while (cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            status.put("status", "failed").put("reason", String.valueOf(cause.getMessage()));
+        } else {
+            status.put("status", "done").put("entries", stream.join());
+        }
+        request.response().setStatusCode(200).putHeader("Content-Type", "application/json").end(status.encode());
+    }
+
+    private static long parseId(HttpServerRequest request) {
+        String id = QueryParameters.text(request.query(), "id");
+        if (id == null) {
+            throw new IllegalArgumentException("missing id");
+        }
+        try {
+            return Long.parseLong(id);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("id must be an integer, got '" + id + "'");
+        }
+    }
+
+    /** Runs blocking membership work on its own threads, never on the event loop. */
+    private <T> Future<T> blocking(java.util.concurrent.Callable<T> work) {
+        Context context = Vertx.currentContext();
+        Promise<T> promise = Promise.promise();
+        membership.worker().execute(() -> {
+            try {
+                T value = work.call();
+                context.runOnContext(v -> promise.complete(value));
+            } catch (Exception e) {
+                LOG.debug("membership work failed", e);
+                context.runOnContext(v -> promise.fail(e));
+            }
+        });
+        return promise.future();
+    }
+}

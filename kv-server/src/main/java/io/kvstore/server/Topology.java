@@ -1,0 +1,143 @@
+package io.kvstore.server;
+
+import io.kvstore.cluster.FailureDetector;
+import io.kvstore.cluster.HybridClock;
+import io.kvstore.cluster.NotEnoughReplicasException;
+import io.kvstore.cluster.Partitioner;
+import io.kvstore.cluster.Quorum;
+import io.kvstore.cluster.Replica;
+import io.kvstore.cluster.ReplicaCoordinator;
+import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.core.Bytes;
+import io.kvstore.core.Entry;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * What one cluster map means for this node's requests: the coordinator over the map's owners, and,
+ * while a node joins or leaves, the pending replicas. Immutable; a new map makes a new topology, which
+ * replaces the old one with one volatile write, so a request reads one field to find its way.
+ *
+ * <p>A write goes to the key's replicas among the owners, as the coordinator decides, and also to each
+ * of its future replicas that is not among its current ones; it is acknowledged only once those
+ * pending replicas stored it too, so that a node that becomes a replica at the end of the change misses
+ * no write acknowledged during it. Reads stay on the current owners.
+ */
+final class Topology {
+    private final ClusterMap map;
+    /** The epoch as internode requests carry it, formatted once. */
+    private final String epochText;
+    private final ReplicaCoordinator coordinator;
+    private final FailureDetector detector;
+    private final HybridClock clock;
+    /** Null while no change is under way. */
+    private final Partitioner future;
+    private final Replica[] futureReplicas;
+    /** For each future owner, its index among the current owners, or -1. */
+    private final int[] futureToCurrent;
+    private final int currentCount;
+    private final int futureCount;
+
+    Topology(ClusterMap map, ReplicaCoordinator coordinator, FailureDetector detector, HybridClock clock,
+             List<Replica> futureReplicas) {
+        this.map = map;
+        this.epochText = Long.toString(map.epoch());
+        this.coordinator = coordinator;
+        this.detector = detector;
+        this.clock = clock;
+        this.currentCount = map.replicationFactor();
+        if (map.inTransition()) {
+            this.future = map.futurePlacement();
+            this.futureReplicas = futureReplicas.toArray(new Replica[0]);
+            this.futureCount = map.replicationFactor();
+            List<String> owners = coordinator.partitioner().nodes();
+            this.futureToCurrent = new int[future.nodes().size()];
+            for (int i = 0; i < futureToCurrent.length; i++) {
+                futureToCurrent[i] = owners.indexOf(future.nodes().get(i));
+            }
+        } else {
+            this.future = null;
+            this.futureReplicas = null;
+            this.futureToCurrent = null;
+            this.futureCount = 0;
+        }
+    }
+
+    ClusterMap map() {
+        return map;
+    }
+
+    String epochText() {
+        return epochText;
+    }
+
+    ReplicaCoordinator coordinator() {
+        return coordinator;
+    }
+
+    FailureDetector detector() {
+        return detector;
+    }
+
+    int replicationFactor() {
+        return coordinator.replicationFactor();
+    }
+
+    int clusterSize() {
+        return coordinator.clusterSize();
+    }
+
+    CompletionStage<Entry> get(byte[] key, Quorum quorum) {
+        return coordinator.get(key, quorum);
+    }
+
+    CompletionStage<Void> put(byte[] key, byte[] value, Quorum quorum) {
+        return write(Entry.value(key, value, clock.now()), quorum);
+    }
+
+    CompletionStage<Void> delete(byte[] key, Quorum quorum) {
+        return write(Entry.tombstone(key, clock.now()), quorum);
+    }
+
+    private CompletionStage<Void> write(Entry entry, Quorum quorum) {
+        CompletionStage<Void> owners = coordinator.write(entry, quorum);
+        if (future == null) {
+            return owners;
+        }
+        int[] was = coordinator.partitioner().replicas(entry.key(), currentCount);
+        int[] will = future.replicas(entry.key(), futureCount);
+        CompletionStage<Void> all = owners;
+        for (int target : will) {
+            int current = futureToCurrent[target];
+            if (current >= 0 && contains(was, current)) {
+                continue;
+            }
+            all = all.thenCombine(pending(target, entry), (a, b) -> null);
+        }
+        return all;
+    }
+
+    private CompletionStage<Void> pending(int target, Entry entry) {
+        String node = future.nodes().get(target);
+        CompletionStage<Void> stored;
+        try {
+            stored = futureReplicas[target].upsert(entry);
+        } catch (RuntimeException e) {
+            stored = CompletableFuture.failedFuture(e);
+        }
+        return stored.exceptionally(error -> {
+            throw new NotEnoughReplicasException("write of key '" + Bytes.toDebugString(entry.key())
+                    + "': the pending replica " + node + " did not store it: " + error, 1, 0, List.of(error), error);
+        });
+    }
+
+    private static boolean contains(int[] nodes, int node) {
+        for (int n : nodes) {
+            if (n == node) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

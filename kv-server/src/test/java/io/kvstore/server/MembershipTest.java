@@ -1,0 +1,238 @@
+package io.kvstore.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.cluster.membership.NodeState;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A cluster that grows and shrinks online, with real nodes on loopback. */
+@Tag("slow")
+class MembershipTest {
+    @TempDir
+    Path dir;
+
+    private static int count(String text, char c) {
+        int n = 0;
+        for (int i = 0; i < text.length(); i++) {
+            n += text.charAt(i) == c ? 1 : 0;
+        }
+        return n;
+    }
+
+    @Test
+    void aSeededClusterServesItsMapAsJson() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 3, 3, 2, b -> b).startSeeds()) {
+            ClusterMap map = nodes.map(1);
+            assertEquals(1, map.epoch());
+            assertEquals(2, map.replicationFactor());
+            assertEquals("ring", map.partitioner());
+            assertEquals(nodes.urls, map.urls());
+            assertFalse(map.inTransition());
+            HttpResponse<String> json = nodes.send(0, "GET", "/v0/cluster", null);
+            assertTrue(json.body().contains("\"nodes\":[{\"url\":\"" + nodes.urls.get(0) + "\",\"state\":\"normal\"}"), json.body());
+            assertEquals(405, nodes.send(0, "POST", "/v0/cluster", null).statusCode());
+        }
+    }
+
+    @Test
+    void growThreeToFourWhileWritingLosesNoAcknowledgedWrite() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 4, 3, 3, b -> b).startSeeds()) {
+            for (int i = 0; i < 3000; i++) {
+                assertEquals(201, nodes.send(i % 3, "PUT", "/v0/entity?id=pre-" + i + "&ack=2&from=3", "v" + i + ";").statusCode());
+            }
+            Queue<String> acknowledged = new ConcurrentLinkedQueue<>();
+            AtomicBoolean writing = new AtomicBoolean(true);
+            AtomicInteger failed = new AtomicInteger();
+            CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+                Random random = new Random(1);
+                for (int i = 0; writing.get(); i++) {
+                    String key = "during-" + i;
+                    try {
+                        int status = nodes.send(random.nextInt(3), "PUT", "/v0/entity?id=" + key + "&ack=2&from=3", "d" + i + ";")
+                                .statusCode();
+                        if (status == 201) {
+                            acknowledged.add(key);
+                        } else {
+                            failed.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        failed.incrementAndGet();
+                    }
+                }
+            });
+            nodes.start(3);
+            nodes.node(3).joined().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            writing.set(false);
+            writer.get(30, TimeUnit.SECONDS);
+            ClusterMap map = nodes.awaitSameMap(10);
+            assertEquals(4, map.owners().size());
+            assertEquals(NodeState.NORMAL, map.state(nodes.urls.get(3)));
+            assertEquals(3, map.epoch(), "joining, then normal");
+            assertTrue(acknowledged.size() > 10, "writes went on during the join: " + acknowledged.size());
+            int missed = 0;
+            for (String key : acknowledged) {
+                for (int node = 0; node < 4; node++) {
+                    if (nodes.send(node, "GET", "/v0/entity?id=" + key + "&ack=2&from=3", null).statusCode() != 200) {
+                        missed++;
+                    }
+                }
+            }
+            for (int i = 0; i < 3000; i += 7) {
+                assertEquals("v" + i + ";", nodes.send(3, "GET", "/v0/entity?id=pre-" + i + "&ack=2&from=3", null).body());
+            }
+            assertEquals(0, missed, "quorum reads that missed an acknowledged write, of " + acknowledged.size());
+            int onNewcomer = count(nodes.localRange(3), ';');
+            int total = 3000 + acknowledged.size();
+            double share = 3.0 / 4;
+            assertTrue(Math.abs(onNewcomer - share * total) <= 0.3 * share * total,
+                    "the newcomer holds " + onNewcomer + " of " + total + " keys; its share is RF/N = 3/4");
+        }
+    }
+
+    @Test
+    void concurrentJoinsThroughDifferentMembersEndOnOneMapAndTheLoserIsToldWhy() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 5, 3, 2, b -> b.streamBytesPerSecond(200_000)).startSeeds()) {
+            String value = "x".repeat(200);
+            for (int i = 0; i < 3000; i++) {
+                nodes.send(i % 3, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", value);
+            }
+            CompletableFuture<KvServer> d = nodes.startWith(3, nodes.config(3).join(nodes.urls.get(0)).build());
+            CompletableFuture<KvServer> e = nodes.startWith(4, nodes.config(4).join(nodes.urls.get(1)).build());
+            int started = 0;
+            String refusal = null;
+            for (CompletableFuture<KvServer> start : List.of(d, e)) {
+                try {
+                    start.get(60, TimeUnit.SECONDS).joined().toCompletableFuture().get(60, TimeUnit.SECONDS);
+                    started++;
+                } catch (ExecutionException failure) {
+                    refusal = failure.getCause().getMessage();
+                }
+            }
+            assertEquals(1, started, "exactly one of two concurrent joins goes through");
+            assertTrue(refusal != null && refusal.contains("409") && refusal.contains("one change at a time"), refusal);
+            ClusterMap map = nodes.awaitSameMap(10);
+            assertEquals(4, map.members().size());
+            assertEquals(3, map.epoch());
+        }
+    }
+
+    @Test
+    void decommissionShrinksFourToThreeAndEveryKeyStaysReadable() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 4, 4, 3, b -> b).startSeeds()) {
+            for (int i = 0; i < 2000; i++) {
+                assertEquals(201, nodes.send(i % 4, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=3", "v" + i).statusCode());
+            }
+            HttpResponse<String> answer = nodes.send(1, "POST", "/v0/admin/decommission", null);
+            assertEquals(200, answer.statusCode(), answer.body());
+            assertTrue(answer.body().contains("\"status\":\"done\""), answer.body());
+            nodes.stop(1);
+            ClusterMap map = nodes.awaitSameMap(10);
+            assertEquals(List.of(nodes.urls.get(0), nodes.urls.get(2), nodes.urls.get(3)), map.urls());
+            for (int i = 0; i < 2000; i++) {
+                int node = new int[] {0, 2, 3}[i % 3];
+                assertEquals("v" + i, nodes.send(node, "GET", "/v0/entity?id=k" + i + "&ack=2&from=3", null).body(), "k" + i);
+            }
+        }
+    }
+
+    @Test
+    void removingADeadNodeRebuildsItsReplicasFromTheSurvivors() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 4, 4, 3, b -> b).startSeeds()) {
+            for (int i = 0; i < 2000; i++) {
+                assertEquals(201, nodes.send(i % 4, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=3", "v" + i).statusCode());
+            }
+            HttpResponse<String> alive = nodes.send(0, "DELETE", "/v0/admin/nodes?url=" + nodes.urls.get(2), null);
+            assertEquals(409, alive.statusCode(), "a node that answers is decommissioned, not removed: " + alive.body());
+            nodes.stop(2);
+            HttpResponse<String> answer = nodes.send(3, "DELETE", "/v0/admin/nodes?url=" + nodes.urls.get(2), null);
+            assertEquals(200, answer.statusCode(), answer.body());
+            ClusterMap map = nodes.awaitSameMap(10);
+            assertEquals(List.of(nodes.urls.get(0), nodes.urls.get(1), nodes.urls.get(3)), map.urls());
+            // Every survivor holds every key again (RF 3 on 3 nodes), so one node down still leaves a quorum.
+            nodes.stop(0);
+            for (int i = 0; i < 2000; i++) {
+                int node = i % 2 == 0 ? 1 : 3;
+                assertEquals("v" + i, nodes.send(node, "GET", "/v0/entity?id=k" + i + "&ack=2&from=3", null).body(), "k" + i);
+            }
+        }
+    }
+
+    @Test
+    void badChangesAreRefusedWithTheMapUnchanged() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 5, 3, 3, b -> b).startSeeds()) {
+            HttpResponse<String> belowRf = nodes.send(2, "POST", "/v0/admin/decommission", null);
+            assertEquals(409, belowRf.statusCode(), belowRf.body());
+            assertTrue(belowRf.body().contains("replication factor 3"), belowRf.body());
+            HttpResponse<String> unknown = nodes.send(1, "DELETE", "/v0/admin/nodes?url=http://127.0.0.1:1", null);
+            assertEquals(404, unknown.statusCode(), unknown.body());
+
+            Throwable partitioner = assertThrows(ExecutionException.class, () -> nodes.startWith(3,
+                    nodes.config(3).join(nodes.urls.get(1)).partitioner("jump").build()).get(30, TimeUnit.SECONDS)).getCause();
+            assertTrue(partitioner.getMessage().contains("--partitioner jump but the cluster uses ring"), partitioner.getMessage());
+
+            Throwable unreachable = assertThrows(ExecutionException.class, () -> nodes.startWith(3,
+                    nodes.config(3).join("http://127.0.0.1:" + TestCluster.freePort()).build()).get(30, TimeUnit.SECONDS)).getCause();
+            assertTrue(unreachable.getMessage().contains("does not answer"), unreachable.getMessage());
+
+            Throwable member = assertThrows(ExecutionException.class, () -> nodes.startWith(3,
+                    nodes.config(3).self(nodes.urls.get(2)).join(nodes.urls.get(0)).build()).get(30, TimeUnit.SECONDS)).getCause();
+            assertTrue(member.getMessage().contains("already in its map"), member.getMessage());
+
+            ClusterMap map = nodes.awaitSameMap(5);
+            assertEquals(1, map.epoch(), "no refused change moved the map");
+            assertNull(map.state(nodes.urls.get(3)));
+        }
+    }
+
+    @Test
+    void aJoinWhoseSourceIsDownAbortsAndSaysWhy() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 4, 3, 2,
+                b -> b.streamUnreachableTimeout(Duration.ofSeconds(2))).startSeeds()) {
+            nodes.stop(2);
+            nodes.start(3);
+            Throwable failure = assertThrows(ExecutionException.class,
+                    () -> nodes.node(3).joined().toCompletableFuture().get(60, TimeUnit.SECONDS)).getCause();
+            assertTrue(failure.getMessage().contains(nodes.urls.get(2)) && failure.getMessage().contains("unreachable"),
+                    failure.getMessage());
+            ClusterMap map = nodes.map(0);
+            assertNull(map.state(nodes.urls.get(3)), "the newcomer never became normal and left the map: " + map);
+            assertEquals(3, map.epoch());
+        }
+    }
+
+    @Test
+    void everyNodeKeepsTheNewMapAcrossARestart() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 4, 3, 2, b -> b).startSeeds()) {
+            nodes.start(3);
+            nodes.node(3).joined().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            ClusterMap grown = nodes.awaitSameMap(10);
+            for (int i = 0; i < 4; i++) {
+                nodes.stop(i);
+            }
+            for (int i = 0; i < 4; i++) {
+                nodes.start(i);
+            }
+            assertEquals(grown, nodes.awaitSameMap(10), "the seeds' --cluster lists only three; the kept map wins");
+            assertEquals(4, grown.members().size());
+        }
+    }
+}
