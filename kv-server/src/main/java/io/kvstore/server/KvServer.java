@@ -130,6 +130,13 @@ public final class KvServer {
             maps = ClusterMapStore.open(config.dataDirectory(), config.join() != null ? null
                     : ClusterMap.seed(config.cluster(), replication.replicationFactor(config.cluster().size()),
                             config.partitioner(), config.virtualNodes()));
+            if (config.join() == null && !maps.current().contains(config.self())) {
+                // The kept map is of a cluster this node is not (or no longer) in: --cluster seeds a new one.
+                LOG.warn("node {} is not in the cluster map kept in {} ({}); seeding a new one from --cluster",
+                        config.self(), config.dataDirectory(), maps.current());
+                maps.reset(ClusterMap.seed(config.cluster(), replication.replicationFactor(config.cluster().size()),
+                        config.partitioner(), config.virtualNodes()));
+            }
             dao = config.engine().open(config.storeOptions());
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);

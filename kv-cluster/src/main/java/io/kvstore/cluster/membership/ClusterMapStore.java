@@ -61,6 +61,15 @@ public final class ClusterMapStore {
         return current;
     }
 
+    /**
+     * Replaces the current map whatever its epoch: for a node that is not in the map it kept and is
+     * told to seed a new cluster instead.
+     */
+    public synchronized void reset(ClusterMap map) throws IOException {
+        write(map);
+        current = map;
+    }
+
     /** Keeps {@code map} if it is newer than the current one; returns whether it did. */
     public synchronized boolean adopt(ClusterMap map) throws IOException {
         if (current != null && map.epoch() <= current.epoch()) {
