@@ -24,7 +24,7 @@ NODE_FLAGS=${NODE_FLAGS:---event-loops 1}
 OPS=${OPS:-get put}
 SERVER_JAR=${SERVER_JAR:-kv-server/target/kv-server.jar}
 BENCH_JAR=${BENCH_JAR:-kv-bench/target/benchmarks.jar}
-WORK=${WORK:-$(mktemp -d /tmp/kvstore-metrics-cost.XXXXXX)}
+WORK=${WORK:-$(mktemp -d -t kvstore-metrics-cost.XXXXXX)}
 mkdir -p "$WORK"
 
 pids=()

@@ -24,7 +24,7 @@ import site.ycsb.Status;
  *
  * <pre>
  * java -cp kv-bench/target/benchmarks.jar site.ycsb.Client -load -db io.kvstore.bench.ycsb.KvStoreYcsbDb \
- *      -P kv-bench/ycsb/workloada -p kvstore.engine=lsm -p kvstore.dir=/tmp/ycsb-lsm -threads 2 -s
+ *      -P kv-bench/ycsb/workloada -p kvstore.engine=lsm -p kvstore.dir=ycsb-lsm -threads 2 -s
  * </pre>
  */
 public final class KvStoreYcsbDb extends DB {
