@@ -46,23 +46,7 @@ if [[ ! -f $SERVER_JAR || ! -f $BENCH_JAR ]]; then
   ./mvnw -B -ntp -q -DskipTests package
 fi
 
-pids=()
-stop_all() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  pids=()
-}
-# On failure the work directory stays, with every node's log and the generator's progress.
-trap 'status=$?; stop_all; if [[ $status == 0 ]]; then rm -rf "$WORK"; else echo "failed; logs in $WORK" >&2; fi' EXIT
-
-wait_for_port() {
-  for _ in $(seq 1 200); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "port $1 did not open; see logs in $WORK" >&2
-  return 1
-}
+source kv-bench/scripts/processes.sh  # the working directory is the repository root
 
 load() { # load TARGETS ARGS... -> prints the RESULT line
   local out

@@ -27,22 +27,7 @@ BENCH_JAR=${BENCH_JAR:-kv-bench/target/benchmarks.jar}
 WORK=${WORK:-$(mktemp -d -t kvstore-metrics-cost.XXXXXX)}
 mkdir -p "$WORK"
 
-pids=()
-stop_all() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  pids=()
-}
-trap 'status=$?; stop_all; if [[ $status == 0 ]]; then rm -rf "$WORK"; else echo "failed; logs in $WORK" >&2; fi' EXIT
-
-wait_for_port() {
-  for _ in $(seq 1 200); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "port $1 did not open; see logs in $WORK" >&2
-  return 1
-}
+source kv-bench/scripts/processes.sh  # the working directory is the repository root
 
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
