@@ -4,6 +4,8 @@ import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.ReadRepair;
 import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.core.BackgroundPriority;
+import io.kvstore.core.CompactionStyle;
+import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
@@ -189,8 +191,8 @@ public final class KvServerConfig {
     }
 
     /**
-     * The store's options: data directory, sync policy, flush threshold, background priority and
-     * tombstone grace as set on the builder, every other option at its {@link DaoOptions} default.
+     * The store's options: data directory, sync policy, flush threshold, background priority,
+     * compression, compaction rate and style and tombstone grace as set on the builder, every other option at its {@link DaoOptions} default.
      */
     public DaoOptions storeOptions() {
         return storeOptions;
@@ -390,6 +392,9 @@ public final class KvServerConfig {
         private boolean nativeTransport = true;
         private boolean metrics = true;
         private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
+        private Compression compression = DaoOptions.DEFAULT_COMPRESSION;
+        private long compactionBytesPerSecond = DaoOptions.DEFAULT_COMPACTION_BYTES_PER_SECOND;
+        private CompactionStyle compactionStyle = DaoOptions.DEFAULT_COMPACTION_STYLE;
         private Duration antiEntropyInterval = Duration.ofSeconds(DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS);
         private long repairScanBytesPerSecond = DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND;
         private final ReplicationOptions.Builder replication = ReplicationOptions.builder();
@@ -545,6 +550,24 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link DaoOptions#compression()}. */
+        public Builder compression(Compression codec) {
+            this.compression = Objects.requireNonNull(codec, "compression");
+            return this;
+        }
+
+        /** See {@link DaoOptions#compactionBytesPerSecond()}; 0 for no limit. */
+        public Builder compactionBytesPerSecond(long bytes) {
+            this.compactionBytesPerSecond = bytes;
+            return this;
+        }
+
+        /** See {@link DaoOptions#compactionStyle()}. */
+        public Builder compactionStyle(CompactionStyle style) {
+            this.compactionStyle = Objects.requireNonNull(style, "compactionStyle");
+            return this;
+        }
+
         /** See {@link KvServerConfig#repairScanBytesPerSecond()}. */
         public Builder repairScanBytesPerSecond(long bytes) {
             this.repairScanBytesPerSecond = bytes;
@@ -656,6 +679,8 @@ public final class KvServerConfig {
             require(!streamUnreachableTimeout.isNegative() && !streamUnreachableTimeout.isZero(),
                     "stream unreachable timeout must be positive");
             require(!antiEntropyInterval.isNegative(), "anti-entropy interval must be >= 0, got " + antiEntropyInterval);
+            require(compactionBytesPerSecond >= 0,
+                    "compaction bytes per second must be >= 0 (0: no limit), got " + compactionBytesPerSecond);
             require(repairScanBytesPerSecond >= 1, "repair scan bytes per second must be >= 1, got " + repairScanBytesPerSecond);
             require((tlsCertificate == null) == (tlsKey == null), "--tls-cert and --tls-key go together");
             require(tlsCa == null || tlsCertificate != null, "--tls-ca needs --tls-cert and --tls-key");
@@ -666,6 +691,9 @@ public final class KvServerConfig {
                     .syncPolicy(syncPolicy)
                     .flushThresholdBytes(flushThresholdBytes)
                     .backgroundPriority(backgroundPriority)
+                    .compression(compression)
+                    .compactionBytesPerSecond(compactionBytesPerSecond)
+                    .compactionStyle(compactionStyle)
                     .tombstoneGrace(tombstoneGrace == null ? ReplicationOptions.DEFAULT_TOMBSTONE_GRACE : tombstoneGrace)
                     .build();
             ReplicationOptions replicationOptions = replication.build();

@@ -4,6 +4,9 @@ import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.ReadRepair;
 import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.core.BackgroundPriority;
+import io.kvstore.core.CompactionStyle;
+import io.kvstore.core.Compression;
+import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
 import java.io.IOException;
@@ -114,6 +117,27 @@ final class ServerCommand {
             description = "memtable size before it is written to a table")
     void flushThresholdBytes(long bytes) {
         config.flushThresholdBytes(bytes);
+    }
+
+    @Option(names = "--compression", paramLabel = "CODEC", defaultValue = "lz4",
+            description = "lz4 | zstd | none: how new tables' data blocks are compressed; tables written under"
+                    + " another setting stay readable")
+    void compression(Compression codec) {
+        config.compression(codec);
+    }
+
+    @Option(names = "--compaction-bytes-per-s", paramLabel = "N",
+            defaultValue = "" + DaoOptions.DEFAULT_COMPACTION_BYTES_PER_SECOND,
+            description = "bytes per second compactions write, at most; 0 = no limit (flushes are never limited)")
+    void compactionBytesPerSecond(long bytes) {
+        config.compactionBytesPerSecond(bytes);
+    }
+
+    @Option(names = "--compaction-style", paramLabel = "STYLE", defaultValue = "tiered",
+            description = "tiered | leveled: size-tiered merges runs of similar-sized tables (less rewriting);"
+                    + " leveled keeps levels of non-overlapping tables (less space for old versions)")
+    void compactionStyle(CompactionStyle style) {
+        config.compactionStyle(style);
     }
 
     @Option(names = "--max-key-bytes", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_MAX_KEY_BYTES,
@@ -367,6 +391,8 @@ final class ServerCommand {
         commandLine.registerConverter(Engine.class, converter(Engine::fromName));
         commandLine.registerConverter(SyncPolicy.class, converter(ServerCommand::syncPolicy));
         commandLine.registerConverter(BackgroundPriority.class, converter(BackgroundPriority::parse));
+        commandLine.registerConverter(CompactionStyle.class, converter(ServerCommand::compactionStyle));
+        commandLine.registerConverter(Compression.class, converter(ServerCommand::compression));
         commandLine.registerConverter(ReadRepair.class, converter(ReadRepair::fromId));
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         return commandLine;
@@ -402,6 +428,23 @@ final class ServerCommand {
                 throw new TypeConversionException(e.getMessage());
             }
         };
+    }
+
+    private static Compression compression(String name) {
+        switch (name.toLowerCase(Locale.ROOT)) {
+            case "lz4": return Compression.LZ4;
+            case "zstd": return Compression.ZSTD;
+            case "none": return Compression.NONE;
+            default: throw new IllegalArgumentException("must be lz4, zstd or none, got '" + name + "'");
+        }
+    }
+
+    private static CompactionStyle compactionStyle(String name) {
+        switch (name.toLowerCase(Locale.ROOT)) {
+            case "tiered": return CompactionStyle.SIZE_TIERED;
+            case "leveled": return CompactionStyle.LEVELED;
+            default: throw new IllegalArgumentException("must be tiered or leveled, got '" + name + "'");
+        }
     }
 
     private static SyncPolicy syncPolicy(String name) {

@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.BackgroundPriority;
+import io.kvstore.core.CompactionStyle;
+import io.kvstore.core.Compression;
+import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
 import java.io.IOException;
@@ -52,6 +55,9 @@ class ServerCommandTest {
         assertEquals(64L << 20, parsed.repairScanBytesPerSecond());
         assertEquals(Duration.ofDays(10), parsed.storeOptions().tombstoneGrace());
         assertEquals(built.metrics(), parsed.metrics());
+        assertEquals(Compression.LZ4, parsed.storeOptions().compression());
+        assertEquals(DaoOptions.DEFAULT_COMPACTION_BYTES_PER_SECOND, parsed.storeOptions().compactionBytesPerSecond());
+        assertEquals(CompactionStyle.SIZE_TIERED, parsed.storeOptions().compactionStyle());
     }
 
     @Test
@@ -64,7 +70,8 @@ class ServerCommandTest {
                 "--idle-timeout-s", "9", "--request-timeout-s", "7", "--event-loops", "3", "--storage-threads", "0",
                 "--transport", "nio", "--background-priority", "idle", "--anti-entropy-interval-s", "0",
                 "--tombstone-grace-s", "60", "--hint-window-s", "30", "--metrics", "off",
-                "--repair-scan-bytes-per-s", "1000");
+                "--repair-scan-bytes-per-s", "1000", "--compression", "zstd", "--compaction-bytes-per-s", "4096",
+                "--compaction-style", "leveled");
         assertEquals(9001, c.port());
         assertEquals(Path.of("/tmp/x"), c.dataDirectory());
         assertEquals(List.of("http://h1:9001", "http://h2:9002"), c.cluster());
@@ -90,6 +97,13 @@ class ServerCommandTest {
         assertEquals(Duration.ofSeconds(30), c.replication().hintWindow());
         assertEquals(1000, c.repairScanBytesPerSecond());
         assertFalse(c.metrics());
+        assertEquals(Compression.ZSTD, c.storeOptions().compression());
+        assertEquals(4096, c.storeOptions().compactionBytesPerSecond());
+        assertEquals(CompactionStyle.LEVELED, c.storeOptions().compactionStyle());
+        assertEquals(Compression.NONE, ServerCommand.parse("--compression", "None").storeOptions().compression());
+        assertEquals(0, ServerCommand.parse("--compaction-bytes-per-s", "0").storeOptions().compactionBytesPerSecond());
+        assertEquals(CompactionStyle.SIZE_TIERED,
+                ServerCommand.parse("--compaction-style", "Tiered").storeOptions().compactionStyle());
     }
 
     @Test
@@ -143,6 +157,16 @@ class ServerCommandTest {
         assertUsageError("repair scan bytes per second must be >= 1, got 0", "--repair-scan-bytes-per-s", "0");
         assertUsageError("tombstoneGrace must not be negative", "--tombstone-grace-s", "-1");
         assertUsageError("Unmatched argument at index 0: 'serve'", "serve");
+        assertUsageError("Invalid value for option '--compression': must be lz4, zstd or none, got 'gzip'",
+                "--compression", "gzip");
+        assertUsageError("Invalid value for option '--compaction-style': must be tiered or leveled, got 'universal'",
+                "--compaction-style", "universal");
+        assertUsageError("Invalid value for option '--compaction-style': must be tiered or leveled, got 'size_tiered'",
+                "--compaction-style", "size_tiered");
+        assertUsageError("compaction bytes per second must be >= 0 (0: no limit), got -1",
+                "--compaction-bytes-per-s", "-1");
+        assertUsageError("Invalid value for option '--compaction-bytes-per-s': '1M' is not a long",
+                "--compaction-bytes-per-s", "1M");
     }
 
     @Test
