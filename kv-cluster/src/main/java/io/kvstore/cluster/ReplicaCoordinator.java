@@ -117,7 +117,16 @@ public final class ReplicaCoordinator implements AutoCloseable {
 
     /** Stores {@code value} on {@code from} replicas; completes once {@code ack} of them stored it. */
     public CompletionStage<Void> put(byte[] key, byte[] value, Quorum quorum) {
-        Entry entry = Entry.value(key, value, clock.now());
+        return put(key, value, Entry.NEVER, quorum);
+    }
+
+    /**
+     * Stores {@code value}, expiring at {@code expiresAtMillis} (milliseconds since the epoch, {@link Entry#NEVER}
+     * for never), on {@code from} replicas; completes once {@code ack} of them stored it. The expiry is absolute,
+     * so every replica, hint and repair carries the same one.
+     */
+    public CompletionStage<Void> put(byte[] key, byte[] value, long expiresAtMillis, Quorum quorum) {
+        Entry entry = Entry.value(key, value, clock.now(), expiresAtMillis);
         return write("PUT", entry, quorum);
     }
 

@@ -103,6 +103,33 @@ class HintedHandoffTest {
     }
 
     @Test
+    void aHintKeepsItsWritesExpiryAcrossARestartAndReplay() throws Exception {
+        handoff = open(ReplicationOptions.defaults());
+        ReplicaCoordinator coordinator = coordinator(handoff);
+        takeDown(2);
+        long expiresAt = System.currentTimeMillis() + 3_600_000;
+        long expired = System.currentTimeMillis() - 1;
+        coordinator.put(bytes("ttl"), bytes("soon gone"), expiresAt, Quorum.of(2, 3, 3)).toCompletableFuture().get();
+        coordinator.put(bytes("gone"), bytes("already"), expired, Quorum.of(2, 3, 3)).toCompletableFuture().get();
+        coordinator.put(bytes("kept"), bytes("forever"), Quorum.of(2, 3, 3)).toCompletableFuture().get();
+        await("3 hints are kept", () -> handoff.pendingHints(2) == 3);
+        handoff.close();
+        handoff = open(ReplicationOptions.defaults());
+        handoff.start();
+        stores[2].failure = null;
+        detector.answered(2);
+        await("every hint is delivered", () -> handoff.pendingHints(2) == 0);
+        Entry ttl = stores[2].get(bytes("ttl"));
+        assertEquals("soon gone", new String(ttl.value(), StandardCharsets.UTF_8));
+        assertEquals(expiresAt, ttl.expiresAtMillis(), "the replayed write expires when the original does");
+        assertEquals(stores[0].get(bytes("ttl")), ttl, "the replayed version is the one the live replicas hold");
+        Entry gone = stores[2].get(bytes("gone"));
+        assertEquals(expired, gone.expiresAtMillis());
+        assertTrue(gone.asOf(System.currentTimeMillis()).isTombstone(), "an expired write stays expired after replay");
+        assertEquals(Entry.NEVER, stores[2].get(bytes("kept")).expiresAtMillis());
+    }
+
+    @Test
     void aNodeDownLongerThanTheWindowGetsNoNewHints() throws Exception {
         AtomicClock wall = new AtomicClock();
         FailureDetector ownDetector = new FailureDetector(NODES, replicas, 0, Duration.ofSeconds(1), wall::now);
