@@ -183,7 +183,8 @@ final class ClusterRange {
                         newest = Entry.newerOf(newest, source.poll());
                     }
                 }
-                if (!newest.isTombstone()) {
+                // A version that expired since its node read it is left out like the tombstone it now is.
+                if (!newest.isTombstone() && !newest.isExpiredAt(System.currentTimeMillis())) {
                     begin();
                     byte[] key = newest.key();
                     byte[] value = newest.value();

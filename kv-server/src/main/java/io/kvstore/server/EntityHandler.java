@@ -12,11 +12,16 @@ import java.util.function.Supplier;
 
 /**
  * {@code /v0/entity}: GET 200/404, PUT 201, DELETE 202 once {@code ack} replicas answered, else 504;
- * other methods 405; missing or empty {@code id}, bad {@code ack}/{@code from} or a key over the limit
- * 400. The coordinator answers on whatever thread delivered the deciding reply; the answer is brought
+ * other methods 405; missing or empty {@code id}, bad {@code ack}/{@code from}, a key over the limit or a
+ * {@code ttl} that is not a whole number of seconds in [1, {@value #MAX_TTL_SECONDS}] or not on a PUT
+ * 400. A PUT's {@code ttl} becomes an absolute expiry on this node's wall clock, which the write
+ * carries to every replica. The coordinator answers on whatever thread delivered the deciding reply; the answer is brought
  * back to the connection's event loop before the response is written.
  */
 final class EntityHandler {
+    /** Longest {@code ttl}: a hundred years of 365 days. */
+    static final long MAX_TTL_SECONDS = 3_153_600_000L;
+    private static final String TTL_PARAM = "ttl";
     /** The current topology: one volatile read per request. */
     private final Supplier<Topology> topology;
     private final int maxKeyBytes;
@@ -50,6 +55,17 @@ final class EntityHandler {
             Responses.send(request, 400, "id of " + key.length + " bytes exceeds the limit of " + maxKeyBytes);
             return;
         }
+        String ttl = QueryParameters.text(query, TTL_PARAM);
+        if (ttl != null && method != HttpMethod.PUT) {
+            Responses.send(request, 400, "ttl applies to PUT only, not to " + method);
+            return;
+        }
+        long ttlSeconds = ttl == null ? 0 : parseTtl(ttl);
+        if (ttlSeconds < 0) {
+            Responses.send(request, 400, "ttl must be a whole number of seconds in [1, " + MAX_TTL_SECONDS
+                    + "], got '" + ttl + "'");
+            return;
+        }
         Topology coordinator = topology.get();
         Quorum quorum = Quorum.parse(QueryParameters.text(query, "ack"), QueryParameters.text(query, "from"),
                 coordinator.replicationFactor(), coordinator.clusterSize());
@@ -62,7 +78,7 @@ final class EntityHandler {
                     return;
                 }
                 Entry entry = answer.result();
-                if (entry == null || entry.isTombstone()) {
+                if (entry == null || entry.isTombstone() || entry.isExpiredAt(System.currentTimeMillis())) {
                     Responses.send(request, 404, "not found");
                 } else {
                     request.response().setStatusCode(200).end(Buffer.buffer(entry.value()));
@@ -70,7 +86,7 @@ final class EntityHandler {
             });
         } else if (method == HttpMethod.PUT) {
             BodyReader.read(request, maxBodyBytes, bodyBudget, value ->
-                    Future.fromCompletionStage(coordinator.put(key, value, quorum), context)
+                    Future.fromCompletionStage(coordinator.put(key, value, expiry(ttlSeconds), quorum), context)
                             .onComplete(done -> {
                                 outcomes.record(method, done.cause());
                                 Responses.completed(request, 201, done.cause());
@@ -82,5 +98,26 @@ final class EntityHandler {
                         Responses.completed(request, 202, done.cause());
                     });
         }
+    }
+
+    /** The ttl in seconds, or -1 unless it is a decimal number in [1, {@link #MAX_TTL_SECONDS}]. */
+    private static long parseTtl(String ttl) {
+        if (ttl.isEmpty() || ttl.length() > 10) {
+            return -1;
+        }
+        long seconds = 0;
+        for (int i = 0; i < ttl.length(); i++) {
+            char c = ttl.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            seconds = seconds * 10 + (c - '0');
+        }
+        return seconds >= 1 && seconds <= MAX_TTL_SECONDS ? seconds : -1;
+    }
+
+    /** The absolute expiry of a write with {@code ttlSeconds} (0: none) made now. */
+    private static long expiry(long ttlSeconds) {
+        return ttlSeconds == 0 ? Entry.NEVER : System.currentTimeMillis() + ttlSeconds * 1000;
     }
 }

@@ -11,12 +11,14 @@ import java.util.Base64;
  * The node-to-node route, both directions of every request and answer: {@link HttpReplica} encodes
  * requests and decodes answers with it, {@link InternalHandler} decodes requests and encodes answers.
  * It carries what the public protocol hides: the exact key bytes (base64url in {@code key}), the
- * write's timestamp ({@code ts}) and the tombstone flag. A node serves it from its own store only; it
- * is never proxied again.
+ * write's timestamp ({@code ts}), the tombstone flag and a value's absolute expiry ({@code exp},
+ * milliseconds since the epoch; absent for a value that never expires). A node serves it from its own
+ * store only; it is never proxied again.
  *
  * <pre>
- * GET    /internal/v0/entity?key=K        200 + value, headers X-Kv-Timestamp, X-Kv-Tombstone; 404 if absent
- * PUT    /internal/v0/entity?key=K&amp;ts=T   body = value        -> 201
+ * GET    /internal/v0/entity?key=K        200 + value, headers X-Kv-Timestamp, X-Kv-Tombstone,
+ *                                         X-Kv-Expires (expiring values only); 404 if absent
+ * PUT    /internal/v0/entity?key=K&amp;ts=T[&amp;exp=E]   body = value  -> 201
  * DELETE /internal/v0/entity?key=K&amp;ts=T                      -> 202
  * GET    /internal/v0/ping                                    -> 204 (failure detection)
  * GET    /internal/v0/entities?start=S[&amp;end=E]  200, this node's versions of [S, E) as {@link RangeFrames}
@@ -29,6 +31,8 @@ final class InternalCodec {
     static final String TIMESTAMP_PARAM = "ts";
     static final String TIMESTAMP_HEADER = "X-Kv-Timestamp";
     static final String TOMBSTONE_HEADER = "X-Kv-Tombstone";
+    static final String EXPIRY_PARAM = "exp";
+    static final String EXPIRY_HEADER = "X-Kv-Expires";
     static final String RANGE_PATH = "/internal/v0/entities";
     static final String START_PARAM = "start";
     static final String END_PARAM = "end";
@@ -44,9 +48,10 @@ final class InternalCodec {
         return PATH + '?' + KEY_PARAM + '=' + encodeKey(key);
     }
 
-    /** The URI writing {@code entry}: its key and timestamp. */
+    /** The URI writing {@code entry}: its key, timestamp and, for an expiring value, its expiry. */
     static String writeUri(Entry entry) {
-        return readUri(entry.key()) + '&' + TIMESTAMP_PARAM + '=' + entry.timestamp();
+        String uri = readUri(entry.key()) + '&' + TIMESTAMP_PARAM + '=' + entry.timestamp();
+        return entry.isTombstone() || !entry.expires() ? uri : uri + '&' + EXPIRY_PARAM + '=' + entry.expiresAtMillis();
     }
 
     /** PUT for a value, DELETE for a tombstone. */
@@ -66,11 +71,15 @@ final class InternalCodec {
     /**
      * The entry a write request carries: {@code value} for a PUT, a tombstone for a DELETE.
      *
-     * @throws IllegalArgumentException if the timestamp is missing, not a number or negative
+     * @throws IllegalArgumentException if the timestamp is missing, not a number or negative, or the
+     *     expiry is not a positive number
      */
     static Entry requestEntry(HttpMethod method, byte[] key, String query, byte[] value) {
         long timestamp = parseTimestamp(QueryParameters.text(query, TIMESTAMP_PARAM));
-        return method == HttpMethod.DELETE ? Entry.tombstone(key, timestamp) : Entry.value(key, value, timestamp);
+        if (method == HttpMethod.DELETE) {
+            return Entry.tombstone(key, timestamp);
+        }
+        return Entry.value(key, value, timestamp, parseExpiry(QueryParameters.text(query, EXPIRY_PARAM), EXPIRY_PARAM));
     }
 
     // ---- answers
@@ -81,8 +90,11 @@ final class InternalCodec {
             response.setStatusCode(404).end();
             return;
         }
-        response.setStatusCode(200)
-                .putHeader(TIMESTAMP_HEADER, Long.toString(entry.timestamp()))
+        response.setStatusCode(200);
+        if (!entry.isTombstone() && entry.expires()) {
+            response.putHeader(EXPIRY_HEADER, Long.toString(entry.expiresAtMillis()));
+        }
+        response.putHeader(TIMESTAMP_HEADER, Long.toString(entry.timestamp()))
                 .putHeader(TOMBSTONE_HEADER, entry.isTombstone() ? "true" : "false")
                 .end(entry.isTombstone() ? Buffer.buffer() : Buffer.buffer(entry.value()));
     }
@@ -111,7 +123,13 @@ final class InternalCodec {
             return Entry.tombstone(key, parsed);
         }
         Buffer body = response.body();
-        return Entry.value(key, body == null ? EMPTY : body.getBytes(), parsed);
+        long expiresAtMillis;
+        try {
+            expiresAtMillis = parseExpiry(response.getHeader(EXPIRY_HEADER), EXPIRY_HEADER);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("GET " + node + PATH + " answered " + e.getMessage(), e);
+        }
+        return Entry.value(key, body == null ? EMPTY : body.getBytes(), parsed, expiresAtMillis);
     }
 
     /** @throws IllegalStateException unless the answer acknowledges the write of {@code entry} */
@@ -141,6 +159,27 @@ final class InternalCodec {
     /** @throws IllegalArgumentException if {@code key} is not base64url */
     static byte[] decodeKey(String key) {
         return Base64.getUrlDecoder().decode(key);
+    }
+
+    /**
+     * A value's expiry, {@link Entry#NEVER} when {@code value} is absent.
+     *
+     * @throws IllegalArgumentException if it is present and not a positive number
+     */
+    static long parseExpiry(String value, String name) {
+        if (value == null) {
+            return Entry.NEVER;
+        }
+        long expiresAtMillis;
+        try {
+            expiresAtMillis = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("bad " + name + " '" + value + "'");
+        }
+        if (expiresAtMillis <= 0) {
+            throw new IllegalArgumentException("non-positive " + name + " " + expiresAtMillis);
+        }
+        return expiresAtMillis;
     }
 
     /** @throws IllegalArgumentException if the timestamp is missing, not a number or negative */

@@ -64,8 +64,9 @@ final class InternalHandler {
         if (method == HttpMethod.DELETE) {
             apply(request, InternalCodec.requestEntry(method, key, query, null), context);
         } else if (method == HttpMethod.PUT) {
-            // The timestamp is checked before the body is read: a malformed one is refused at once.
+            // The timestamp and expiry are checked before the body is read: a malformed one is refused at once.
             InternalCodec.parseTimestamp(QueryParameters.text(query, InternalCodec.TIMESTAMP_PARAM));
+            InternalCodec.parseExpiry(QueryParameters.text(query, InternalCodec.EXPIRY_PARAM), InternalCodec.EXPIRY_PARAM);
             BodyReader.read(request, maxBodyBytes, bodyBudget, value ->
                     apply(request, InternalCodec.requestEntry(method, key, query, value), context));
         } else {

@@ -10,7 +10,8 @@ import java.util.ArrayDeque;
  *
  * <pre>
  * entry frame: 0x01, key length (int32, &gt;= 1), key bytes, timestamp (int64, &gt;= 0),
- *              flags (one byte: 0 a value, 1 a tombstone), value length (int32, 0 for a tombstone), value bytes
+ *              flags (one byte: 0 a value, 1 a tombstone, 2 an expiring value), value length (int32, 0 for a
+ *              tombstone), [expiry (int64, milliseconds since the epoch, &gt; 0): flags 2 only], value bytes
  * end frame:   0x00, after the last entry: the range is complete
  * </pre>
  *
@@ -22,8 +23,10 @@ final class RangeFrames {
     static final byte END = 0;
     private static final byte VALUE = 0;
     private static final byte TOMBSTONE = 1;
-    /** Frame bytes around the key and the value. */
+    private static final byte EXPIRING_VALUE = 2;
+    /** Frame bytes around the key and the value, the expiry of an expiring value not counted. */
     static final int OVERHEAD = 1 + 4 + 8 + 1 + 4;
+    private static final int EXPIRY_BYTES = 8;
 
     private RangeFrames() {
     }
@@ -36,7 +39,19 @@ final class RangeFrames {
             return out.appendByte(TOMBSTONE).appendInt(0);
         }
         byte[] value = entry.value();
+        if (entry.expires()) {
+            return out.appendByte(EXPIRING_VALUE).appendInt(value.length).appendLong(entry.expiresAtMillis())
+                    .appendBytes(value);
+        }
         return out.appendByte(VALUE).appendInt(value.length).appendBytes(value);
+    }
+
+    /** The bytes of {@code entry}'s frame. */
+    static int frameBytes(Entry entry) {
+        if (entry.isTombstone()) {
+            return OVERHEAD + entry.key().length;
+        }
+        return OVERHEAD + entry.key().length + entry.value().length + (entry.expires() ? EXPIRY_BYTES : 0);
     }
 
     static Buffer end() {
@@ -117,19 +132,31 @@ final class RangeFrames {
             if (timestamp < 0) {
                 throw malformed(offset, "timestamp " + timestamp);
             }
-            if (flags != VALUE && flags != TOMBSTONE) {
+            if (flags != VALUE && flags != TOMBSTONE && flags != EXPIRING_VALUE) {
                 throw malformed(offset, "flags " + flags);
             }
             if (valueLength < 0 || valueLength > maxValueBytes || (flags == TOMBSTONE && valueLength != 0)) {
                 throw malformed(offset, "value length " + valueLength);
             }
-            int length = OVERHEAD + keyLength + valueLength;
+            int expiryBytes = flags == EXPIRING_VALUE ? EXPIRY_BYTES : 0;
+            int length = OVERHEAD + keyLength + expiryBytes + valueLength;
             if (available < length) {
                 return 0;
             }
             byte[] key = pending.getBytes(at + 5, at + 5 + keyLength);
-            Entry entry = flags == TOMBSTONE ? Entry.tombstone(key, timestamp)
-                    : Entry.value(key, pending.getBytes(p + 13, p + 13 + valueLength), timestamp);
+            int valueAt = p + 13 + expiryBytes;
+            Entry entry;
+            if (flags == TOMBSTONE) {
+                entry = Entry.tombstone(key, timestamp);
+            } else if (flags == EXPIRING_VALUE) {
+                long expiresAtMillis = pending.getLong(p + 13);
+                if (expiresAtMillis <= 0) {
+                    throw malformed(offset, "expiry " + expiresAtMillis);
+                }
+                entry = Entry.value(key, pending.getBytes(valueAt, valueAt + valueLength), timestamp, expiresAtMillis);
+            } else {
+                entry = Entry.value(key, pending.getBytes(valueAt, valueAt + valueLength), timestamp);
+            }
             entries.add(entry);
             queuedBytes += length;
             offset += length;
@@ -149,7 +176,7 @@ final class RangeFrames {
         Entry poll() {
             Entry entry = entries.poll();
             if (entry != null) {
-                queuedBytes -= OVERHEAD + entry.key().length + (entry.isTombstone() ? 0 : entry.value().length);
+                queuedBytes -= frameBytes(entry);
             }
             return entry;
         }

@@ -27,7 +27,8 @@ import java.util.List;
  *
  * key     = int length, bytes               (after, upTo: base64url in the query)
  * version = key, long timestamp, byte tombstone
- * entry   = key, long timestamp, int valueLength (-1: tombstone), value bytes
+ * entry   = key, long timestamp, int valueLength (-1: tombstone), value bytes,
+ *           long expiry (values only: milliseconds since the epoch, Long.MAX_VALUE for never)
  * segment bit set = java.util.BitSet#toByteArray (little-endian bit order)
  * </pre>
  *
@@ -123,7 +124,7 @@ final class RepairProtocol {
             if (entry.isTombstone()) {
                 out.appendInt(-1);
             } else {
-                out.appendInt(entry.value().length).appendBytes(entry.value());
+                out.appendInt(entry.value().length).appendBytes(entry.value()).appendLong(entry.expiresAtMillis());
             }
         }
         return out;
@@ -209,7 +210,12 @@ final class RepairProtocol {
                 if (length == -1) {
                     entries.add(Entry.tombstone(key, timestamp));
                 } else {
-                    entries.add(Entry.value(key, take(length, "value"), timestamp));
+                    byte[] value = take(length, "value");
+                    long expiresAtMillis = readLong();
+                    if (expiresAtMillis <= 0) {
+                        throw bad("non-positive expiry " + expiresAtMillis);
+                    }
+                    entries.add(Entry.value(key, value, timestamp, expiresAtMillis));
                 }
             }
             end();

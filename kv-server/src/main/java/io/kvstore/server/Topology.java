@@ -93,7 +93,12 @@ final class Topology {
     }
 
     CompletionStage<Void> put(byte[] key, byte[] value, Quorum quorum) {
-        return write(Entry.value(key, value, clock.now()), quorum);
+        return put(key, value, Entry.NEVER, quorum);
+    }
+
+    /** See {@link ReplicaCoordinator#put(byte[], byte[], long, Quorum)}: pending replicas get the same expiry. */
+    CompletionStage<Void> put(byte[] key, byte[] value, long expiresAtMillis, Quorum quorum) {
+        return write(Entry.value(key, value, clock.now(), expiresAtMillis), quorum);
     }
 
     CompletionStage<Void> delete(byte[] key, Quorum quorum) {

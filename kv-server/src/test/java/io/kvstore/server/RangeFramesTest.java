@@ -18,7 +18,9 @@ class RangeFramesTest {
             Entry.value(b("a"), b("first"), 1),
             Entry.tombstone(b("b"), 2),
             Entry.value(b("c"), new byte[0], Long.MAX_VALUE),
-            Entry.value(b("d\n\u0000"), b("x".repeat(1000)), 7));
+            Entry.value(b("d\n\u0000"), b("x".repeat(1000)), 7),
+            Entry.value(b("e"), b("expiring"), 8, 1_700_000_000_000L),
+            Entry.value(b("f"), new byte[0], 9, 1));
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
@@ -73,7 +75,9 @@ class RangeFramesTest {
         assertMalformed(Buffer.buffer().appendByte(RangeFrames.ENTRY).appendInt(1).appendByte((byte) 'k')
                 .appendLong(-1).appendByte((byte) 0).appendInt(0), "timestamp -1");
         assertMalformed(Buffer.buffer().appendByte(RangeFrames.ENTRY).appendInt(1).appendByte((byte) 'k')
-                .appendLong(1).appendByte((byte) 2).appendInt(0), "flags 2");
+                .appendLong(1).appendByte((byte) 3).appendInt(0), "flags 3");
+        assertMalformed(Buffer.buffer().appendByte(RangeFrames.ENTRY).appendInt(1).appendByte((byte) 'k')
+                .appendLong(1).appendByte((byte) 2).appendInt(0).appendLong(0), "expiry 0");
         assertMalformed(Buffer.buffer().appendByte(RangeFrames.ENTRY).appendInt(1).appendByte((byte) 'k')
                 .appendLong(1).appendByte((byte) 1).appendInt(3), "value length 3");
         assertMalformed(Buffer.buffer().appendByte(RangeFrames.ENTRY).appendInt(1).appendByte((byte) 'k')

@@ -111,6 +111,15 @@ class RepairRoutesTest {
         assertEquals(2, batch.keysRead());
         assertEquals(List.of(Entry.value(key, "new".getBytes(StandardCharsets.UTF_8), 2000L << 16)), batch.entries());
         assertEquals(400, send("POST", RepairProtocol.ENTRIES + "?maxBytes=0", new byte[4]).statusCode());
+
+        byte[] ttlKey = "ttl".getBytes(StandardCharsets.UTF_8);
+        Entry expiring = Entry.value(ttlKey, "soon".getBytes(StandardCharsets.UTF_8), 3000L << 16,
+                System.currentTimeMillis() + 3_600_000);
+        assertEquals(204, send("POST", RepairProtocol.APPLY, RepairProtocol.entries(List.of(expiring)).getBytes()).statusCode());
+        HttpResponse<byte[]> repaired = send("POST", RepairProtocol.ENTRIES + "?maxBytes=1000",
+                RepairProtocol.keys(List.of(ttlKey)).getBytes());
+        assertEquals(List.of(expiring), new RepairProtocol.Reader(repaired.body(), "test", 100).batch().entries(),
+                "a repaired entry keeps its expiry both ways");
         byte[] tooLong = RepairProtocol.keys(List.of(new byte[70_000])).getBytes();
         assertEquals(400, send("POST", RepairProtocol.ENTRIES + "?maxBytes=1000", tooLong).statusCode(), "a key over the limit");
     }
