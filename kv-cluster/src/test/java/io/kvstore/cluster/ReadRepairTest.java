@@ -93,6 +93,18 @@ class ReadRepairTest {
     }
 
     @Test
+    void aRepairedValueKeepsItsExpiry() throws Exception {
+        CompletableFuture<Entry> get = coordinator(ReadRepair.BLOCKING).get(KEY, TWO_OF_THREE).toCompletableFuture();
+        long expiresAt = System.currentTimeMillis() + 3_600_000;
+        Entry expiring = Entry.value(KEY, "new".getBytes(StandardCharsets.UTF_8), 30, expiresAt);
+        replica(0).lastGet().complete(value("old", 10));
+        replica(1).lastGet().complete(expiring);
+        assertEquals(expiresAt, replica(0).upserts.get(0).expiresAtMillis(), "the stale replica gets the expiry too");
+        replica(0).lastUpsert().complete(null);
+        assertEquals(expiring, get.get());
+    }
+
+    @Test
     void tombstonesAreRepairedToo() throws Exception {
         CompletableFuture<Entry> get = coordinator(ReadRepair.BLOCKING).get(KEY, TWO_OF_THREE).toCompletableFuture();
         replica(0).lastGet().complete(value("old", 10));

@@ -93,6 +93,21 @@ class RepairExchangeTest {
     }
 
     @Test
+    void aRepairedValueKeepsItsExpiry() throws IOException {
+        RepairResponder a = node(0);
+        RepairResponder b = node(1);
+        long expiresAt = System.currentTimeMillis() + 3_600_000;
+        Entry expiring = Entry.value(key(1), value(1), 100, expiresAt);
+        dao(a).upsert(expiring);
+        dao(b).upsert(Entry.value(key(2), value(2), 100, expiresAt));
+        RepairSummary summary = repair(a, b, 3);
+        assertEquals(1, summary.keysSent());
+        assertEquals(1, summary.keysReceived());
+        assertEquals(expiring, dao(b).get(key(1)), "the value arrives with its expiry");
+        assertEquals(expiresAt, dao(a).get(key(2)).expiresAtMillis(), "both ways");
+    }
+
+    @Test
     void oneEmptySideReceivesEveryKeyWhicheverSideDrives() throws IOException {
         RepairResponder a = node(0);
         RepairResponder b = node(1);
