@@ -269,27 +269,7 @@ public final class DaoOptions {
 
     /** Builds {@link DaoOptions}; {@link #build()} rejects out-of-range values. */
     public static final class Builder {
-        /** Default compaction style: {@link CompactionStyle#SIZE_TIERED}. */
-    public static final CompactionStyle DEFAULT_COMPACTION_STYLE = CompactionStyle.SIZE_TIERED;
-    /** Default size of the tables of leveled compaction's levels 1 and deeper: 64 MiB. */
-    public static final long DEFAULT_TARGET_TABLE_BYTES = 64L << 20;
-    /** Default size of leveled compaction's level 1: 256 MiB; each deeper level is ten times larger. */
-    public static final long DEFAULT_LEVEL_BASE_BYTES = 256L << 20;
-    /** Default compaction rate limit: 0, none. */
-    public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
-    /** Default codec of table data blocks: {@link Compression#LZ4}. */
-    public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
-    /** Default time a tombstone is kept before compaction may drop it: 10 days. */
-    public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
-    /**
-     * {@link #timestampToMillis()} for timestamps of a hybrid logical clock (kv-cluster's
-     * {@code HybridClock}): wall-clock milliseconds since the epoch above 16 bits of counter. The default.
-     */
-    public static final LongUnaryOperator HYBRID_TIMESTAMPS = timestamp -> timestamp >>> 16;
-    /** {@link #timestampToMillis()} for timestamps in microseconds since the epoch, as {@link KvStore} writes them. */
-    public static final LongUnaryOperator MICROSECOND_TIMESTAMPS = timestamp -> Math.floorDiv(timestamp, 1000L);
-
-    private final Path dataDirectory;
+        private final Path dataDirectory;
         private long flushThresholdBytes = DEFAULT_FLUSH_THRESHOLD_BYTES;
         private SyncPolicy syncPolicy = SyncPolicy.NONE;
         private long groupCommitIntervalMillis = DEFAULT_GROUP_COMMIT_INTERVAL_MILLIS;
