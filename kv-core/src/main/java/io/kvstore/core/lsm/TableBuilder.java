@@ -48,21 +48,9 @@ final class TableBuilder {
         long newestDropped = Long.MIN_VALUE;
         try (SsTableWriter writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(),
                 expectedKeys, options.compression())) {
-            long seen = 0;
-            long charged = 0;
+            Pacer pacer = new Pacer(limiter, cancelled);
             while (entries.hasNext()) {
-                if ((++seen & 255) == 0) {
-                    if (limiter != null) {
-                        long written = writer.bytesWritten();
-                        if (!limiter.acquire(written - charged, cancelled)) {
-                            throw new CancellationException("table " + path + " abandoned: store closing");
-                        }
-                        charged = written;
-                    }
-                    if ((seen & 1023) == 0 && cancelled.getAsBoolean()) {
-                        throw new CancellationException("table " + path + " abandoned: store closing");
-                    }
-                }
+                pacer.step(writer, path);
                 Entry entry = entries.next();
                 if (entry.expires()) {
                     entry = entry.asOf(nowMillis);
@@ -100,8 +88,7 @@ final class TableBuilder {
         long number = -1;
         boolean done = false;
         try {
-            long seen = 0;
-            long charged = 0;
+            Pacer pacer = new Pacer(limiter, cancelled);
             while (entries.hasNext()) {
                 Entry entry = entries.next();
                 if (entry.expires()) {
@@ -116,21 +103,10 @@ final class TableBuilder {
                     path = FileNames.table(dir, number);
                     writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(), keysPerTable,
                             options.compression());
-                    charged = 0;
+                    pacer.newTable();
                 }
                 writer.add(entry);
-                if ((++seen & 255) == 0) {
-                    if (limiter != null) {
-                        long bytes = writer.bytesWritten();
-                        if (!limiter.acquire(bytes - charged, cancelled)) {
-                            throw new CancellationException("table " + path + " abandoned: store closing");
-                        }
-                        charged = bytes;
-                    }
-                    if ((seen & 1023) == 0 && cancelled.getAsBoolean()) {
-                        throw new CancellationException("table " + path + " abandoned: store closing");
-                    }
-                }
+                pacer.step(writer, path);
                 if (writer.bytesWritten() >= targetBytes) {
                     written.add(finish(writer, path, number));
                     writer = null;
@@ -161,5 +137,41 @@ final class TableBuilder {
         SsTable table = SsTable.open(path, number);
         table.checkResidency();
         return table;
+    }
+
+    /**
+     * Every 256 entries, charges the bytes written since the last charge to the rate limiter (if any);
+     * every 1024, checks for cancellation. One per build, told when a new table starts.
+     */
+    private static final class Pacer {
+        private final CompactionRateLimiter limiter;
+        private final BooleanSupplier cancelled;
+        private long seen;
+        private long charged;
+
+        Pacer(CompactionRateLimiter limiter, BooleanSupplier cancelled) {
+            this.limiter = limiter;
+            this.cancelled = cancelled;
+        }
+
+        void newTable() {
+            charged = 0;
+        }
+
+        void step(SsTableWriter writer, Path path) throws CancellationException {
+            if ((++seen & 255) != 0) {
+                return;
+            }
+            if (limiter != null) {
+                long written = writer.bytesWritten();
+                if (!limiter.acquire(written - charged, cancelled)) {
+                    throw new CancellationException("table " + path + " abandoned: store closing");
+                }
+                charged = written;
+            }
+            if ((seen & 1023) == 0 && cancelled.getAsBoolean()) {
+                throw new CancellationException("table " + path + " abandoned: store closing");
+            }
+        }
     }
 }
