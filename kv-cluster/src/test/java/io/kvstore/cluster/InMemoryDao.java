@@ -4,6 +4,7 @@ import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
+import io.kvstore.core.KeyFilter;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.NavigableMap;
@@ -52,6 +53,18 @@ final class InMemoryDao implements Dao {
             public void close() {
             }
         };
+    }
+
+    @Override
+    public long cleanup(KeyFilter keep) throws IOException {
+        throwIfFailing();
+        long dropped = 0;
+        for (byte[] key : entries.keySet()) {
+            if (!keep.keeps(key) && entries.remove(key) != null) {
+                dropped++;
+            }
+        }
+        return dropped;
     }
 
     @Override

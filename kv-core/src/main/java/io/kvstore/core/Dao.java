@@ -73,6 +73,16 @@ public interface Dao extends Closeable {
     /** Compacts the whole store now, dropping shadowed versions and tombstones where safe. */
     void compact() throws IOException;
 
+    /**
+     * Removes from the store, physically, every version of each key that {@code keep} rejects, and
+     * returns how many keys it removed. No tombstone is written for them: the store forgets those keys
+     * as if it had never seen them, so a version of one written again later (as a cluster streams a key
+     * back to a node that owns it again) is stored as any first write is. Versions written while the
+     * cleanup runs are kept whatever their key. Tombstones and expiries of the kept keys follow the
+     * usual rules. Heavy (a rewrite of the whole store, throttled like compactions); blocks until done.
+     */
+    long cleanup(KeyFilter keep) throws IOException;
+
     /** Flushes what must be flushed, releases files and locks. Idempotent. */
     @Override
     void close() throws IOException;

@@ -5,6 +5,7 @@ import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
+import io.kvstore.core.KeyFilter;
 import io.kvstore.core.table.SsTable;
 import io.kvstore.core.util.MergeIterator;
 import org.slf4j.Logger;
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 
@@ -88,6 +90,27 @@ final class Compactor {
                 }
             }
         }, "compaction");
+    }
+
+    /**
+     * Compacts the whole store now, as {@link #compactAll()} does, leaving out every key {@code keep}
+     * rejects (whatever its versions: they shadow nothing a node that gives the key up still serves);
+     * returns how many keys it left out. Entries newer than the tables (memtables) are not touched.
+     */
+    long cleanup(KeyFilter keep) throws IOException {
+        KeptKeys kept = new KeptKeys(keep);
+        return thread.call(() -> {
+            while (true) {
+                Version v = versions.current();
+                Compaction job = leveled == null ? Compaction.oldest(v, Integer.MAX_VALUE) : LeveledCompactionPicker.all(v);
+                if (job == null) {
+                    return 0L;
+                }
+                if (compact(job, () -> { }, kept)) {
+                    return kept.dropped();
+                }
+            }
+        }, "cleanup");
     }
 
     /** Waits for every compaction queued so far. */
@@ -171,6 +194,11 @@ final class Compactor {
      * compaction keeps that tombstone.
      */
     private boolean compact(Compaction job, Runnable afterMerge) throws IOException {
+        return compact(job, afterMerge, null);
+    }
+
+    /** {@link #compact(Compaction, Runnable)}, leaving out the keys {@code kept} rejects (null: none). */
+    private boolean compact(Compaction job, Runnable afterMerge, KeptKeys kept) throws IOException {
         SsTable[] inputs = job.inputs();
         long expectedKeys = 0;
         List<CloseableIterator<Entry>> sources = new ArrayList<>(inputs.length);
@@ -183,14 +211,15 @@ final class Compactor {
         SsTable[] outputs;
         long newestDropped;
         try (MergeIterator merged = new MergeIterator(sources)) {
+            Iterator<Entry> entries = kept == null ? merged : kept.over(merged);
             if (job.outputLevel() == 0) {
-                TableBuilder.Built built = TableBuilder.build(dir, versions.newFileNumber(), merged, expectedKeys,
+                TableBuilder.Built built = TableBuilder.build(dir, versions.newFileNumber(), entries, expectedKeys,
                         options, now, tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds),
                         state::isClosed, limiter);
                 outputs = built.table() == null ? new SsTable[0] : new SsTable[] {built.table()};
                 newestDropped = built.newestDroppedTombstone();
             } else {
-                TableBuilder.BuiltTables built = TableBuilder.buildSplit(dir, versions::newFileNumber, merged,
+                TableBuilder.BuiltTables built = TableBuilder.buildSplit(dir, versions::newFileNumber, entries,
                         keysPerTable(inputs, expectedKeys), options, options.targetTableBytes(), now,
                         tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds), state::isClosed, limiter);
                 outputs = built.tables();

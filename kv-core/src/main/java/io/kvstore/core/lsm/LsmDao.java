@@ -6,6 +6,7 @@ import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoProperties;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
+import io.kvstore.core.KeyFilter;
 import io.kvstore.core.table.SsTable;
 import io.kvstore.core.util.MergeIterator;
 
@@ -221,6 +222,18 @@ public final class LsmDao implements Dao {
     public void compact() throws IOException {
         flush();
         compactor.compactAll();
+    }
+
+    /**
+     * Flushes, then rewrites every table through one compaction that leaves out the keys {@code keep}
+     * rejects, at the compaction rate limit. Writes go on meanwhile into the memtables, which the
+     * rewrite does not touch.
+     */
+    @Override
+    public long cleanup(KeyFilter keep) throws IOException {
+        Objects.requireNonNull(keep, "keep");
+        flush();
+        return compactor.cleanup(keep);
     }
 
     @Override

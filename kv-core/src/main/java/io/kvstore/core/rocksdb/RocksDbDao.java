@@ -6,9 +6,11 @@ import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoProperties;
 import io.kvstore.core.Entry;
+import io.kvstore.core.KeyFilter;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
 import org.rocksdb.Status;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -225,6 +227,48 @@ public final class RocksDbDao implements Dao {
             throw new IOException("RocksDB compaction failed in " + directory, e);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Walks the store on an iterator's snapshot and deletes each key {@code keep} rejects, under the
+     * key's write stripe and only if the stored version is still the one the walk saw, so that a write
+     * made meanwhile stays; then compacts the whole store so the deleted entries leave the files.
+     * RocksDB's own deletion markers are not versions of ours: a later write of the key is stored as a
+     * first write is. ({@code DeleteFilesInRange} would be cheaper, but the keys to remove are spread
+     * by hash across the whole key space, so no file lies wholly inside a range of them.)
+     */
+    @Override
+    public long cleanup(KeyFilter keep) throws IOException {
+        Objects.requireNonNull(keep, "keep");
+        Lock lock = enter();
+        long dropped = 0;
+        byte[] key = null;
+        try (RocksIterator iterator = db.newIterator()) {
+            for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) {
+                key = iterator.key();
+                if (!keep.keeps(key) && deleteIfUnchanged(key, iterator.value())) {
+                    dropped++;
+                }
+            }
+            iterator.status();
+            db.compactRange();
+            return dropped;
+        } catch (RocksDBException e) {
+            throw key == null ? new IOException("RocksDB cleanup failed in " + directory, e) : failure("cleanup", key, e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean deleteIfUnchanged(byte[] key, byte[] seen) throws RocksDBException {
+        synchronized (writeStripes[stripe(key)]) {
+            byte[] stored = db.get(key);
+            if (stored == null || !Arrays.equals(stored, seen)) {
+                return false;
+            }
+            db.delete(resources.writeOptions, key);
+            return true;
         }
     }
 
