@@ -1,4 +1,5 @@
-# Sourced by the suite scripts: the processes a script starts, stopped on exit, and a wait for a port.
+# Sourced by the suite scripts: the processes a script starts, stopped on exit, a wait for a port, the
+# CPU time of processes and a wait until they are idle.
 # Expects WORK (the work directory). On failure the work directory stays, with every process's log.
 
 pids=()
@@ -16,4 +17,24 @@ wait_for_port() {
   done
   echo "port $1 did not open; see logs in $WORK" >&2
   return 1
+}
+
+cpu_ticks() { # cpu_ticks PID... -> user + system clock ticks of them all so far
+  local total=0 pid
+  for pid in "$@"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done
+  echo "$total"
+}
+
+# Waits (at most 3 minutes) until the processes use under 5% of a core over 2 s: the flushes and
+# compactions a preload set off are done, so the first measurement reads a settled store rather than
+# sharing the cores with them.
+wait_idle() { # wait_idle PID...
+  local before hz
+  hz=$(getconf CLK_TCK)
+  for _ in $(seq 1 90); do
+    before=$(cpu_ticks "$@")
+    sleep 2
+    (( ($(cpu_ticks "$@") - before) * 100 < 2 * hz * 5 )) && return 0
+  done
+  echo "warning: the nodes were still busy 3 minutes after the preload" >&2
 }
