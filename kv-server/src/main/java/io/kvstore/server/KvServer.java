@@ -88,6 +88,7 @@ public final class KvServer {
     private final WebClient client;
     private final ExecutorService storagePool;
     private final NodeRepair repair;
+    private final NodeCleanup cleanup;
     private final MembershipHandler membershipHandler;
     private final CompletableFuture<Void> joined = new CompletableFuture<>();
     private HttpClient rangeClient;
@@ -98,7 +99,7 @@ public final class KvServer {
     private CompletableFuture<Void> stopped;
 
     private KvServer(KvServerConfig config, Vertx vertx, Dao dao, Membership membership, WebClient client,
-            ExecutorService storagePool, NodeRepair repair, MembershipHandler membershipHandler) {
+            ExecutorService storagePool, NodeRepair repair, NodeCleanup cleanup, MembershipHandler membershipHandler) {
         this.config = config;
         this.vertx = vertx;
         this.dao = dao;
@@ -106,6 +107,7 @@ public final class KvServer {
         this.client = client;
         this.storagePool = storagePool;
         this.repair = repair;
+        this.cleanup = cleanup;
         this.membershipHandler = membershipHandler;
     }
 
@@ -247,9 +249,10 @@ public final class KvServer {
         // entries streamed to it and repairs with no one until it is.
         NodeRepair repair = NodeRepair.create(vertx, config, dao, () -> membership.get().coordinator().partitioner(), clock,
                 () -> membership.get().replicationFactor(), config.antiEntropyInterval(), config.repairScanBytesPerSecond());
-        MapChanges changes = new MapChanges(membership, config.streamUnreachableTimeout().toMillis());
-        MembershipHandler membershipHandler = new MembershipHandler(membership, changes, vertx);
-        KvServer server = new KvServer(config, vertx, dao, membership, client, storagePool, repair, membershipHandler);
+        NodeCleanup cleanup = new NodeCleanup(dao, membership::map, config.self());
+        MapChanges changes = new MapChanges(membership, cleanup, config.streamUnreachableTimeout().toMillis());
+        MembershipHandler membershipHandler = new MembershipHandler(membership, changes, cleanup, vertx, config.idleTimeout());
+        KvServer server = new KvServer(config, vertx, dao, membership, client, storagePool, repair, cleanup, membershipHandler);
         if (!joins) {
             server.joined.complete(null);
         }
@@ -458,6 +461,7 @@ public final class KvServer {
         try {
             membership.close();
             repair.close();
+            cleanup.close();
             if (storagePool != null) {
                 storagePool.shutdown();
                 if (!storagePool.awaitTermination(10, TimeUnit.SECONDS)) {
