@@ -8,9 +8,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -110,6 +112,35 @@ final class HintStore implements AutoCloseable {
         Pending p = pendingOf(hint.target);
         p.count.decrementAndGet();
         p.bytes.addAndGet(-hint.bytes());
+    }
+
+    /**
+     * Removes every hint kept for {@code target} (a node that left the cluster) and returns how many
+     * there were.
+     */
+    long removeAll(String target) throws IOException {
+        long removed = 0;
+        while (true) {
+            List<Hint> batch = oldest(target, Long.MAX_VALUE, 1024);
+            if (batch.isEmpty()) {
+                return removed;
+            }
+            for (Hint hint : batch) {
+                remove(hint);
+            }
+            removed += batch.size();
+        }
+    }
+
+    /** The nodes this store holds hints for. */
+    Set<String> targets() {
+        Set<String> targets = new HashSet<>();
+        for (Map.Entry<String, Pending> p : pending.entrySet()) {
+            if (p.getValue().count.get() > 0) {
+                targets.add(p.getKey());
+            }
+        }
+        return targets;
     }
 
     /** Hints waiting for {@code target}. */

@@ -103,6 +103,34 @@ class HintedHandoffTest {
     }
 
     @Test
+    void theHintsOfANodeThatLeftAreDroppedAndCountedAndANewNodeGetsHints() throws Exception {
+        handoff = open(ReplicationOptions.defaults());
+        ReplicaCoordinator coordinator = coordinator(handoff);
+        takeDown(2);
+        for (int i = 0; i < 20; i++) {
+            coordinator.put(bytes("k" + i), bytes("v" + i), Quorum.of(2, 3, 3)).toCompletableFuture().get();
+        }
+        await("20 hints are kept", () -> handoff.pendingHints("c") == 20);
+        // The map changes: c leaves, d joins (it stands on c's store, which still fails).
+        List<String> next = List.of("a", "b", "d");
+        List<Replica> nextReplicas = List.of(replicas.get(0), replicas.get(1), replicas.get(2));
+        FailureDetector nextDetector = new FailureDetector(next, nextReplicas, 0, Duration.ofSeconds(1), System::currentTimeMillis);
+        handoff.follow(next, nextReplicas, nextDetector);
+        await("c's hints are dropped", () -> handoff.pendingHints("c") == 0);
+        assertEquals(20, handoff.counters().droppedNodeLeft);
+        handoff.hint("c", Entry.value(bytes("late"), bytes("x"), 1));
+        assertEquals(21, handoff.counters().droppedNodeLeft, "a hint for a node that left is dropped at once");
+        handoff.hint(2, Entry.value(bytes("new"), bytes("y"), new HybridClock().now()));
+        await("d gets a hint", () -> handoff.pendingHints("d") == 1);
+        handoff.start();
+        stores[2].failure = null;
+        await("d's hint is delivered", () -> handoff.pendingHints("d") == 0);
+        assertEquals("y", new String(stores[2].get(bytes("new")).value(), StandardCharsets.UTF_8));
+        assertEquals(1, handoff.counters().replayed, "c's hints were never replayed");
+        nextDetector.close();
+    }
+
+    @Test
     void aHintKeepsItsWritesExpiryAcrossARestartAndReplay() throws Exception {
         handoff = open(ReplicationOptions.defaults());
         ReplicaCoordinator coordinator = coordinator(handoff);

@@ -5,11 +5,9 @@ import io.kvstore.cluster.repair.RepairReport;
 import io.kvstore.cluster.repair.RepairSummary;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -22,17 +20,16 @@ import java.util.concurrent.TimeUnit;
  * be repaired (unreachable, killed meanwhile) with the same summary of what the others did.
  *
  * <p>Until then the connection would carry nothing, for minutes on a large store, and be closed as
- * idle: every half idle timeout it carries an interim {@code 103} answer without hints, which HTTP
- * clients skip (RFC 9110 15.2).
+ * idle: an {@link IdleHeartbeat} keeps it open.
  */
 final class AdminRepairHandler {
     static final String PATH = "/v0/admin/repair";
     private final AntiEntropy antiEntropy;
-    private final long heartbeatMillis;
+    private final Duration idleTimeout;
 
     AdminRepairHandler(AntiEntropy antiEntropy, Duration idleTimeout) {
         this.antiEntropy = antiEntropy;
-        this.heartbeatMillis = Math.max(100, idleTimeout.toMillis() / 2);
+        this.idleTimeout = idleTimeout;
     }
 
     void handle(HttpServerRequest request) {
@@ -42,14 +39,7 @@ final class AdminRepairHandler {
             return;
         }
         Context context = Vertx.currentContext();
-        HttpServerResponse response = request.response();
-        long heartbeat = context.owner().setPeriodic(heartbeatMillis, id -> {
-            if (response.ended() || response.closed()) {
-                context.owner().cancelTimer(id);
-            } else {
-                response.writeEarlyHints(MultiMap.caseInsensitiveMultiMap());
-            }
-        });
+        long heartbeat = IdleHeartbeat.start(context.owner(), request.response(), idleTimeout);
         Future.fromCompletionStage(antiEntropy.repairAll(), context).onComplete(done -> {
             context.owner().cancelTimer(heartbeat);
             if (done.failed()) {

@@ -11,6 +11,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +37,7 @@ final class ClusterRange {
     /** Keys merged before the merge yields its event loop to other connections. */
     private static final int KEYS_PER_TURN = 1024;
 
-    private final List<String> nodes;
+    private final Supplier<List<String>> nodes;
     private final String self;
     private final RangeHandler ranges;
     private final HttpClient client;
@@ -44,9 +45,10 @@ final class ClusterRange {
     private final int maxKeyBytes;
     private final int maxValueBytes;
 
-    ClusterRange(List<String> nodes, String self, RangeHandler ranges, HttpClient client, long connectTimeoutMillis,
+    /** @param nodes gives the nodes that own ranges now, read once per request */
+    ClusterRange(Supplier<List<String>> nodes, String self, RangeHandler ranges, HttpClient client, long connectTimeoutMillis,
                  int maxKeyBytes, int maxValueBytes) {
-        this.nodes = List.copyOf(nodes);
+        this.nodes = nodes;
         this.self = self;
         this.ranges = ranges;
         this.client = client;
@@ -55,11 +57,13 @@ final class ClusterRange {
         this.maxValueBytes = maxValueBytes;
     }
 
-    int clusterSize() {
-        return nodes.size();
+    /** The nodes a range read now goes to: the owners of the current cluster map. */
+    List<String> nodes() {
+        return nodes.get();
     }
 
-    void handle(HttpServerRequest request, byte[] from, byte[] to, Quorum quorum) {
+    /** Reads {@code [from, to)} from {@code nodes} (as {@link #nodes()} gave them for this request) and merges. */
+    void handle(HttpServerRequest request, List<String> nodes, byte[] from, byte[] to, Quorum quorum) {
         Context context = Vertx.currentContext();
         List<RangeSource> sources = new ArrayList<>(nodes.size());
         for (String node : nodes) {

@@ -3,7 +3,6 @@ package io.kvstore.server;
 import io.kvstore.cluster.ClockLease;
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.LocalReplica;
-import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.ReplicaEndpoint;
 import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.cluster.membership.ClusterMap;
@@ -89,6 +88,7 @@ public final class KvServer {
     private final WebClient client;
     private final ExecutorService storagePool;
     private final NodeRepair repair;
+    private final NodeCleanup cleanup;
     private final MembershipHandler membershipHandler;
     private final CompletableFuture<Void> joined = new CompletableFuture<>();
     private HttpClient rangeClient;
@@ -99,7 +99,7 @@ public final class KvServer {
     private CompletableFuture<Void> stopped;
 
     private KvServer(KvServerConfig config, Vertx vertx, Dao dao, Membership membership, WebClient client,
-            ExecutorService storagePool, NodeRepair repair, MembershipHandler membershipHandler) {
+            ExecutorService storagePool, NodeRepair repair, NodeCleanup cleanup, MembershipHandler membershipHandler) {
         this.config = config;
         this.vertx = vertx;
         this.dao = dao;
@@ -107,6 +107,7 @@ public final class KvServer {
         this.client = client;
         this.storagePool = storagePool;
         this.repair = repair;
+        this.cleanup = cleanup;
         this.membershipHandler = membershipHandler;
     }
 
@@ -244,19 +245,14 @@ public final class KvServer {
         ReplicationOptions replication = config.replication();
         Topology first = membership.get();
         ClusterMap map = first.map();
-        // Anti-entropy runs among the owners of the map the node starts with; a node that is not one yet
-        // (it joins) is placed among them so that it can take the entries streamed to it.
-        List<String> repairNodes = new ArrayList<>(map.owners());
-        if (!repairNodes.contains(config.self())) {
-            repairNodes.add(config.self());
-        }
-        NodeRepair repair = NodeRepair.create(vertx, config, repairNodes, dao,
-                Partitioners.create(map.partitioner(), repairNodes, map.virtualNodes()), clock,
-                Math.min(map.replicationFactor(), repairNodes.size()), config.antiEntropyInterval(),
-                config.repairScanBytesPerSecond());
-        MapChanges changes = new MapChanges(membership, config.streamUnreachableTimeout().toMillis());
-        MembershipHandler membershipHandler = new MembershipHandler(membership, changes, vertx);
-        KvServer server = new KvServer(config, vertx, dao, membership, client, storagePool, repair, membershipHandler);
+        // Anti-entropy follows the current map's owners; a node that is not one (it joins) takes the
+        // entries streamed to it and repairs with no one until it is.
+        NodeRepair repair = NodeRepair.create(vertx, config, dao, () -> membership.get().coordinator().partitioner(), clock,
+                () -> membership.get().replicationFactor(), config.antiEntropyInterval(), config.repairScanBytesPerSecond());
+        NodeCleanup cleanup = new NodeCleanup(dao, membership::map, config.self());
+        MapChanges changes = new MapChanges(membership, cleanup, config.streamUnreachableTimeout().toMillis());
+        MembershipHandler membershipHandler = new MembershipHandler(membership, changes, cleanup, vertx, config.idleTimeout());
+        KvServer server = new KvServer(config, vertx, dao, membership, client, storagePool, repair, cleanup, membershipHandler);
         if (!joins) {
             server.joined.complete(null);
         }
@@ -268,7 +264,7 @@ public final class KvServer {
         HttpClient rangeClient = InternodeClients.createHttpClient(vertx, config, new HttpClientOptions().setTcpNoDelay(true)
                 .setConnectTimeout((int) config.replicaTimeout().toMillis()));
         server.rangeClient = rangeClient;
-        ranges.cluster(new ClusterRange(map.owners(), config.self(), ranges, rangeClient,
+        ranges.cluster(new ClusterRange(() -> membership.map().owners(), config.self(), ranges, rangeClient,
                 config.replicaTimeout().toMillis(), config.maxKeyBytes(), config.maxBodyBytes()));
         StorageMetrics storageMetrics = null;
         if (metrics != null) {
@@ -283,8 +279,8 @@ public final class KvServer {
                 new InternalHandler(new ReplicaEndpoint(local, clock), config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
                         membership::observe),
                 new StatusHandler(config, dao, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget,
-                        ranges, server.slowConnectionsClosed, new ReplicationStatus(first.coordinator(), replication,
-                        membership.firstDetector(), membership.hints())),
+                        ranges, server.slowConnectionsClosed, new ReplicationStatus(membership, replication,
+                        membership.hints())),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
                 new MetricsHandler(metrics, storageMetrics), membershipHandler);
         Authenticator front = new Authenticator(router,
@@ -465,6 +461,7 @@ public final class KvServer {
         try {
             membership.close();
             repair.close();
+            cleanup.close();
             if (storagePool != null) {
                 storagePool.shutdown();
                 if (!storagePool.awaitTermination(10, TimeUnit.SECONDS)) {

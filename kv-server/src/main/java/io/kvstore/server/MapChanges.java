@@ -83,14 +83,19 @@ final class MapChanges {
     }
 
     private final Membership membership;
+    private final NodeCleanup cleanup;
     private final long unreachableMillis;
     private final AtomicLong ids = new AtomicLong(System.currentTimeMillis());
     private final Map<Long, Change> changes = new ConcurrentHashMap<>();
     private Change running;
 
-    /** @param unreachableMillis how long a node streaming keys may stay unreachable before the change fails */
-    MapChanges(Membership membership, long unreachableMillis) {
+    /**
+     * @param cleanup           this node's cleanup, asked for (as every owner's) when a change completed
+     * @param unreachableMillis how long a node streaming keys may stay unreachable before the change fails
+     */
+    MapChanges(Membership membership, NodeCleanup cleanup, long unreachableMillis) {
         this.membership = membership;
+        this.cleanup = cleanup;
         this.unreachableMillis = unreachableMillis;
     }
 
@@ -246,6 +251,7 @@ final class MapChanges {
                     streams(next.owners(), new KeyMovement(next.epoch(), before, next, true));
                     break;
             }
+            requestCleanups();
             change.status = "done";
             LOG.info("claimant {}: the {} is done", membership.self(), change);
         } catch (Exception e) {
@@ -265,6 +271,29 @@ final class MapChanges {
         } finally {
             synchronized (this) {
                 running = null;
+            }
+        }
+    }
+
+    /**
+     * The change completed and every node that gained keys holds them: asks every owner of the settled
+     * map to drop the keys it no longer owns. A node that misses the request keeps them until an
+     * operator runs the cleanup there ({@code POST /v0/admin/cleanup}).
+     */
+    private void requestCleanups() {
+        ClusterMap settled = membership.map();
+        for (String owner : settled.owners()) {
+            if (owner.equals(membership.self())) {
+                cleanup.request(settled.epoch()).whenComplete((report, error) -> {
+                    if (error != null) {
+                        LOG.warn("claimant {}: its own cleanup at epoch {} did not run: {}", owner, settled.epoch(),
+                                error.getMessage());
+                    }
+                });
+            } else {
+                membership.client().cleanup(owner, settled.epoch()).onFailure(error -> LOG.warn(
+                        "claimant {}: cannot ask {} to clean up at epoch {} (an operator can run it there): {}",
+                        membership.self(), owner, settled.epoch(), error.getMessage()));
             }
         }
     }

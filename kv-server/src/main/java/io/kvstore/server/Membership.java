@@ -67,9 +67,8 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
     private final AtomicInteger nextPeer = new AtomicInteger();
     /** One pull at a time on a higher epoch: a burst of requests carrying it makes one. */
     private final java.util.concurrent.atomic.AtomicBoolean pulling = new java.util.concurrent.atomic.AtomicBoolean();
-    /** The hint store is opened once, for the first topology; null when off. */
+    /** The hint store is opened once and follows every topology; null when off. */
     private HintedHandoff hints;
-    private FailureDetector firstDetector;
     private volatile Topology topology;
     private long pullTimer = -1;
 
@@ -102,11 +101,10 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
         ClusterMap map = store.current();
         List<Replica> replicas = replicasOf(map.owners());
         FailureDetector detector = detector(map, replicas);
-        if (replication.hints() && map.owners().size() > 1) {
+        if (replication.hints()) {
             hints = openHints(map.owners(), replicas, detector);
         }
-        firstDetector = detector;
-        topology = build(map, replicas, detector, hints);
+        topology = build(map, replicas, detector);
     }
 
     /** Starts the periodic pull of peers' maps (and the hint replay of the first topology). */
@@ -154,10 +152,6 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
         return hints;
     }
 
-    FailureDetector firstDetector() {
-        return firstDetector;
-    }
-
     /** Keeps {@code map} and switches to its topology if it is newer than this node's. Blocking (a file sync). */
     synchronized boolean adopt(ClusterMap map) throws IOException {
         if (!store.adopt(map)) {
@@ -176,11 +170,20 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
         return true;
     }
 
+    /**
+     * Switches every consumer of the map to {@code map}: requests with one volatile write of the new
+     * topology, then hinted handoff (which drops the hints of nodes that left). Anti-entropy and
+     * cluster-wide ranges read the topology at the start of each run or request.
+     */
     private void install(ClusterMap map) {
         Topology previous = topology;
         List<Replica> replicas = replicasOf(map.owners());
-        topology = build(map, replicas, detector(map, replicas), null);
-        if (previous != null && previous.detector() != firstDetector) {
+        FailureDetector detector = detector(map, replicas);
+        topology = build(map, replicas, detector);
+        if (hints != null) {
+            hints.follow(map.owners(), replicas, detector);
+        }
+        if (previous != null) {
             previous.detector().close();
         }
         LOG.info("node {} now on cluster map epoch {}: {}", config.self(), map.epoch(), map);
@@ -253,13 +256,16 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
                 .toCompletableFuture();
     }
 
-    private Topology build(ClusterMap map, List<Replica> replicas, FailureDetector detector, HintedHandoff hintSink) {
+    private Topology build(ClusterMap map, List<Replica> replicas, FailureDetector detector) {
         ReplicationOptions options = replication.toBuilder().replicationFactor(map.replicationFactor()).build();
+        List<String> owners = map.owners();
+        HintedHandoff handoff = hints;
         ReplicaCoordinator coordinator = ReplicaCoordinator.builder(map.placement(), replicas, clock)
                 .timeout(config.replicaTimeout())
                 .options(options)
                 .failureDetector(detector)
-                .hintedHandoff(hintSink)
+                // By URL: the coordinator's indexes are of this map, hinted handoff may follow a newer one.
+                .hintedHandoff(handoff == null ? null : (node, entry) -> handoff.hint(owners.get(node), entry))
                 .build();
         if (map.owners().size() > 1) {
             detector.start();
@@ -321,9 +327,6 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
         if (last != null) {
             last.coordinator().close();
             last.detector().close();
-        }
-        if (firstDetector != null) {
-            firstDetector.close();
         }
         if (hints != null) {
             try {

@@ -97,6 +97,16 @@ final class MembershipClient {
                 .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
     }
 
+    /** Asks {@code node} to clean up once it holds the map of {@code epoch}, which ended a change. */
+    Future<Void> cleanup(String node, long epoch) {
+        return request(node, io.vertx.core.http.HttpMethod.POST, MembershipHandler.CLEANUP_REQUEST_PATH + "?epoch=" + epoch)
+                .send()
+                .map(response -> {
+                    expect(response, 202, node);
+                    return null;
+                });
+    }
+
     private HttpRequest<Buffer> request(String node, io.vertx.core.http.HttpMethod method, String path) {
         URI uri = URI.create(node);
         return client.request(method, uri.getPort(), uri.getHost(), path)

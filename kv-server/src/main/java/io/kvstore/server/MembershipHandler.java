@@ -11,6 +11,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -19,14 +20,18 @@ import org.slf4j.LoggerFactory;
 /**
  * The membership routes. Public: {@code GET /v0/cluster} (the map as JSON),
  * {@code POST /v0/admin/decommission} and {@code DELETE /v0/admin/nodes?url=U}, which answer once the
- * change is over. Internal ({@code /internal/v0/...}): the map (GET, and PUT to push one), change
- * requests to the claimant and their progress, and the streams of keys a change asks for.
+ * change is over, and {@code POST /v0/admin/cleanup}, which answers once this node dropped the keys it
+ * no longer owns. Internal ({@code /internal/v0/...}): the map (GET, and PUT to push one), change
+ * requests to the claimant and their progress, the streams of keys a change asks for, and the cleanup
+ * the claimant asks for when a change completed.
  */
 final class MembershipHandler {
     private static final Logger LOG = LoggerFactory.getLogger(MembershipHandler.class);
     static final String CLUSTER_PATH = "/v0/cluster";
     static final String DECOMMISSION_PATH = "/v0/admin/decommission";
     static final String NODES_PATH = "/v0/admin/nodes";
+    static final String CLEANUP_PATH = "/v0/admin/cleanup";
+    static final String CLEANUP_REQUEST_PATH = "/internal/v0/membership/cleanup";
     static final String MAP_PATH = "/internal/v0/cluster";
     static final String CHANGE_PATH = "/internal/v0/membership/change";
     static final String STREAM_PATH = "/internal/v0/membership/stream";
@@ -42,18 +47,23 @@ final class MembershipHandler {
 
     private final Membership membership;
     private final MapChanges changes;
+    private final NodeCleanup cleanup;
     private final Vertx vertx;
+    private final Duration idleTimeout;
 
-    MembershipHandler(Membership membership, MapChanges changes, Vertx vertx) {
+    MembershipHandler(Membership membership, MapChanges changes, NodeCleanup cleanup, Vertx vertx, Duration idleTimeout) {
         this.membership = membership;
         this.changes = changes;
+        this.cleanup = cleanup;
         this.vertx = vertx;
+        this.idleTimeout = idleTimeout;
     }
 
     /** Whether {@code path} is one of these routes. */
     static boolean handles(String path) {
         return path.equals(CLUSTER_PATH) || path.equals(DECOMMISSION_PATH) || path.equals(NODES_PATH)
-                || path.equals(MAP_PATH) || path.equals(CHANGE_PATH) || path.equals(STREAM_PATH);
+                || path.equals(CLEANUP_PATH) || path.equals(MAP_PATH) || path.equals(CHANGE_PATH) || path.equals(STREAM_PATH)
+                || path.equals(CLEANUP_REQUEST_PATH);
     }
 
     void handle(HttpServerRequest request) {
@@ -84,6 +94,16 @@ final class MembershipHandler {
                     } else {
                         operate(request, MapChanges.REMOVE, url);
                     }
+                }
+                break;
+            case CLEANUP_PATH:
+                if (allow(request, HttpMethod.POST)) {
+                    cleanUp(request);
+                }
+                break;
+            case CLEANUP_REQUEST_PATH:
+                if (allow(request, HttpMethod.POST)) {
+                    cleanupRequested(request);
                 }
                 break;
             case CHANGE_PATH:
@@ -249,6 +269,42 @@ final class MembershipHandler {
             long since = answered;
             vertx.setTimer(POLL_MILLIS, t -> poll(claimant, id, since, result));
         });
+    }
+
+    /** {@code POST /v0/admin/cleanup}: answered once done, 200 with what it removed, or 409 with why not. */
+    private void cleanUp(HttpServerRequest request) {
+        Context context = Vertx.currentContext();
+        long heartbeat = IdleHeartbeat.start(vertx, request.response(), idleTimeout);
+        Future.fromCompletionStage(cleanup.request(0), context).onComplete(done -> {
+            vertx.cancelTimer(heartbeat);
+            if (done.succeeded()) {
+                request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
+                        .end(done.result().toJson().encode() + "\n");
+            } else if (done.cause() instanceof ChangeRefusedException refused) {
+                Responses.send(request, refused.status(), refused.getMessage());
+            } else {
+                Responses.failure(request, done.cause());
+            }
+        });
+    }
+
+    /** The claimant's request once a change completed: the cleanup starts in the background. */
+    private void cleanupRequested(HttpServerRequest request) {
+        String epoch = QueryParameters.text(request.query(), "epoch");
+        long minEpoch;
+        try {
+            minEpoch = Long.parseLong(epoch == null ? "" : epoch);
+        } catch (NumberFormatException e) {
+            Responses.send(request, 400, "epoch must be an integer, got '" + epoch + "'");
+            return;
+        }
+        cleanup.request(minEpoch).whenComplete((report, error) -> {
+            if (error != null) {
+                LOG.warn("node {}: the cleanup asked for at epoch {} did not run: {}", membership.self(), minEpoch,
+                        error.getMessage());
+            }
+        });
+        request.response().setStatusCode(202).end();
     }
 
     private void streamRequested(HttpServerRequest request) {

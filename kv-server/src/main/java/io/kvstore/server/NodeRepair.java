@@ -10,11 +10,11 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
  * Anti-entropy on a node: its {@link RepairResponder} (served to peers by {@link RepairHandler}), the
@@ -43,11 +43,12 @@ final class NodeRepair {
     }
 
     /**
-     * Sets up repair for the node {@code config.self()} among {@code nodes}; exchanges with every peer every
+     * Sets up repair for the node {@code config.self()} among the owners {@code placement} gives at each
+     * moment, keeping {@code replicationFactor} replicas in sync; exchanges with every peer every
      * {@code interval} ({@link Duration#ZERO}: only on demand).
      */
-    static NodeRepair create(Vertx vertx, KvServerConfig config, List<String> nodes, Dao dao, Partitioner partitioner, HybridClock clock,
-            int replicationFactor, Duration interval, long scanBytesPerSecond) {
+    static NodeRepair create(Vertx vertx, KvServerConfig config, Dao dao, Supplier<Partitioner> placement, HybridClock clock,
+            IntSupplier replicationFactor, Duration interval, long scanBytesPerSecond) {
         ExecutorService executor = Executors.newFixedThreadPool(SCAN_THREADS, r -> {
             Thread t = new Thread(r, "kv-repair");
             t.setDaemon(true);
@@ -58,13 +59,12 @@ final class NodeRepair {
                         .setKeepAliveTimeout(KvServer.internodeKeepAliveSeconds(config.idleTimeout()))
                         .setConnectTimeout((int) config.replicaTimeout().toMillis()),
                 new PoolOptions().setHttp1MaxSize(CONNECTIONS_PER_PEER));
-        RepairResponder responder = new RepairResponder(config.self(), dao, partitioner, executor, clock, scanBytesPerSecond);
-        List<String> peers = new ArrayList<>(nodes);
-        peers.remove(config.self());
-        AntiEntropy antiEntropy = new AntiEntropy(responder, peers,
+        RepairResponder responder = new RepairResponder(config.self(), dao, placement, executor, clock, scanBytesPerSecond);
+        AntiEntropy antiEntropy = new AntiEntropy(responder,
                 node -> new HttpRepairPeer(client, node, REQUEST_TIMEOUT_MILLIS, config.maxKeyBytes()),
                 replicationFactor, AntiEntropy.DEFAULT_DEPTH, executor);
-        if (!interval.isZero() && !peers.isEmpty()) {
+        if (!interval.isZero()) {
+            // Even alone: a node that joins later is a peer of the next run.
             antiEntropy.start(interval);
         }
         return new NodeRepair(executor, client, responder, antiEntropy);

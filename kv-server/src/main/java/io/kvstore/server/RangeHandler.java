@@ -74,8 +74,9 @@ final class RangeHandler {
             stream(request, from, to, PUBLIC);
         } else if (scope.equals("cluster")) {
             String ack = QueryParameters.text(query, "ack");
-            Quorum quorum = Quorum.parse(ack == null ? "1" : ack, QueryParameters.text(query, "from"), cluster.clusterSize());
-            cluster.handle(request, from, to, quorum);
+            List<String> nodes = cluster.nodes();
+            Quorum quorum = Quorum.parse(ack == null ? "1" : ack, QueryParameters.text(query, "from"), nodes.size());
+            cluster.handle(request, nodes, from, to, quorum);
         } else {
             Responses.send(request, 400, "scope must be node or cluster, got '" + scope + "'");
         }

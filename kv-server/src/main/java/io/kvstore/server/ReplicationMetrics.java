@@ -16,7 +16,7 @@ final class ReplicationMetrics {
     private ReplicationMetrics() {
     }
 
-    /** {@code hints} null: hinted handoff is off (or the node is alone) and its counters stay absent. */
+    /** {@code hints} null: hinted handoff is off and its counters stay absent. */
     static void bind(MeterRegistry registry, ReplicaCoordinator coordinator, HintedHandoff hints, AntiEntropy antiEntropy) {
         FunctionCounter.builder("kv.read.repairs", coordinator, ReplicaCoordinator::readRepairs)
                 .description("Versions read repair wrote to replicas that answered an older one").register(registry);
@@ -29,6 +29,8 @@ final class ReplicationMetrics {
                     c -> c.droppedFull);
             hintCounter(registry, hints, "expired", "Hints dropped undelivered after the tombstone grace", c -> c.expired);
             hintCounter(registry, hints, "failed_to_store", "Hints the hint store could not write", c -> c.failedToStore);
+            hintCounter(registry, hints, "dropped_node_left", "Hints dropped because their node left the cluster",
+                    c -> c.droppedNodeLeft);
         }
         if (antiEntropy != null) {
             FunctionCounter.builder("kv.repair.keys.sent", antiEntropy, AntiEntropy::keysSent)

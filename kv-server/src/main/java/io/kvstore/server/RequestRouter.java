@@ -111,6 +111,8 @@ final class RequestRouter implements Handler<HttpServerRequest> {
                 case MembershipHandler.MAP_PATH:
                 case MembershipHandler.CHANGE_PATH:
                 case MembershipHandler.STREAM_PATH:
+                case MembershipHandler.CLEANUP_PATH:
+                case MembershipHandler.CLEANUP_REQUEST_PATH:
                     membership.handle(request);
                     break;
                 default:

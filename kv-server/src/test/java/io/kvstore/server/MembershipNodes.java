@@ -2,6 +2,7 @@ package io.kvstore.server;
 
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
+import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -129,6 +130,15 @@ final class MembershipNodes implements AutoCloseable {
             }
             Thread.sleep(100);
         }
+    }
+
+    /** The node's {@code /v0/status}. */
+    JsonObject status(int node) throws Exception {
+        HttpResponse<String> answer = send(node, "GET", "/v0/status", null);
+        if (answer.statusCode() != 200) {
+            throw new IllegalStateException("GET /v0/status on " + urls.get(node) + ": " + answer.statusCode() + " " + answer.body());
+        }
+        return new JsonObject(answer.body());
     }
 
     /** This node's own entries, as its range endpoint streams them. */

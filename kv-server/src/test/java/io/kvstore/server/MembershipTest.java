@@ -8,12 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.NodeState;
+import io.kvstore.cluster.membership.OwnedKeys;
+import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Queue;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
@@ -105,6 +111,54 @@ class MembershipTest {
             double share = 3.0 / 4;
             assertTrue(Math.abs(onNewcomer - share * total) <= 0.3 * share * total,
                     "the newcomer holds " + onNewcomer + " of " + total + " keys; its share is RF/N = 3/4");
+
+            // Once the join completed, the old owners drop the keys they gave away, on their own.
+            awaitFewerKeys(nodes, 0, total);
+            // An operator's cleanup on every node leaves each holding exactly the keys it owns.
+            for (int node = 0; node < 4; node++) {
+                HttpResponse<String> cleanup = nodes.send(node, "POST", "/v0/admin/cleanup", null);
+                assertEquals(200, cleanup.statusCode(), cleanup.body());
+                assertEquals(map.epoch(), new JsonObject(cleanup.body()).getLong("epoch"), cleanup.body());
+            }
+            List<String> keys = new ArrayList<>(acknowledged);
+            for (int i = 0; i < 3000; i++) {
+                keys.add("pre-" + i);
+            }
+            for (int node = 0; node < 4; node++) {
+                Set<String> held = localKeys(nodes, node);
+                Set<String> owned = new HashSet<>();
+                for (String key : keys) {
+                    if (new OwnedKeys(map, nodes.urls.get(node)).keeps(key.getBytes(StandardCharsets.UTF_8))) {
+                        owned.add(key);
+                    }
+                }
+                assertEquals(owned, held, "node " + node + " holds exactly the keys it owns");
+            }
+            for (int i = 0; i < keys.size(); i++) {
+                assertEquals(200, nodes.send(i % 4, "GET", "/v0/entity?id=" + keys.get(i) + "&ack=2&from=3", null).statusCode(),
+                        keys.get(i));
+            }
+        }
+    }
+
+    /** The keys of this node's own entries (each value ends with ';'). */
+    private static Set<String> localKeys(MembershipNodes nodes, int node) throws Exception {
+        Set<String> keys = new HashSet<>();
+        for (String entry : nodes.localRange(node).split(";")) {
+            if (!entry.isEmpty()) {
+                keys.add(entry.substring(0, entry.indexOf('\n')));
+            }
+        }
+        return keys;
+    }
+
+    private static void awaitFewerKeys(MembershipNodes nodes, int node, int total) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int held;
+        while ((held = count(nodes.localRange(node), ';')) >= total) {
+            assertTrue(System.nanoTime() < deadline, "node " + node + " still holds " + held + " of " + total
+                    + " keys 30 s after the join");
+            Thread.sleep(100);
         }
     }
 
@@ -144,6 +198,9 @@ class MembershipTest {
             HttpResponse<String> answer = nodes.send(1, "POST", "/v0/admin/decommission", null);
             assertEquals(200, answer.statusCode(), answer.body());
             assertTrue(answer.body().contains("\"status\":\"done\""), answer.body());
+            HttpResponse<String> cleanup = nodes.send(1, "POST", "/v0/admin/cleanup", null);
+            assertEquals(409, cleanup.statusCode(), "a node that left owns nothing to clean up for: " + cleanup.body());
+            assertTrue(cleanup.body().contains("owns no range"), cleanup.body());
             nodes.stop(1);
             ClusterMap map = nodes.awaitSameMap(10);
             assertEquals(List.of(nodes.urls.get(0), nodes.urls.get(2), nodes.urls.get(3)), map.urls());
@@ -182,6 +239,7 @@ class MembershipTest {
             HttpResponse<String> belowRf = nodes.send(2, "POST", "/v0/admin/decommission", null);
             assertEquals(409, belowRf.statusCode(), belowRf.body());
             assertTrue(belowRf.body().contains("replication factor 3"), belowRf.body());
+            assertEquals(405, nodes.send(0, "GET", "/v0/admin/cleanup", null).statusCode());
             HttpResponse<String> unknown = nodes.send(1, "DELETE", "/v0/admin/nodes?url=http://127.0.0.1:1", null);
             assertEquals(404, unknown.statusCode(), unknown.body());
 

@@ -17,6 +17,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +31,9 @@ import org.slf4j.LoggerFactory;
  * the others; the report names it. The periodic run starts one interval after {@link #start} and the
  * next one interval after the previous ended, so runs never overlap; its timer thread only starts
  * runs, the scans and the exchanges run on the executors given.
+ *
+ * <p>The peers and the replication factor are read at the start of each run, so a run follows the
+ * cluster map of its moment: a node that joined is a peer of the next run, one that left is not.
  */
 public final class AntiEntropy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AntiEntropy.class);
@@ -38,9 +43,9 @@ public final class AntiEntropy implements AutoCloseable {
     public static final int MAX_DEPTH = SegmentTree.MAX_DEPTH;
 
     private final RepairResponder local;
-    private final List<String> peers;
+    private final Supplier<List<String>> peers;
     private final Function<String, RepairPeer> connect;
-    private final int replicationFactor;
+    private final IntSupplier replicationFactor;
     private final int depth;
     private final Executor executor;
     private final ScheduledExecutorService timer;
@@ -53,13 +58,30 @@ public final class AntiEntropy implements AutoCloseable {
      * @param executor          runs the light steps between calls of an exchange
      */
     public AntiEntropy(RepairResponder local, List<String> peers, Function<String, RepairPeer> connect, int replicationFactor, int depth, Executor executor) {
+        this(local, constant(peers), connect, () -> replicationFactor, depth, executor);
+    }
+
+    /**
+     * Anti-entropy whose peers follow the placement of {@code local}: every other node of
+     * {@link RepairResponder#placement()} at the start of each run, none while this node is not among
+     * them (it is joining, or it left).
+     *
+     * @param replicationFactor gives the replication factor at the start of each run
+     */
+    public AntiEntropy(RepairResponder local, Function<String, RepairPeer> connect, IntSupplier replicationFactor, int depth,
+                       Executor executor) {
+        this(local, () -> peersOf(local), connect, replicationFactor, depth, executor);
+    }
+
+    private AntiEntropy(RepairResponder local, Supplier<List<String>> peers, Function<String, RepairPeer> connect,
+                        IntSupplier replicationFactor, int depth, Executor executor) {
         this.local = Objects.requireNonNull(local, "local");
-        this.peers = List.copyOf(peers);
+        this.peers = peers;
         this.connect = Objects.requireNonNull(connect, "connect");
         if (depth < 1 || depth > SegmentTree.MAX_DEPTH) {
             throw new IllegalArgumentException("tree depth must be in [1, " + SegmentTree.MAX_DEPTH + "], got " + depth);
         }
-        this.replicationFactor = replicationFactor;
+        this.replicationFactor = Objects.requireNonNull(replicationFactor, "replicationFactor");
         this.depth = depth;
         this.executor = Objects.requireNonNull(executor, "executor");
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -67,6 +89,26 @@ public final class AntiEntropy implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    private static Supplier<List<String>> constant(List<String> peers) {
+        List<String> copy = List.copyOf(peers);
+        return () -> copy;
+    }
+
+    private static List<String> peersOf(RepairResponder local) {
+        List<String> nodes = local.placement().nodes();
+        if (!nodes.contains(local.node())) {
+            return List.of();
+        }
+        List<String> peers = new ArrayList<>(nodes);
+        peers.remove(local.node());
+        return peers;
+    }
+
+    /** The nodes the next run exchanges with. */
+    public List<String> peers() {
+        return peers.get();
     }
 
     /** Keys sent and received by the exchanges this node started, and those exchanges, since it started. */
@@ -101,8 +143,9 @@ public final class AntiEntropy implements AutoCloseable {
         List<RepairSummary> summaries = new ArrayList<>();
         Map<String, String> failures = new LinkedHashMap<>();
         CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
-        for (String peer : peers) {
-            chain = chain.thenCompose(previous -> exchange(peer)
+        int rf = replicationFactor.getAsInt();
+        for (String peer : peers.get()) {
+            chain = chain.thenCompose(previous -> exchange(peer, rf)
                     .handle((summary, error) -> {
                         synchronized (summaries) {
                             if (error == null) {
@@ -126,9 +169,9 @@ public final class AntiEntropy implements AutoCloseable {
         });
     }
 
-    private CompletionStage<RepairSummary> exchange(String peer) {
+    private CompletionStage<RepairSummary> exchange(String peer, int rf) {
         try {
-            return RepairExchange.run(local, connect.apply(peer), replicationFactor, depth, executor);
+            return RepairExchange.run(local, connect.apply(peer), rf, depth, executor);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

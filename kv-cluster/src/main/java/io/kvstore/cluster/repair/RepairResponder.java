@@ -22,6 +22,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * by one {@link ScanThrottle} shared by all the scans of the node. A tree is held until it is closed or
  * has gone unused for {@link #TREE_IDLE_NANOS} (an exchange whose driver died); at most
  * {@link #MAX_TREES} at once, beyond which opening one fails with {@link RepairBusyException}.
+ *
+ * <p>Placement may change while the node runs (the cluster map changes): each tree is built and listed
+ * with the placement current when it was opened.
  */
 public final class RepairResponder implements RepairPeer {
     private static final Logger LOG = LoggerFactory.getLogger(RepairResponder.class);
@@ -46,7 +50,7 @@ public final class RepairResponder implements RepairPeer {
 
     private final String self;
     private final Dao dao;
-    private final Partitioner partitioner;
+    private final Supplier<Partitioner> placement;
     private final Executor scans;
     private final HybridClock clock;
     private final ScanThrottle throttle;
@@ -60,16 +64,36 @@ public final class RepairResponder implements RepairPeer {
      */
     public RepairResponder(String self, Dao dao, Partitioner partitioner, Executor scans, HybridClock clock,
             long scanBytesPerSecond) {
+        this(self, dao, constant(partitioner), scans, clock, scanBytesPerSecond);
+        indexOf(partitioner, self);
+    }
+
+    /**
+     * A responder whose placement follows the cluster map: {@code placement} gives the current one, over
+     * the nodes that own ranges. While this node is not among them (it is joining, or it left), it
+     * takes entries applied to it but builds no tree.
+     */
+    public RepairResponder(String self, Dao dao, Supplier<Partitioner> placement, Executor scans, HybridClock clock,
+            long scanBytesPerSecond) {
         this.self = Objects.requireNonNull(self, "self");
         this.dao = Objects.requireNonNull(dao, "dao");
-        this.partitioner = Objects.requireNonNull(partitioner, "partitioner");
+        this.placement = Objects.requireNonNull(placement, "placement");
         this.scans = Objects.requireNonNull(scans, "scans");
         this.clock = Objects.requireNonNull(clock, "clock");
         if (scanBytesPerSecond < 0) {
             throw new IllegalArgumentException("scan bytes per second must be >= 0, got " + scanBytesPerSecond);
         }
         this.throttle = new ScanThrottle(scanBytesPerSecond);
-        indexOf(self);
+    }
+
+    private static Supplier<Partitioner> constant(Partitioner partitioner) {
+        Objects.requireNonNull(partitioner, "partitioner");
+        return () -> partitioner;
+    }
+
+    /** The placement repair follows now. */
+    public Partitioner placement() {
+        return placement.get();
     }
 
     @Override
@@ -101,17 +125,19 @@ public final class RepairResponder implements RepairPeer {
     }
 
     private Tree start(String partner, int replicationFactor, int depth) {
-        int partnerIndex = indexOf(partner);
+        Partitioner partitioner = placement.get();
+        int partnerIndex = indexOf(partitioner, partner);
         if (partner.equals(self)) {
             throw new IllegalArgumentException("a repair partner must be another node than " + self);
         }
+        int selfIndex = indexOf(partitioner, self);
         int nodes = partitioner.nodes().size();
         if (replicationFactor < 1 || replicationFactor > nodes) {
             throw new IllegalArgumentException("replication factor " + replicationFactor + " outside [1, " + nodes + "]");
         }
         SegmentTree tree = new SegmentTree(depth);
         long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-        Tree held = new Tree(id, partner, replicationFactor, partnerIndex, tree);
+        Tree held = new Tree(id, partner, replicationFactor, partitioner, selfIndex, partnerIndex, tree);
         synchronized (trees) {
             expireIdleTrees();
             if (trees.size() >= MAX_TREES) {
@@ -231,7 +257,7 @@ public final class RepairResponder implements RepairPeer {
 
     private void scan(Tree held) {
         long started = System.nanoTime();
-        SharedKeys shared = new SharedKeys(partitioner, held.replicationFactor, indexOf(self), held.partnerIndex);
+        SharedKeys shared = held.sharedKeys();
         long scanned = 0;
         try (CloseableIterator<Entry> it = dao.range(null, null)) {
             while (it.hasNext()) {
@@ -257,7 +283,7 @@ public final class RepairResponder implements RepairPeer {
     private VersionPage listVersions(Tree held, BitSet segments, byte[] after, byte[] upTo, int maxVersions) {
         long deadline = System.nanoTime() + PAGE_SCAN_NANOS;
         int depth = held.tree.depth();
-        SharedKeys shared = new SharedKeys(partitioner, held.replicationFactor, indexOf(self), held.partnerIndex);
+        SharedKeys shared = held.sharedKeys();
         List<KeyVersion> versions = new ArrayList<>();
         byte[] from = after == null ? null : successor(after);
         byte[] to = upTo == null ? null : successor(upTo);
@@ -303,7 +329,7 @@ public final class RepairResponder implements RepairPeer {
         return held;
     }
 
-    private int indexOf(String node) {
+    private static int indexOf(Partitioner partitioner, String node) {
         int index = partitioner.nodes().indexOf(node);
         if (index < 0) {
             throw new IllegalArgumentException("node " + node + " is not in the cluster " + partitioner.nodes());
@@ -329,18 +355,29 @@ public final class RepairResponder implements RepairPeer {
         final long id;
         final String partner;
         final int replicationFactor;
+        /** The placement the tree was opened with, and both sides' indexes in it. */
+        final Partitioner partitioner;
+        final int selfIndex;
         final int partnerIndex;
         final SegmentTree tree;
         final CompletableFuture<Void> built = new CompletableFuture<>();
         volatile boolean closed;
         volatile long lastUsedNanos = System.nanoTime();
 
-        Tree(long id, String partner, int replicationFactor, int partnerIndex, SegmentTree tree) {
+        Tree(long id, String partner, int replicationFactor, Partitioner partitioner, int selfIndex, int partnerIndex,
+             SegmentTree tree) {
             this.id = id;
             this.partner = partner;
             this.replicationFactor = replicationFactor;
+            this.partitioner = partitioner;
+            this.selfIndex = selfIndex;
             this.partnerIndex = partnerIndex;
             this.tree = tree;
+        }
+
+        /** The keys both sides hold; one per scan (it is not thread-safe). */
+        SharedKeys sharedKeys() {
+            return new SharedKeys(partitioner, replicationFactor, selfIndex, partnerIndex);
         }
 
         void touch() {

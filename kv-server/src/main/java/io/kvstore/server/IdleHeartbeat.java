@@ -1,0 +1,27 @@
+package io.kvstore.server;
+
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerResponse;
+import java.time.Duration;
+
+/**
+ * Keeps the connection of a request whose answer comes only at the end of long work (a repair, a
+ * cleanup) from being closed as idle: every half idle timeout it carries an interim {@code 103} answer
+ * without hints, which HTTP clients skip (RFC 9110 15.2). Stops by itself once the answer is sent.
+ */
+final class IdleHeartbeat {
+    private IdleHeartbeat() {
+    }
+
+    /** Starts the heartbeat of {@code response}; returns the timer to cancel when the answer goes out. */
+    static long start(Vertx vertx, HttpServerResponse response, Duration idleTimeout) {
+        return vertx.setPeriodic(Math.max(100, idleTimeout.toMillis() / 2), id -> {
+            if (response.ended() || response.closed()) {
+                vertx.cancelTimer(id);
+            } else {
+                response.writeEarlyHints(MultiMap.caseInsensitiveMultiMap());
+            }
+        });
+    }
+}
