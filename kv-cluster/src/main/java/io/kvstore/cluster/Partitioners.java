@@ -16,7 +16,8 @@ import java.util.Locale;
  * (highest random weight), {@code modn} (hash mod N, a baseline), {@code jump} (Lamping &amp; Veach jump
  * consistent hash) and {@code maglev} (Maglev lookup table). Every one hashes keys with
  * {@link KeyHash#hash64(byte[])} and is deterministic across processes: the same name and node list
- * give the same placement everywhere.
+ * give the same placement everywhere. {@link #ring(List, List)} makes a {@code ring} over tokens chosen
+ * elsewhere, such as those {@link TokenAllocator} allocates and the cluster map keeps.
  */
 public final class Partitioners {
     /** Virtual nodes per node of the {@code ring} partitioner unless told otherwise. */
@@ -67,5 +68,17 @@ public final class Partitioners {
             default:
                 throw new IllegalArgumentException("unknown partitioner '" + name + "'; expected one of " + NAMES);
         }
+    }
+
+    /**
+     * A {@code ring} partitioner over {@code nodes} where node {@code i} holds the tokens
+     * {@code tokens.get(i)} (signed 64-bit positions on the ring of key hashes), for example those
+     * {@link TokenAllocator} chose. A key belongs to the first token at or after its hash.
+     *
+     * @throws IllegalArgumentException for a bad node list (as {@link #create(String, List, int)}), a
+     *                                  token list per node missing or empty, or too many tokens
+     */
+    public static Partitioner ring(List<String> nodes, List<long[]> tokens) {
+        return new RingPartitioner(nodes, tokens);
     }
 }

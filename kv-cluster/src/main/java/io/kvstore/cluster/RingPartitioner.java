@@ -8,7 +8,8 @@ import java.util.List;
  * Consistent hashing on a ring of 64-bit tokens with virtual nodes.
  *
  * <p>Node {@code i} owns {@code vnodes} tokens, {@code KeyHash.hash64(utf8(name + "#" + v))} for
- * {@code v = 0 .. vnodes-1}. The tokens sit in one sorted {@code long[]} (signed order) with the owning
+ * {@code v = 0 .. vnodes-1}, or the tokens it was given (those {@link TokenAllocator} chose for it when
+ * it joined, kept in the cluster map). The tokens sit in one sorted {@code long[]} (signed order) with the owning
  * node index at the same position of an {@code int[]}; equal tokens are ordered by node index, so the
  * ring is the same on every JVM. A key hashing to {@code h} belongs to the first token {@code >= h},
  * wrapping around after the largest one. The lookup does not allocate: the top bits of the hash index a
@@ -26,7 +27,8 @@ final class RingPartitioner extends AbstractPartitioner {
     /** Caps the range table at 4 MiB. */
     private static final int MAX_RANGE_BITS = 20;
 
-    private final int virtualNodesPerNode;
+    /** How the tokens were made, for {@link #toString()}. */
+    private final String tokenSource;
     private final long[] tokens;
     private final int[] owners;
     /** {@code 64 - k}: a hash's range is its top {@code k} bits, taken in signed order. */
@@ -34,51 +36,103 @@ final class RingPartitioner extends AbstractPartitioner {
     /** {@code rangeStart[r]}: index of the first token in range {@code r} or above; {@code 2^k + 1} entries. */
     private final int[] rangeStart;
 
+    /** A ring whose node {@code i} holds the tokens {@code hash64(utf8(name + "#" + v))}, {@code v < virtualNodesPerNode}. */
     RingPartitioner(List<String> nodes, int virtualNodesPerNode) {
+        this(nodes, hashedTokens(nodes, virtualNodesPerNode), virtualNodesPerNode + " vnodes");
+    }
+
+    /** A ring whose node {@code i} holds {@code tokensPerNode.get(i)} (chosen by {@link TokenAllocator}, say). */
+    RingPartitioner(List<String> nodes, List<long[]> tokensPerNode) {
+        this(nodes, tokensPerNode == null ? null : tokensPerNode.toArray(new long[0][]), "given tokens");
+    }
+
+    private RingPartitioner(List<String> nodes, long[][] tokensPerNode, String tokenSource) {
         super("ring", nodes);
-        if (virtualNodesPerNode < 1) {
-            throw new IllegalArgumentException("ring partitioner: virtual nodes per node must be >= 1, got "
-                    + virtualNodesPerNode);
+        this.tokenSource = tokenSource;
+        if (tokensPerNode == null || tokensPerNode.length != size) {
+            throw new IllegalArgumentException("ring partitioner: " + size + " nodes need " + size + " token lists, got "
+                    + (tokensPerNode == null ? "none" : tokensPerNode.length));
         }
-        if ((long) virtualNodesPerNode * size > MAX_TOKENS) {
-            throw new IllegalArgumentException("ring partitioner: " + size + " nodes x " + virtualNodesPerNode
-                    + " virtual nodes exceeds the limit of " + MAX_TOKENS + " tokens");
-        }
-        this.virtualNodesPerNode = virtualNodesPerNode;
-        int total = size * virtualNodesPerNode;
-        long[] unsortedTokens = new long[total];
-        int[] unsortedOwners = new int[total];
+        long total = 0;
         for (int node = 0; node < size; node++) {
-            String name = nodes.get(node);
-            for (int v = 0; v < virtualNodesPerNode; v++) {
-                int slot = node * virtualNodesPerNode + v;
-                unsortedTokens[slot] = KeyHash.hash64((name + "#" + v).getBytes(StandardCharsets.UTF_8));
-                unsortedOwners[slot] = node;
+            if (tokensPerNode[node] == null || tokensPerNode[node].length == 0) {
+                throw new IllegalArgumentException("ring partitioner: node " + nodes.get(node) + " has no tokens");
+            }
+            total += tokensPerNode[node].length;
+        }
+        if (total > MAX_TOKENS) {
+            throw new IllegalArgumentException("ring partitioner: " + total + " tokens exceed the limit of " + MAX_TOKENS);
+        }
+        int count = (int) total;
+        long[] unsortedTokens = new long[count];
+        int[] unsortedOwners = new int[count];
+        int slot = 0;
+        for (int node = 0; node < size; node++) {
+            for (long token : tokensPerNode[node]) {
+                unsortedTokens[slot] = token;
+                unsortedOwners[slot++] = node;
             }
         }
         // Construction only: boxing the permutation is fine here, never on the lookup path.
-        Integer[] order = new Integer[total];
+        Integer[] order = new Integer[count];
         Arrays.setAll(order, i -> i);
         Arrays.sort(order, (a, b) -> {
             int byToken = Long.compare(unsortedTokens[a], unsortedTokens[b]);
             return byToken != 0 ? byToken : Integer.compare(unsortedOwners[a], unsortedOwners[b]);
         });
-        this.tokens = new long[total];
-        this.owners = new int[total];
-        for (int i = 0; i < total; i++) {
+        this.tokens = new long[count];
+        this.owners = new int[count];
+        for (int i = 0; i < count; i++) {
             tokens[i] = unsortedTokens[order[i]];
             owners[i] = unsortedOwners[order[i]];
         }
-        int rangeBits = Math.min(MAX_RANGE_BITS, Math.max(1, 32 - Integer.numberOfLeadingZeros(total - 1)));
+        int rangeBits = Math.min(MAX_RANGE_BITS, Math.max(1, 32 - Integer.numberOfLeadingZeros(count - 1)));
         this.rangeShift = 64 - rangeBits;
         this.rangeStart = new int[(1 << rangeBits) + 1];
         int token = 0;
         for (int range = 0; range < rangeStart.length; range++) {
-            while (token < total && rangeOf(tokens[token]) < range) {
+            while (token < count && rangeOf(tokens[token]) < range) {
                 token++;
             }
             rangeStart[range] = token;
         }
+    }
+
+    /**
+     * The hashed tokens of each node, or {@code null} for a node list that the superclass refuses anyway
+     * (so that its message, not a NullPointerException, is what the caller sees).
+     */
+    private static long[][] hashedTokens(List<String> nodes, int virtualNodesPerNode) {
+        if (virtualNodesPerNode < 1) {
+            throw new IllegalArgumentException("ring partitioner: virtual nodes per node must be >= 1, got "
+                    + virtualNodesPerNode);
+        }
+        if (nodes == null) {
+            return null;
+        }
+        for (String node : nodes) {
+            if (node == null) {
+                return null;
+            }
+        }
+        if ((long) virtualNodesPerNode * nodes.size() > MAX_TOKENS) {
+            throw new IllegalArgumentException("ring partitioner: " + nodes.size() + " nodes x " + virtualNodesPerNode
+                    + " virtual nodes exceeds the limit of " + MAX_TOKENS + " tokens");
+        }
+        long[][] tokens = new long[nodes.size()][];
+        for (int node = 0; node < tokens.length; node++) {
+            tokens[node] = hashedTokens(nodes.get(node), virtualNodesPerNode);
+        }
+        return tokens;
+    }
+
+    /** The tokens of node {@code name} on a ring of {@code virtualNodesPerNode} hashed virtual nodes. */
+    static long[] hashedTokens(String name, int virtualNodesPerNode) {
+        long[] tokens = new long[virtualNodesPerNode];
+        for (int v = 0; v < virtualNodesPerNode; v++) {
+            tokens[v] = KeyHash.hash64((name + "#" + v).getBytes(StandardCharsets.UTF_8));
+        }
+        return tokens;
     }
 
     @Override
@@ -127,6 +181,6 @@ final class RingPartitioner extends AbstractPartitioner {
 
     @Override
     public String toString() {
-        return "ring(" + virtualNodesPerNode + " vnodes)" + nodes();
+        return "ring(" + tokenSource + ")" + nodes();
     }
 }

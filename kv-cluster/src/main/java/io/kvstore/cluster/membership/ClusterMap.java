@@ -2,6 +2,7 @@ package io.kvstore.cluster.membership;
 
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.TokenAllocator;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -58,6 +59,7 @@ public final class ClusterMap {
                 throw new IllegalArgumentException("node " + member.url() + " appears twice in the cluster map");
             }
         }
+        checkTokens();
         int owners = owners().size();
         if (replicationFactor < 1 || replicationFactor > owners) {
             throw new IllegalArgumentException("replication factor " + replicationFactor + " needs between 1 and "
@@ -65,11 +67,30 @@ public final class ClusterMap {
         }
     }
 
-    /** The first map of a new cluster: epoch 1, every node {@code normal}, in the given order. */
+    /** The first map of a new cluster with {@link RingTokens#RANDOM} tokens: epoch 1, every node {@code normal}, in the given order. */
     public static ClusterMap seed(List<String> nodes, int replicationFactor, String partitioner, int virtualNodes) {
+        return seed(nodes, replicationFactor, partitioner, virtualNodes, RingTokens.RANDOM);
+    }
+
+    /**
+     * The first map of a new cluster: epoch 1, every node {@code normal}, in the given order; with
+     * {@link RingTokens#ALLOCATED} each node gets {@code virtualNodes} tokens, allocated in that order
+     * as if the nodes had joined one after the other.
+     *
+     * @throws IllegalArgumentException also for allocated tokens with a partitioner other than {@code ring}
+     */
+    public static ClusterMap seed(List<String> nodes, int replicationFactor, String partitioner, int virtualNodes,
+                                  RingTokens ringTokens) {
+        boolean allocate = ringTokens == RingTokens.ALLOCATED && virtualNodes >= 1 && replicationFactor >= 1;
+        List<long[]> placed = new ArrayList<>(nodes.size());
         List<Member> members = new ArrayList<>(nodes.size());
         for (String node : nodes) {
-            members.add(new Member(node, NodeState.NORMAL));
+            if (allocate) {
+                placed.add(TokenAllocator.allocate(placed, virtualNodes, replicationFactor));
+                members.add(new Member(node, NodeState.NORMAL, boxed(placed.get(placed.size() - 1))));
+            } else {
+                members.add(new Member(node, NodeState.NORMAL));
+            }
         }
         return new ClusterMap(1, replicationFactor, partitioner, virtualNodes, members);
     }
@@ -89,6 +110,11 @@ public final class ClusterMap {
     /** Tokens per node of the {@code ring} partitioner (kept for every partitioner). */
     public int virtualNodes() {
         return virtualNodes;
+    }
+
+    /** Where the ring's tokens come from: allocated if the members carry tokens, else random. */
+    public RingTokens ringTokens() {
+        return !members.isEmpty() && !members.get(0).tokens().isEmpty() ? RingTokens.ALLOCATED : RingTokens.RANDOM;
     }
 
     /** Every node, in map order. */
@@ -117,19 +143,45 @@ public final class ClusterMap {
 
     /** The partitioner over {@link #owners()}. */
     public Partitioner placement() {
-        return Partitioners.create(partitioner, owners(), virtualNodes);
+        return placement(owners());
     }
 
     /** The partitioner over {@link #futureOwners()}. */
     public Partitioner futurePlacement() {
-        return Partitioners.create(partitioner, futureOwners(), virtualNodes);
+        return placement(futureOwners());
+    }
+
+    /**
+     * The map's partitioner over {@code nodes}, with their tokens if the map allocates them.
+     *
+     * @throws IllegalArgumentException if the map allocates tokens and one of {@code nodes} is not in it
+     */
+    public Partitioner placement(List<String> nodes) {
+        if (ringTokens() == RingTokens.RANDOM) {
+            return Partitioners.create(partitioner, nodes, virtualNodes);
+        }
+        List<long[]> tokens = new ArrayList<>(nodes.size());
+        for (String node : nodes) {
+            Member member = member(node);
+            if (member == null) {
+                throw new IllegalArgumentException("node " + node + " has no tokens: it is not in the cluster map " + this);
+            }
+            tokens.add(member.tokenArray());
+        }
+        return Partitioners.ring(nodes, tokens);
     }
 
     /** The node's state, or {@code null} if it is not in the map. */
     public NodeState state(String url) {
+        Member member = member(url);
+        return member == null ? null : member.state();
+    }
+
+    /** The member called {@code url}, or {@code null}. */
+    public Member member(String url) {
         for (Member member : members) {
             if (member.url().equals(url)) {
-                return member.state();
+                return member;
             }
         }
         return null;
@@ -162,13 +214,24 @@ public final class ClusterMap {
         throw new IllegalStateException("no owning node in " + this);
     }
 
-    /** The next epoch's map with {@code url} appended as {@code joining}. */
+    /**
+     * The next epoch's map with {@code url} appended as {@code joining}; with allocated tokens, it gets
+     * {@link #virtualNodes()} tokens chosen given those of every member.
+     */
     public ClusterMap withJoining(String url) {
         if (contains(url)) {
             throw new IllegalArgumentException("node " + url + " is already in the cluster map as " + state(url).id());
         }
         List<Member> next = new ArrayList<>(members);
-        next.add(new Member(url, NodeState.JOINING));
+        if (ringTokens() == RingTokens.ALLOCATED) {
+            List<long[]> placed = new ArrayList<>(members.size());
+            for (Member member : members) {
+                placed.add(member.tokenArray());
+            }
+            next.add(new Member(url, NodeState.JOINING, boxed(TokenAllocator.allocate(placed, virtualNodes, replicationFactor))));
+        } else {
+            next.add(new Member(url, NodeState.JOINING));
+        }
         return next(next);
     }
 
@@ -178,7 +241,7 @@ public final class ClusterMap {
         boolean found = false;
         for (Member member : members) {
             if (member.url().equals(url)) {
-                next.add(new Member(url, state));
+                next.add(member.withState(state));
                 found = true;
             } else {
                 next.add(member);
@@ -201,6 +264,44 @@ public final class ClusterMap {
 
     private ClusterMap next(List<Member> nextMembers) {
         return new ClusterMap(epoch + 1, replicationFactor, partitioner, virtualNodes, nextMembers);
+    }
+
+    /** Either every member has {@link #virtualNodes()} tokens, distinct over the map, on a ring, or none has any. */
+    private void checkTokens() {
+        if (ringTokens() == RingTokens.RANDOM) {
+            for (Member member : members) {
+                if (!member.tokens().isEmpty()) {
+                    throw new IllegalArgumentException("node " + member.url() + " has tokens but " + members.get(0).url()
+                            + " has none: either every node of the map has tokens or none has");
+                }
+            }
+            return;
+        }
+        if (!partitioner.equals("ring")) {
+            throw new IllegalArgumentException("nodes have tokens but the partitioner is " + partitioner
+                    + "; only the ring has tokens");
+        }
+        Set<Long> seen = new HashSet<>();
+        for (Member member : members) {
+            if (member.tokens().size() != virtualNodes) {
+                throw new IllegalArgumentException("node " + member.url() + " has " + member.tokens().size()
+                        + " tokens; the map gives every node " + virtualNodes);
+            }
+            for (Long token : member.tokens()) {
+                if (!seen.add(token)) {
+                    throw new IllegalArgumentException("token " + token + " of node " + member.url()
+                            + " is held by another node of the map too");
+                }
+            }
+        }
+    }
+
+    private static List<Long> boxed(long[] tokens) {
+        List<Long> list = new ArrayList<>(tokens.length);
+        for (long token : tokens) {
+            list.add(token);
+        }
+        return list;
     }
 
     private List<String> select(NodeState a, NodeState b) {

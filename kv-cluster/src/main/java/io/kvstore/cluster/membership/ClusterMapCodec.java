@@ -18,7 +18,9 @@ import java.util.List;
  *  "nodes":[{"url":"http://10.0.0.1:8080","state":"normal"}, ...]}
  * }</pre>
  *
- * Unknown fields are skipped, so that a newer node's map still reads.
+ * With allocated ring tokens each node also has {@code "tokens":["-9223372036854775808", ...]}: signed
+ * 64-bit integers written as decimal strings, since many JSON readers hold numbers as doubles, which
+ * would round them. Unknown fields are skipped, so that a newer node's map still reads.
  */
 public final class ClusterMapCodec {
     private static final JsonFactory JSON = new JsonFactory();
@@ -48,6 +50,13 @@ public final class ClusterMapCodec {
             json.writeStartObject();
             json.writeStringField("url", member.url());
             json.writeStringField("state", member.state().id());
+            if (!member.tokens().isEmpty()) {
+                json.writeArrayFieldStart("tokens");
+                for (long token : member.tokens()) {
+                    json.writeString(Long.toString(token));
+                }
+                json.writeEndArray();
+            }
             json.writeEndObject();
         }
         json.writeEndArray();
@@ -110,6 +119,7 @@ public final class ClusterMapCodec {
         while (json.nextToken() == JsonToken.START_OBJECT) {
             String url = null;
             NodeState state = null;
+            List<Long> tokens = List.of();
             while (json.nextToken() == JsonToken.FIELD_NAME) {
                 String field = json.currentName();
                 JsonToken value = json.nextToken();
@@ -117,6 +127,8 @@ public final class ClusterMapCodec {
                     url = text(json, value, field);
                 } else if (field.equals("state")) {
                     state = NodeState.parse(text(json, value, field));
+                } else if (field.equals("tokens")) {
+                    tokens = tokens(json, value);
                 } else {
                     json.skipChildren();
                 }
@@ -124,9 +136,31 @@ public final class ClusterMapCodec {
             if (url == null || state == null) {
                 throw new IllegalArgumentException("each node needs a url and a state");
             }
-            members.add(new Member(url, state));
+            members.add(new Member(url, state, tokens));
         }
         return members;
+    }
+
+    /** A node's tokens: decimal strings (or integers) of signed 64-bit values. */
+    private static List<Long> tokens(JsonParser json, JsonToken token) throws IOException {
+        if (token != JsonToken.START_ARRAY) {
+            throw new IllegalArgumentException("tokens must be an array");
+        }
+        List<Long> tokens = new ArrayList<>();
+        for (JsonToken value = json.nextToken(); value != JsonToken.END_ARRAY; value = json.nextToken()) {
+            if (value == JsonToken.VALUE_STRING) {
+                try {
+                    tokens.add(Long.parseLong(json.getText()));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("token '" + json.getText() + "' is not a signed 64-bit integer");
+                }
+            } else if (value == JsonToken.VALUE_NUMBER_INT && json.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+                tokens.add(json.getLongValue());
+            } else {
+                throw new IllegalArgumentException("a token must be a signed 64-bit integer, got " + json.getText());
+            }
+        }
+        return tokens;
     }
 
     private static long number(JsonParser json, JsonToken token, String field) throws IOException {

@@ -1,14 +1,20 @@
 package io.kvstore.cluster.membership;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.cluster.Partitioner;
+import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.TokenAllocator;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +29,98 @@ class ClusterMapTest {
         assertEquals(map, ClusterMapCodec.fromJson(json));
         assertTrue(json.contains("\"state\":\"joining\""), json);
         assertTrue(json.contains("\"epoch\":2"), json);
+    }
+
+    @Test
+    void allocatedTokensTravelInTheJsonAsDecimalStrings() {
+        ClusterMap map = ClusterMap.seed(THREE, 2, "ring", 16, RingTokens.ALLOCATED).withJoining("http://d:4");
+        String json = ClusterMapCodec.toJson(map);
+        ClusterMap read = ClusterMapCodec.fromJson(json);
+        assertEquals(map, read);
+        assertEquals(RingTokens.ALLOCATED, read.ringTokens());
+        assertEquals(16, read.member("http://d:4").tokens().size());
+        assertTrue(json.contains("\"tokens\":[\"-9223372036854775808\","), json);
+    }
+
+    @Test
+    void aMapWithoutTokensStillReadsAndHashesItsTokens() {
+        String json = "{\"epoch\":3,\"replicationFactor\":2,\"partitioner\":\"ring\",\"virtualNodes\":256,"
+                + "\"nodes\":[{\"url\":\"http://a:1\",\"state\":\"normal\"},{\"url\":\"http://b:2\",\"state\":\"normal\"},"
+                + "{\"url\":\"http://c:3\",\"state\":\"normal\"}]}";
+        ClusterMap map = ClusterMapCodec.fromJson(json);
+        assertEquals(RingTokens.RANDOM, map.ringTokens());
+        assertEquals(json, ClusterMapCodec.toJson(map), "a map without tokens is written as it was read");
+        Partitioner hashed = Partitioners.create("ring", THREE, 256);
+        Partitioner placement = map.placement();
+        for (int k = 0; k < 1000; k++) {
+            byte[] key = ("key" + k).getBytes(StandardCharsets.UTF_8);
+            assertArrayEquals(hashed.replicas(key, 2), placement.replicas(key, 2));
+        }
+    }
+
+    @Test
+    void membersKeepTheirTokensThroughEveryChange() {
+        ClusterMap seed = ClusterMap.seed(THREE, 2, "ring", 8, RingTokens.ALLOCATED);
+        ClusterMap joined = seed.withJoining("http://d:4").withState("http://d:4", NodeState.NORMAL);
+        for (String url : THREE) {
+            assertEquals(seed.member(url).tokens(), joined.member(url).tokens(), url);
+        }
+        ClusterMap left = joined.withState("http://b:2", NodeState.LEAVING).without("http://b:2");
+        for (String url : List.of("http://a:1", "http://c:3", "http://d:4")) {
+            assertEquals(joined.member(url).tokens(), left.member(url).tokens(), url);
+        }
+        // The new node's tokens are those the allocator chooses given every member's tokens.
+        List<long[]> placed = new ArrayList<>();
+        for (String url : THREE) {
+            placed.add(seed.member(url).tokens().stream().mapToLong(Long::longValue).toArray());
+        }
+        assertArrayEquals(TokenAllocator.allocate(placed, 8, 2),
+                joined.member("http://d:4").tokens().stream().mapToLong(Long::longValue).toArray());
+    }
+
+    @Test
+    void thePlacementOfAnAllocatedMapIsTheRingOfItsTokens() {
+        ClusterMap joining = ClusterMap.seed(THREE, 2, "ring", 16, RingTokens.ALLOCATED).withJoining("http://d:4");
+        List<long[]> tokens = new ArrayList<>();
+        for (String url : joining.futureOwners()) {
+            tokens.add(joining.member(url).tokens().stream().mapToLong(Long::longValue).toArray());
+        }
+        Partitioner expected = Partitioners.ring(joining.futureOwners(), tokens);
+        Partitioner future = joining.futurePlacement();
+        assertEquals(THREE, joining.placement().nodes());
+        for (int k = 0; k < 1000; k++) {
+            byte[] key = ("key" + k).getBytes(StandardCharsets.UTF_8);
+            assertArrayEquals(expected.replicas(key, 3), future.replicas(key, 3));
+        }
+        IllegalArgumentException stranger = assertThrows(IllegalArgumentException.class,
+                () -> joining.placement(List.of("http://a:1", "http://x:9")));
+        assertTrue(stranger.getMessage().contains("http://x:9"), stranger.getMessage());
+    }
+
+    @Test
+    void mapsWithInconsistentTokensAreRefused() {
+        List<Long> one = List.of(1L);
+        List<Long> two = List.of(2L);
+        assertRefused("node http://b:2 has 0 tokens", List.of(
+                new Member("http://a:1", NodeState.NORMAL, one), new Member("http://b:2", NodeState.NORMAL)), "ring", 1);
+        assertRefused("either every node of the map has tokens or none", List.of(
+                new Member("http://a:1", NodeState.NORMAL), new Member("http://b:2", NodeState.NORMAL, one)), "ring", 1);
+        assertRefused("has 1 tokens; the map gives every node 2", List.of(
+                new Member("http://a:1", NodeState.NORMAL, one), new Member("http://b:2", NodeState.NORMAL, two)), "ring", 2);
+        assertRefused("token 1 of node http://b:2 is held by another node", List.of(
+                new Member("http://a:1", NodeState.NORMAL, one), new Member("http://b:2", NodeState.NORMAL, one)), "ring", 1);
+        assertRefused("only the ring has tokens", List.of(
+                new Member("http://a:1", NodeState.NORMAL, one), new Member("http://b:2", NodeState.NORMAL, two)), "jump", 1);
+        IllegalArgumentException badToken = assertThrows(IllegalArgumentException.class, () -> ClusterMapCodec.fromJson(
+                "{\"epoch\":1,\"replicationFactor\":1,\"partitioner\":\"ring\",\"virtualNodes\":1,"
+                        + "\"nodes\":[{\"url\":\"http://a:1\",\"state\":\"normal\",\"tokens\":[\"12x\"]}]}"));
+        assertTrue(badToken.getMessage().contains("'12x' is not a signed 64-bit integer"), badToken.getMessage());
+    }
+
+    private static void assertRefused(String expected, List<Member> members, String partitioner, int virtualNodes) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new ClusterMap(1, 1, partitioner, virtualNodes, members));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.Partitioners;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -14,8 +15,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 class KeyMovementTest {
     private static final List<String> THREE = List.of("http://a:1", "http://b:2", "http://c:3");
 
+    /** Every partitioner, and the ring with allocated tokens as "ring allocated". */
     static List<String> partitioners() {
-        return Partitioners.names();
+        List<String> names = new ArrayList<>(Partitioners.names());
+        names.add("ring allocated");
+        return names;
+    }
+
+    private static ClusterMap seed(List<String> nodes, int replicationFactor, String partitioner) {
+        String[] parts = partitioner.split(" ");
+        RingTokens tokens = parts.length > 1 ? RingTokens.parse(parts[1]) : RingTokens.RANDOM;
+        return ClusterMap.seed(nodes, replicationFactor, parts[0], 16, tokens);
     }
 
     /**
@@ -26,7 +36,7 @@ class KeyMovementTest {
     @ParameterizedTest
     @MethodSource("partitioners")
     void aJoinHandsEveryMovedKeyToItsNewReplicas(String partitioner) {
-        ClusterMap joining = ClusterMap.seed(THREE, 2, partitioner, 16).withJoining("http://d:4");
+        ClusterMap joining = seed(THREE, 2, partitioner).withJoining("http://d:4");
         ClusterMap after = joining.withState("http://d:4", NodeState.NORMAL);
         checkMovement(new KeyMovement(2, joining, after, false), false);
     }
@@ -34,7 +44,7 @@ class KeyMovementTest {
     @ParameterizedTest
     @MethodSource("partitioners")
     void aDecommissionHandsEveryKeyOfTheLeavingNodeOn(String partitioner) {
-        ClusterMap four = ClusterMap.seed(List.of("http://a:1", "http://b:2", "http://c:3", "http://d:4"), 2, partitioner, 16);
+        ClusterMap four = seed(List.of("http://a:1", "http://b:2", "http://c:3", "http://d:4"), 2, partitioner);
         ClusterMap leaving = four.withState("http://b:2", NodeState.LEAVING);
         checkMovement(new KeyMovement(2, leaving, leaving.without("http://b:2"), false), false);
     }
@@ -42,7 +52,7 @@ class KeyMovementTest {
     @ParameterizedTest
     @MethodSource("partitioners")
     void aRemovalHasEverySurvivorSend(String partitioner) {
-        ClusterMap four = ClusterMap.seed(List.of("http://a:1", "http://b:2", "http://c:3", "http://d:4"), 3, partitioner, 16);
+        ClusterMap four = seed(List.of("http://a:1", "http://b:2", "http://c:3", "http://d:4"), 3, partitioner);
         checkMovement(new KeyMovement(2, four, four.without("http://c:3"), true), true);
     }
 
