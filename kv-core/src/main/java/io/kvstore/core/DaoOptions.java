@@ -156,7 +156,11 @@ public final class DaoOptions {
         return blockSizeBytes;
     }
 
-    /** Number of tables that starts a background compaction. */
+    /**
+     * Number of tables that starts a background compaction: of similar size under size-tiered
+     * compaction, at level 0 under leveled compaction, where writes also slow down from twice and stop
+     * at three times this many level 0 tables until compaction catches up.
+     */
     public int compactionTrigger() {
         return compactionTrigger;
     }
@@ -195,8 +199,10 @@ public final class DaoOptions {
     }
 
     /**
-     * Under leveled compaction, the size of level 1 past which it is compacted into level 2; each
-     * deeper level may hold ten times the one above. Level 0 is compacted once it holds
+     * Under leveled compaction, the most bytes of the level that level 0 is compacted into, the base
+     * level. Levels are sized from the data: the last holds what it holds, each level above a tenth of
+     * the one below, and the base level is the highest one whose share exceeds a tenth of this size
+     * (no level's limit is set below it). Level 0 is compacted once it holds
      * {@link #compactionTrigger()} tables.
      */
     public long levelBaseBytes() {

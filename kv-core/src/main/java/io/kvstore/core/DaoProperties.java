@@ -17,7 +17,7 @@ import java.util.List;
  * @param flushedBytes       bytes those flushes wrote
  * @param compactions        compactions installed
  * @param compactedBytes     bytes those compactions wrote
- * @param writeStalls        writes that waited for flushes to catch up
+ * @param writeStalls        writes that waited for flushes, or level 0 compactions, to catch up
  * @param writeStallNanos    time those writes waited
  * @param walSyncs           times the write-ahead log was forced to the device
  * @param bloomNegatives     table lookups a Bloom filter answered without reading a block

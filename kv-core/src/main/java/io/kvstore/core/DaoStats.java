@@ -22,7 +22,7 @@ public final class DaoStats {
         walSyncs.increment();
     }
 
-    /** A writer waited {@code nanos} for flushes to catch up before it could write. */
+    /** A writer waited {@code nanos} for flushes, or level 0 compactions, to catch up before it could write. */
     public void writeStalled(long nanos) {
         writeStalls.increment();
         writeStallNanos.add(nanos);

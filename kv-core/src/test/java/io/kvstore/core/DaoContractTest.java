@@ -68,6 +68,8 @@ public abstract class DaoContractTest {
         assertEquals(1, flushed.tableCount(), "one flush, one table: " + flushed);
         assertTrue(flushed.tableBytes() >= 100 * 100, "the table holds the values: " + flushed);
         assertEquals(0, flushed.frozenMemtables());
+        assertEquals(1, flushed.flushes(), "the flush is counted: " + flushed);
+        assertTrue(flushed.flushedBytes() >= 100 * 100, "with the bytes it wrote: " + flushed);
     }
 
     @Test

@@ -31,7 +31,7 @@ final class StorageMetrics {
                         DaoProperties p = m.last;
                         return l < p.tablesPerLevel().size() ? p.tablesPerLevel().get(l) : Double.NaN;
                     })
-                    .description("Live tables in each level (the LSM engine is size-tiered: one level)")
+                    .description("Live tables in each level (size-tiered compaction has one level)")
                     .tag("level", Integer.toString(level))
                     .register(registry);
         }
@@ -39,11 +39,11 @@ final class StorageMetrics {
         counter(registry, "kv.storage.flushed", "bytes", "Bytes written by flushes", DaoProperties::flushedBytes);
         counter(registry, "kv.storage.compactions", null, "Compactions installed", DaoProperties::compactions);
         counter(registry, "kv.storage.compacted", "bytes", "Bytes written by compactions", DaoProperties::compactedBytes);
-        counter(registry, "kv.storage.write.stalls", null, "Writes that waited for flushes to catch up",
+        counter(registry, "kv.storage.write.stalls", null, "Writes that waited for flushes or compactions to catch up",
                 DaoProperties::writeStalls);
         FunctionCounter.builder("kv.storage.write.stall", this, m -> m.last.writeStallNanos() < 0 ? Double.NaN
                         : m.last.writeStallNanos() / 1e9)
-                .description("Time writes waited for flushes to catch up").baseUnit("seconds")
+                .description("Time writes waited for flushes or compactions to catch up").baseUnit("seconds")
                 .register(registry);
         counter(registry, "kv.storage.wal.syncs", null, "Times the write-ahead log was forced to the device",
                 DaoProperties::walSyncs);

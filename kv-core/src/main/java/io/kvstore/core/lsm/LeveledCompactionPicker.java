@@ -8,51 +8,45 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Leveled compaction (LevelDB's scheme): level 0 holds flushed tables, which may overlap; each deeper
- * level holds tables that do not, up to {@link DaoOptions#levelBaseBytes()} for level 1 and ten times
- * more per level below. Each level gets a score, as LevelDB and RocksDB score them: level 0 its table
- * count over {@link DaoOptions#compactionTrigger()}, a deeper level its bytes over its limit; the
- * highest score of at least 1 is compacted. Level 0 merges whole into the overlapping tables of level
- * 1; a deeper level gives one table, taken round-robin through its key space, to the overlapping
- * tables of the next. Outputs are cut at {@link DaoOptions#targetTableBytes()}, so a job is bounded
- * by one table and the tables it overlaps. REQUIRES: one compaction thread (the round-robin pointers).
+ * Leveled compaction (LevelDB's scheme, with RocksDB's dynamic level sizes and choice of table): level 0
+ * holds flushed tables, which may overlap; each deeper level holds tables that do not, up to the limits
+ * of {@link LevelTargets}, which sizes the levels from the data so that the last holds most of it. Each
+ * level gets a score: level 0 its table count over {@link DaoOptions#compactionTrigger()}, a level
+ * between the base level and the last its bytes over its limit; the highest score of at least 1 is
+ * compacted. Level 0 merges whole into the overlapping tables of the base level; a deeper level gives
+ * the table that overlaps the fewest bytes of the next level for its own size (the cheapest to push
+ * down) to the overlapping tables of the next. Outputs are cut at {@link DaoOptions#targetTableBytes()}.
+ * So a job is bounded: level 0 (at most the writers' stop, {@link WriteController#STOP_FACTOR} times the
+ * trigger, of flushed tables) and a base level of at most about {@link DaoOptions#levelBaseBytes()}, or
+ * one table and the tables it overlaps in the next level, about ten.
  */
 final class LeveledCompactionPicker {
-    /** Each level may hold this many times the bytes of the level above. */
-    static final int LEVEL_MULTIPLIER = 10;
-
     private final DaoOptions options;
-    /** Per level, the last key of the table compacted last: the next pick starts after it. */
-    private final byte[][] compactPointer = new byte[Manifest.MAX_LEVEL + 1][];
 
     LeveledCompactionPicker(DaoOptions options) {
         this.options = options;
     }
 
-    /** The most bytes {@code level} (1 or deeper) may hold before it is compacted. */
-    long maxBytes(int level) {
-        double max = options.levelBaseBytes();
-        for (int i = 1; i < level; i++) {
-            max *= LEVEL_MULTIPLIER;
+    /** The level sizes the picker works with in {@code v}. */
+    LevelTargets targets(Version v) {
+        long[] bytes = new long[v.deepestLevel() + 1];
+        for (int i = 0; i < v.tables.length; i++) {
+            bytes[v.levels[i]] += v.tables[i].fileSize();
         }
-        return (long) Math.min(Long.MAX_VALUE, max);
+        return LevelTargets.of(bytes, options.levelBaseBytes());
     }
 
     /** The compaction due in {@code v}, or null if no level scores 1 or more. */
     Compaction pick(Version v) {
-        int deepest = v.deepestLevel();
-        long[] bytes = new long[deepest + 1];
-        int levelZero = 0;
+        LevelTargets targets = targets(v);
+        long[] bytes = new long[targets.lastLevel() + 1];
         for (int i = 0; i < v.tables.length; i++) {
             bytes[v.levels[i]] += v.tables[i].fileSize();
-            if (v.levels[i] == 0) {
-                levelZero++;
-            }
         }
-        double bestScore = levelZero / (double) options.compactionTrigger();
+        double bestScore = v.levelZeroTables / (double) options.compactionTrigger();
         int bestLevel = 0;
-        for (int level = 1; level <= deepest && level < Manifest.MAX_LEVEL; level++) {
-            double score = bytes[level] / (double) maxBytes(level);
+        for (int level = targets.baseLevel(); level < targets.lastLevel(); level++) {
+            double score = bytes[level] / (double) targets.maxBytes()[level];
             if (score > bestScore) {
                 bestScore = score;
                 bestLevel = level;
@@ -61,16 +55,19 @@ final class LeveledCompactionPicker {
         if (bestScore < 1) {
             return null;
         }
-        return bestLevel == 0 ? levelZero(v) : fromLevel(v, bestLevel);
+        return bestLevel == 0 ? levelZero(v, targets.baseLevel()) : fromLevel(v, bestLevel);
     }
 
-    /** Every table of {@code v} merged into its deepest level (at least 1): {@link io.kvstore.core.Dao#compact()}. */
+    /**
+     * Every table of {@code v} merged into its last level ({@link LevelTargets#LAST_LEVEL}, or deeper if
+     * a table is): {@link io.kvstore.core.Dao#compact()}.
+     */
     static Compaction all(Version v) {
         return v.tables.length == 0 ? null
-                : Compaction.leveled(v, v.tables.clone(), Math.max(1, v.deepestLevel()));
+                : Compaction.leveled(v, v.tables.clone(), Math.max(LevelTargets.LAST_LEVEL, v.deepestLevel()));
     }
 
-    private Compaction levelZero(Version v) {
+    private static Compaction levelZero(Version v, int baseLevel) {
         List<SsTable> inputs = new ArrayList<>();
         byte[] first = null;
         byte[] last = null;
@@ -82,30 +79,42 @@ final class LeveledCompactionPicker {
                 last = last == null || Arrays.compareUnsigned(table.lastKey(), last) > 0 ? table.lastKey() : last;
             }
         }
-        addOverlapping(v, 1, first, last, inputs);
-        return Compaction.leveled(v, inputs.toArray(new SsTable[0]), 1);
+        addOverlapping(v, baseLevel, first, last, inputs);
+        return Compaction.leveled(v, inputs.toArray(new SsTable[0]), baseLevel);
     }
 
-    private Compaction fromLevel(Version v, int level) {
+    /**
+     * The table of {@code level} whose overlap with the next level is smallest for its size, with the
+     * tables of the next level it overlaps. Both levels are listed in key order and do not overlap
+     * within themselves, so one pass over each finds every table's overlap.
+     */
+    private static Compaction fromLevel(Version v, int level) {
         SsTable chosen = null;
-        SsTable firstOfLevel = null;
-        byte[] pointer = compactPointer[level];
+        double bestRatio = Double.MAX_VALUE;
+        int next = 0;
+        while (next < v.tables.length && v.levels[next] != level + 1) {
+            next++;
+        }
         for (int i = 0; i < v.tables.length; i++) {
             if (v.levels[i] != level) {
                 continue;
             }
-            if (firstOfLevel == null) {
-                firstOfLevel = v.tables[i];
+            SsTable table = v.tables[i];
+            while (next < v.tables.length && v.levels[next] == level + 1
+                    && Arrays.compareUnsigned(v.tables[next].lastKey(), table.firstKey()) < 0) {
+                next++;
             }
-            if (pointer == null || Arrays.compareUnsigned(v.tables[i].firstKey(), pointer) > 0) {
-                chosen = v.tables[i];
-                break;
+            long overlap = 0;
+            for (int j = next; j < v.tables.length && v.levels[j] == level + 1
+                    && Arrays.compareUnsigned(v.tables[j].firstKey(), table.lastKey()) <= 0; j++) {
+                overlap += v.tables[j].fileSize();
+            }
+            double ratio = overlap / (double) Math.max(1, table.fileSize());
+            if (ratio < bestRatio) {
+                bestRatio = ratio;
+                chosen = table;
             }
         }
-        if (chosen == null) {
-            chosen = firstOfLevel;
-        }
-        compactPointer[level] = chosen.lastKey();
         List<SsTable> inputs = new ArrayList<>();
         inputs.add(chosen);
         addOverlapping(v, level + 1, chosen.firstKey(), chosen.lastKey(), inputs);

@@ -21,6 +21,8 @@ final class Version {
      * level 0 newest first, then each deeper level in key order.
      */
     final int[] levels;
+    /** How many of {@link #tables} are at level 0. */
+    final int levelZeroTables;
 
     Version(Memtable active, Memtable[] frozen, SsTable[] tables) {
         this(active, frozen, tables, new int[tables.length]);
@@ -34,6 +36,13 @@ final class Version {
         this.frozen = frozen;
         this.tables = tables;
         this.levels = levels;
+        int zero = 0;
+        for (int level : levels) {
+            if (level == 0) {
+                zero++;
+            }
+        }
+        this.levelZeroTables = zero;
     }
 
     /** The active memtable frozen, {@code fresh} taking its place. */

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -140,9 +141,22 @@ final class VersionSet {
      * stop it (a background failure, a close).
      */
     boolean awaitFrozenBelow(int max, long timeoutNanos, IoCheck check) throws IOException {
+        return await(v -> v.frozen.length < max, timeoutNanos, check);
+    }
+
+    /**
+     * Waits until the current version has fewer than {@code max} tables at level 0, or until
+     * {@code timeoutNanos} pass (returns false); {@code check} as for {@link #awaitFrozenBelow}.
+     */
+    boolean awaitLevelZeroBelow(int max, long timeoutNanos, IoCheck check) throws IOException {
+        return await(v -> v.levelZeroTables < max, timeoutNanos, check);
+    }
+
+    /** Waits until {@code done} holds for the current version (true) or {@code timeoutNanos} pass (false). */
+    private boolean await(Predicate<Version> done, long timeoutNanos, IoCheck check) throws IOException {
         synchronized (versionLock) {
             long deadline = System.nanoTime() + timeoutNanos;
-            while (current.frozen.length >= max) {
+            while (!done.test(current)) {
                 check.run();
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -152,14 +166,14 @@ final class VersionSet {
                     versionLock.wait(TimeUnit.NANOSECONDS.toMillis(left) + 1);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new InterruptedIOException("interrupted while waiting for a flush of " + dir);
+                    throw new InterruptedIOException("interrupted while waiting for background work in " + dir);
                 }
             }
             return true;
         }
     }
 
-    /** Wakes writers waiting in {@link #awaitFrozenBelow}, to see a failure or a close. */
+    /** Wakes writers waiting for background work, to see a failure or a close. */
     void wakeWaiters() {
         synchronized (versionLock) {
             versionLock.notifyAll();

@@ -1,5 +1,6 @@
 package io.kvstore.core.lsm;
 
+import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
@@ -15,11 +16,25 @@ import java.util.concurrent.locks.ReentrantLock;
  * The write path: appends each write to the log, then inserts it into the active memtable, one writer
  * at a time; switches to a fresh memtable and log when the active one is full, and stalls writers
  * while {@link DaoOptions#maxFrozenMemtables()} frozen memtables wait for the {@link Flusher}.
+ *
+ * <p>Under leveled compaction it also holds writers back while level 0 piles up, as LevelDB does: from
+ * {@link #SLOWDOWN_FACTOR} times {@link DaoOptions#compactionTrigger()} level 0 tables on, each write
+ * first waits up to a millisecond for level 0 to shrink (which spreads the delay over many writes
+ * rather than stopping one for seconds, and hands the compaction thread some CPU on a busy core); from
+ * {@link #STOP_FACTOR} times the trigger on, writes wait until a compaction brings level 0 below it.
+ * Level 0 is what every point read and range read must consult table by table, and what makes the
+ * space shadowed versions take grow without bound when compaction falls behind.
  */
 final class WriteController {
     private static final long STALL_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
     /** Lock attempts before a writer parks; a few microseconds of spinning (see {@link #lock}). */
     private static final int WRITE_LOCK_SPINS = 256;
+    /** Level 0 tables, in compaction triggers, from which writes are slowed down (LevelDB: 8 for a trigger of 4). */
+    static final int SLOWDOWN_FACTOR = 2;
+    /** Level 0 tables, in compaction triggers, from which writes stop (LevelDB: 12 for a trigger of 4). */
+    static final int STOP_FACTOR = 3;
+    /** Longest wait of one write in the slowdown: a millisecond, as LevelDB's. */
+    private static final long SLOWDOWN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final DaoOptions options;
     private final Path dir;
@@ -28,6 +43,9 @@ final class WriteController {
     private final StoreState state;
     private final Flusher flusher;
     private final DaoStats stats;
+    /** Level 0 tables from which writes are slowed down and stopped: never under size-tiered compaction. */
+    private final int slowdownAt;
+    private final int stopAt;
     /** Serialises writers: log order is memtable order, so a replay rebuilds the memtable as it was. */
     private final ReentrantLock writeLock = new ReentrantLock();
     /** Number of the log the next memtable switch moves to, made ahead by the log (GUARDED_BY writeLock). */
@@ -44,11 +62,15 @@ final class WriteController {
         this.versions = versions;
         this.state = state;
         this.flusher = flusher;
+        boolean leveled = options.compactionStyle() == CompactionStyle.LEVELED;
+        this.slowdownAt = leveled ? SLOWDOWN_FACTOR * options.compactionTrigger() : Integer.MAX_VALUE;
+        this.stopAt = leveled ? STOP_FACTOR * options.compactionTrigger() : Integer.MAX_VALUE;
         prepareNextLog();
     }
 
     /** Stores {@code entry} and waits until it is as durable as the sync policy promises. */
     void upsert(Entry entry) throws IOException {
+        awaitLevelZero();
         long position;
         lock();
         try {
@@ -64,12 +86,13 @@ final class WriteController {
     }
 
     /**
-     * Stores {@code entry} if that needs no waiting: the log is not synced per write, the lock comes
-     * free within a short spin, and the active memtable has room. Returns false, having done nothing,
-     * otherwise.
+     * Stores {@code entry} if that needs no waiting: the log is not synced per write, level 0 is below
+     * the slowdown, the lock comes free within a short spin, and the active memtable has room. Returns
+     * false, having done nothing, otherwise.
      */
     boolean tryUpsertNow(Entry entry) throws IOException {
-        if (options.syncPolicy() != SyncPolicy.NONE || !tryLock()) {
+        if (options.syncPolicy() != SyncPolicy.NONE || versions.current().levelZeroTables >= slowdownAt
+                || !tryLock()) {
             return false;
         }
         try {
@@ -157,6 +180,29 @@ final class WriteController {
         versions.current().active.put(entry, sequence);
         visibleSequence = sequence;
         return position;
+    }
+
+    /**
+     * Holds the writer back while level 0 is at the slowdown or the stop (see the class comment).
+     * Called without the writers' lock: a compaction that leaves tombstones out takes that lock to
+     * install its result.
+     */
+    private void awaitLevelZero() throws IOException {
+        int tables = versions.current().levelZeroTables;
+        if (tables < slowdownAt) {
+            return;
+        }
+        long start = System.nanoTime();
+        try {
+            if (tables < stopAt) {
+                versions.awaitLevelZeroBelow(slowdownAt, SLOWDOWN_NANOS, state::ensureWritable);
+            } else if (!versions.awaitLevelZeroBelow(stopAt, STALL_TIMEOUT_NANOS, state::ensureWritable)) {
+                throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
+                        + " s: compaction cannot bring level 0 below " + stopAt + " tables");
+            }
+        } finally {
+            stats.writeStalled(System.nanoTime() - start);
+        }
     }
 
     /** Waits until fewer than the most frozen memtables are queued. REQUIRES writeLock. */

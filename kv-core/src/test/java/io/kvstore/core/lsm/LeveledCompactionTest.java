@@ -80,10 +80,39 @@ class LeveledCompactionTest {
                 }
             }
             checkContents(dao, expected);
+            long last = 0;
+            long above = 0;
+            for (int i = 0; i < tables.length; i++) {
+                if (levels[i] == LevelTargets.LAST_LEVEL) {
+                    last += tables[i].fileSize();
+                } else {
+                    above += tables[i].fileSize();
+                }
+            }
+            assertTrue(last > above, "the last level holds most of the data: " + last + " bytes, " + above + " above it");
         }
         try (LsmDao dao = LsmDao.open(options())) {
             assertLevelsDoNotOverlap(dao);
             checkContents(dao, expected);
+        }
+    }
+
+    @Test
+    void whileTheDataIsSmallLevelZeroCompactsStraightIntoTheLastLevel() throws IOException {
+        try (LsmDao dao = LsmDao.open(options())) {
+            for (int round = 0; round < 4; round++) {
+                for (int i = 0; i < 100; i++) {
+                    dao.upsert(Entry.value(key(round * 100 + i), new byte[20], round * 100 + i + 1));
+                }
+                dao.flush();
+            }
+            dao.awaitCompactions();
+            int[] levels = dao.liveLevels();
+            assertTrue(levels.length > 0);
+            for (int level : levels) {
+                assertEquals(LevelTargets.LAST_LEVEL, level, "levels " + Arrays.toString(levels));
+            }
+            assertEquals(400, range(dao));
         }
     }
 
@@ -99,7 +128,7 @@ class LeveledCompactionTest {
             }
             dao.compact();
             for (int level : dao.liveLevels()) {
-                assertEquals(Math.max(1, level), level, "all at the deepest level");
+                assertEquals(LevelTargets.LAST_LEVEL, level, "all at the last level");
             }
             long entries = 0;
             for (SsTable table : dao.liveTables()) {
@@ -118,13 +147,24 @@ class LeveledCompactionTest {
             V1StoreTest.assertHoldsV1Contents(dao, false);
             dao.compact();
             for (int level : dao.liveLevels()) {
-                assertEquals(1, level);
+                assertEquals(LevelTargets.LAST_LEVEL, level);
             }
             V1StoreTest.assertHoldsV1Contents(dao, true);
         }
         try (LsmDao dao = LsmDao.open(options())) {
             V1StoreTest.assertHoldsV1Contents(dao, true);
         }
+    }
+
+    private static int range(LsmDao dao) throws IOException {
+        int count = 0;
+        try (CloseableIterator<Entry> it = dao.range(null, null)) {
+            while (it.hasNext()) {
+                it.next();
+                count++;
+            }
+        }
+        return count;
     }
 
     private static void checkContents(LsmDao dao, byte[][] expected) throws IOException {
@@ -136,13 +176,6 @@ class LeveledCompactionTest {
                 assertArrayEquals(expected[i], e.value(), "key " + i);
             }
         }
-        int count = 0;
-        try (CloseableIterator<Entry> it = dao.range(null, null)) {
-            while (it.hasNext()) {
-                it.next();
-                count++;
-            }
-        }
-        assertEquals(Arrays.stream(expected).filter(v -> v != null).count(), count);
+        assertEquals(Arrays.stream(expected).filter(v -> v != null).count(), range(dao));
     }
 }
