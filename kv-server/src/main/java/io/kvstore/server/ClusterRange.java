@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@code ack} (default 1) and {@code from} (default the cluster size) bound the failures a range
  * survives: a key's replicas are {@code from} nodes, so while no more than {@code from - ack} nodes
- * failed, every key still has {@code ack} of its replicas answering. One more, and the stream fails:
+ * failed, every key still has {@code ack} of its replicas answering. A node fails when it cannot be
+ * reached, answers anything but 200, sends a malformed or unfinished stream, or sends nothing for the
+ * timeout while the merge waits for it. One more failure than that, and the stream fails:
  * with 504 if nothing was sent yet, else by closing the connection without the last chunk, so the
  * client sees an incomplete body and never a short range that looks complete.
  *
@@ -41,18 +43,22 @@ final class ClusterRange {
     private final String self;
     private final RangeHandler ranges;
     private final HttpClient client;
-    private final long connectTimeoutMillis;
+    private final long timeoutMillis;
     private final int maxKeyBytes;
     private final int maxValueBytes;
 
-    /** @param nodes gives the nodes that own ranges now, read once per request */
-    ClusterRange(Supplier<List<String>> nodes, String self, RangeHandler ranges, HttpClient client, long connectTimeoutMillis,
+    /**
+     * @param nodes gives the nodes that own ranges now, read once per request
+     * @param timeoutMillis bounds both the connection to a peer and its silence while the merge waits for
+     *     its next frame ({@link RemoteRangeSource})
+     */
+    ClusterRange(Supplier<List<String>> nodes, String self, RangeHandler ranges, HttpClient client, long timeoutMillis,
                  int maxKeyBytes, int maxValueBytes) {
         this.nodes = nodes;
         this.self = self;
         this.ranges = ranges;
         this.client = client;
-        this.connectTimeoutMillis = connectTimeoutMillis;
+        this.timeoutMillis = timeoutMillis;
         this.maxKeyBytes = maxKeyBytes;
         this.maxValueBytes = maxValueBytes;
     }
@@ -68,7 +74,8 @@ final class ClusterRange {
         List<RangeSource> sources = new ArrayList<>(nodes.size());
         for (String node : nodes) {
             sources.add(node.equals(self) ? new LocalRangeSource(node, ranges, context, from, to)
-                    : new RemoteRangeSource(client, node, from, to, connectTimeoutMillis, maxKeyBytes, maxValueBytes));
+                    : new RemoteRangeSource(client, context.owner(), node, from, to, timeoutMillis, timeoutMillis,
+                            maxKeyBytes, maxValueBytes));
         }
         new Merge(context, request, sources, quorum).start();
     }

@@ -301,7 +301,8 @@ public final class KvServer {
         // One listener per event loop, all on one port. Vert.x gives listeners asking for port 0 a
         // random port each, and listeners asking for the same negative number one shared random port.
         int listenPort = config.port() == 0 ? -1 : config.port();
-        server.deploy(front, options, listenPort, config.eventLoops())
+        server.deploy(metrics == null ? front : new RequestMetrics(front, metrics.registry()), options, listenPort,
+                        config.eventLoops())
                 .compose(ok -> {
                     membership.start();
                     changes.resume();

@@ -16,12 +16,11 @@ import java.time.Duration;
 import java.util.EnumSet;
 
 /**
- * The node's meters, in one Prometheus registry that Vert.x reports to as well: its HTTP server
- * (requests by route, method and status, with a latency histogram; connections; bytes) and its
- * internode HTTP client. The node's own meters ({@link CoordinatorMetrics}, {@link MeteredReplica},
- * {@link StorageMetrics} and the gauges {@link KvServer} binds) are registered here, and a component
- * that comes later binds its meters to {@link #registry()} the same way. Served by {@link MetricsHandler};
- * the list of names is in docs/OPERATIONS.md.
+ * The node's meters, in one Prometheus registry that Vert.x reports to as well: its internode HTTP client,
+ * its worker pools and the JVM. The node's own meters ({@link RequestMetrics}, {@link CoordinatorMetrics},
+ * {@link MeteredReplica}, {@link StorageMetrics} and the gauges {@link KvServer} binds) are registered here,
+ * and a component that comes later binds its meters to {@link #registry()} the same way. Served by
+ * {@link MetricsHandler}; the list of names is in docs/OPERATIONS.md.
  */
 final class NodeMetrics {
     /**
@@ -60,15 +59,17 @@ final class NodeMetrics {
     }
 
     /**
-     * A Vert.x that reports its HTTP server and client, its worker pools and the JVM (heap, GC, threads)
-     * to this registry. Labels stay bounded: route (set by {@link RequestRouter}, never the raw path),
-     * method and status code; no client addresses.
+     * A Vert.x that reports its HTTP client, its worker pools and the JVM (heap, GC, threads) to this
+     * registry, labelled by method and status code, never by address. Its HTTP server metrics are off:
+     * they look meters up for every request, a cost docs/BENCHMARKS.md measures; {@link RequestMetrics}
+     * counts the requests instead.
      */
     Vertx vertx(VertxOptions options) {
         MicrometerMetricsOptions metrics = new MicrometerMetricsOptions()
                 .setEnabled(true)
                 .setJvmMetricsEnabled(true)
                 .setLabels(EnumSet.of(Label.HTTP_ROUTE, Label.HTTP_METHOD, Label.HTTP_CODE, Label.POOL_TYPE, Label.POOL_NAME))
+                .addDisabledMetricsCategory(MetricsDomain.HTTP_SERVER)
                 .addDisabledMetricsCategory(MetricsDomain.EVENT_BUS)
                 .addDisabledMetricsCategory(MetricsDomain.DATAGRAM_SOCKET)
                 .addDisabledMetricsCategory(MetricsDomain.VERTICLES);

@@ -48,9 +48,6 @@ final class RequestRouter implements Handler<HttpServerRequest> {
 
     @Override
     public void handle(HttpServerRequest request) {
-        // The route, not the raw path, labels the request's metrics: their number stays bounded.
-        String route = route(request.path());
-        request.routed(route);
         if (request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null) {
             String codings = String.join(",", request.headers().getAll(HttpHeaders.TRANSFER_ENCODING));
             int refusal = transferCodingRefusal(codings);
@@ -134,8 +131,9 @@ final class RequestRouter implements Handler<HttpServerRequest> {
     }
 
     /**
-     * The route serving {@code path}: the path itself for a known route, the prefix of the repair routes,
-     * else {@link #UNKNOWN_ROUTE}.
+     * The route serving {@code path}, the label of its request's metrics ({@link RequestMetrics}): the path
+     * itself for a known route, the prefix of the repair routes, else {@link #UNKNOWN_ROUTE}, so that the
+     * labels stay bounded.
      */
     static String route(String path) {
         switch (path) {

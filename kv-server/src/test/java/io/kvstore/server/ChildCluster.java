@@ -70,18 +70,11 @@ final class ChildCluster implements AutoCloseable {
     }
 
     void freeze(int node) throws Exception {
-        signal(node, "-STOP");
+        nodes[node].signal("STOP");
     }
 
     void thaw(int node) throws Exception {
-        signal(node, "-CONT");
-    }
-
-    private void signal(int node, String signal) throws Exception {
-        Process kill = new ProcessBuilder("kill", signal, Long.toString(nodes[node].process.pid())).inheritIO().start();
-        if (kill.waitFor() != 0) {
-            throw new AssertionError("kill " + signal + " failed for node " + node);
-        }
+        nodes[node].signal("CONT");
     }
 
     TestCluster client(int node) {
@@ -143,7 +136,7 @@ final class ChildCluster implements AutoCloseable {
     public void close() throws Exception {
         for (int i = 0; i < nodes.length; i++) {
             if (nodes[i] != null) {
-                signal(i, "-CONT");
+                nodes[i].signal("CONT");
                 nodes[i].process.destroyForcibly();
                 nodes[i].process.waitFor(30, TimeUnit.SECONDS);
                 nodes[i] = null;

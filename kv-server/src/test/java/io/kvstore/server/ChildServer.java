@@ -41,6 +41,14 @@ final class ChildServer {
         process.toHandle().destroy();
     }
 
+    /** Sends {@code signal} ({@code STOP}, {@code CONT} ...) to the child with kill(1). */
+    void signal(String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new AssertionError("kill -" + signal + " failed for process " + process.pid());
+        }
+    }
+
     boolean saidSomethingContaining(String fragment) {
         synchronized (lines) {
             for (String line : lines) {

@@ -12,6 +12,7 @@ import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,8 +25,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The cluster range across real processes: a peer killed with SIGKILL in the middle of the stream, and
- * a range larger than the heap of every node. Each store is written directly (no HTTP) before its node
+ * The cluster range across real processes: a peer killed with SIGKILL in the middle of the stream, a
+ * peer frozen with SIGSTOP, and a range larger than the heap of every node. Each store is written directly (no HTTP) before its node
  * starts, as if every write had reached it.
  */
 @Tag("slow")
@@ -140,6 +141,52 @@ class ClusterRangeProcessTest {
             assertTrue(nodes.get(0).process.isAlive());
             stopChildren();
             children.clear();
+        }
+    }
+
+    @Test
+    void aFrozenPeerIsLeftAfterTheReplicaTimeoutWhileAckCanBeMetElseTheRangeEndsIn504() throws Exception {
+        int count = 3000;
+        int valueBytes = 16 << 10;
+        // Three nodes that hold every key, as after writes at ack=3 from=3: 48 MB each.
+        for (int n = 0; n < 3; n++) {
+            write(dir.resolve("node-" + n), count, i -> true, 1, valueBytes);
+        }
+        // ChildCluster gives each node --replica-timeout-ms 1000, the longest a peer may stay silent.
+        try (ChildCluster cluster = new ChildCluster(dir, 3)) {
+            TestCluster client = cluster.client(0);
+            String firstKeys = "start=k&end=" + key(10) + "&scope=cluster";
+            try (Socket socket = new Socket("127.0.0.1", java.net.URI.create(cluster.url(0)).getPort())) {
+                socket.setReceiveBufferSize(64 << 10);
+                InputStream in = requestRange(socket, "start=k&scope=cluster&ack=2");
+                for (int i = 0; i < 100; i++) {
+                    expectChunk(in, i, 1, valueBytes);
+                }
+                cluster.freeze(2);
+                // Mid-stream, node 2 goes silent: ack=2 of 3 leaves it behind and streams every key.
+                for (int i = 100; i < count; i++) {
+                    expectChunk(in, i, 1, valueBytes);
+                }
+                assertEquals(0, readChunk(in).length, "the last chunk: the range is complete");
+
+                // Before the first key: with ack=3 nothing can be sent, so 504 naming the silent node.
+                long began = System.nanoTime();
+                HttpResponse<byte[]> refused = client.send(0, "GET", "/v0/entities?" + firstKeys + "&ack=3", null);
+                String reason = new String(refused.body(), StandardCharsets.UTF_8);
+                assertEquals(504, refused.statusCode(), reason);
+                assertTrue(reason.contains(cluster.url(2)) && reason.contains("nothing received"), reason);
+                assertTrue(System.nanoTime() - began >= TimeUnit.MILLISECONDS.toNanos(900), "not before the timeout");
+                HttpResponse<byte[]> survived = client.send(0, "GET", "/v0/entities?" + firstKeys + "&ack=1", null);
+                assertEquals(200, survived.statusCode());
+                assertEquals(10 * (key(0).length() + 1 + valueBytes), survived.body().length);
+            } finally {
+                cluster.thaw(2);
+            }
+            // Thawed, node 2 streams again (once it has caught up with what queued while it was stopped).
+            ChildCluster.await("node 2 streams its range again", () -> {
+                HttpResponse<byte[]> whole = client.send(0, "GET", "/v0/entities?" + firstKeys + "&ack=3", null);
+                return whole.statusCode() == 200 && whole.body().length == 10 * (key(0).length() + 1 + valueBytes);
+            });
         }
     }
 

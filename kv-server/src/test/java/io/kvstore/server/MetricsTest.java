@@ -32,8 +32,8 @@ class MetricsTest {
     }
 
     /**
-     * Scrapes until the request counter of {@code route} reaches {@code at least} (Vert.x counts a request when
-     * its response has been written, which may be just after the client has read it).
+     * Scrapes until the request counter of {@code route} reaches {@code at least} (a request is counted once its
+     * response has been written, which may be just after the client has read it).
      */
     private PrometheusText scrapeOnce(int node, String route, double atLeast) throws Exception {
         for (int attempt = 0; ; attempt++) {
@@ -86,6 +86,32 @@ class MetricsTest {
         assertEquals(7, delta(before, after, "kv_coordinator_requests_total{method=\"PUT\",outcome=\"ok\"}"));
         assertEquals(1, delta(before, after, "kv_coordinator_requests_total{method=\"DELETE\",outcome=\"ok\"}"));
         assertEquals(0, delta(before, after, "kv_coordinator_requests_total{method=\"PUT\",outcome=\"timeout\"}"));
+    }
+
+    @Test
+    void requestsRefusedBeforeRoutingAndUnusualMethodsAreCountedUnderBoundedLabels() throws Exception {
+        cluster = new TestCluster(dir, 1, b -> {
+            try {
+                return b.clusterSecretFile(SecurityTest.secretFile(dir, "secret", "a-cluster-secret-of-some-length\n"));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        PrometheusText before = scrape(0);
+        String key = InternalCodec.encodeKey("k".getBytes(StandardCharsets.UTF_8));
+        for (int i = 0; i < 2; i++) {
+            assertEquals(401, cluster.send(0, "PUT", "/internal/v0/entity?key=" + key + "&ts=1", new byte[1]).statusCode());
+        }
+        assertEquals(405, cluster.send(0, "PROPFIND", "/v0/entity?id=k", null).statusCode());
+        assertEquals(400, cluster.send(0, "GET", "/v0/entity/" + "x".repeat(100), null).statusCode());
+        PrometheusText after = scrapeOnce(0, RequestRouter.UNKNOWN_ROUTE,
+                before.sum("vertx_http_server_requests_total", "route=\"other\"") + 1);
+
+        assertEquals(2, delta(before, after, requests(InternalCodec.PATH, "PUT", 401)));
+        assertEquals(1, delta(before, after, requests(RequestRouter.ENTITY, "other", 405)));
+        assertEquals(1, delta(before, after, requests(RequestRouter.UNKNOWN_ROUTE, "GET", 400)));
+        assertFalse(after.samples().keySet().stream().anyMatch(name -> name.contains("PROPFIND") || name.contains("xxxx")),
+                "neither a raw method nor a raw path is a label");
     }
 
     @Test
