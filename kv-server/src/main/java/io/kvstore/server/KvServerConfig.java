@@ -706,6 +706,13 @@ public final class KvServerConfig {
             }
             checkUrl(config.self, config.scheme());
             if (join != null) {
+                String other = config.scheme().equals("https") ? "http" : "https";
+                require(!join.startsWith(other + "://"), "--join " + join + ": this node "
+                        + (other.equals("https") ? "has no --tls-cert, so it speaks plain HTTP and cannot join a cluster of"
+                                + " https:// nodes; give it --tls-cert and --tls-key as theirs"
+                                : "has --tls-cert, so it speaks TLS and cannot join a cluster of http:// nodes; start it"
+                                        + " without --tls-cert and --tls-key")
+                        + " (every node of a cluster speaks TLS, or none)");
                 checkUrl(join, config.scheme());
             }
             require(new HashSet<>(config.cluster).size() == config.cluster.size(), "duplicate node in cluster " + config.cluster);
