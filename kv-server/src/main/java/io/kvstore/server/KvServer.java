@@ -312,9 +312,10 @@ public final class KvServer {
                 })
                 .onSuccess(ok -> {
                     LOG.info("kvstore node {} listening on port {} ({} engine, {} partitioner, cluster map epoch {} of {} nodes,"
-                                    + " {} event loops on {})",
+                                    + " {} event loops on {}{})",
                             config.self(), server.port, config.engine().id(), map.partitioner(), map.epoch(), map.members().size(),
-                            config.eventLoops(), vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio");
+                            config.eventLoops(), vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio",
+                            config.tlsCertificate() == null ? "" : ", TLS by " + config.tlsEngine().effective().id());
                     warnAboutOpenRoutes(config);
                     if (config.nativeTransport() && !vertx.isNativeTransportEnabled()) {
                         LOG.warn("native transport unavailable, using java.nio: {}", String.valueOf(vertx.unavailableNativeTransportCause()));
