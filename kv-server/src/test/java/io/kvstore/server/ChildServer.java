@@ -35,8 +35,13 @@ final class ChildServer {
 
     /** Starts a node on {@code port} with data in {@code dataDir}; returns at once, whether it will listen or not. */
     static ChildServer launch(int port, Path dataDir, String jvmOption, String... flags) throws Exception {
+        return launch(System.getProperty("java.class.path"), port, dataDir, jvmOption, flags);
+    }
+
+    /** {@link #launch(int, Path, String, String...)} on {@code classPath} instead of this test's. */
+    static ChildServer launch(String classPath, int port, Path dataDir, String jvmOption, String... flags) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                jvmOption, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                jvmOption, "-cp", classPath, Main.class.getName(),
                 "--port", Integer.toString(port), "--data-dir", dataDir.toString()));
         command.addAll(List.of(flags));
         return new ChildServer(new ProcessBuilder(command).redirectErrorStream(true).start());

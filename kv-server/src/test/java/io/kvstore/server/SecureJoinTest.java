@@ -131,7 +131,7 @@ class SecureJoinTest {
     }
 
     @Test
-    void aNodeWithAnotherSecretIsRefusedAndTheMembersSayWhyWithoutALinePerRequest() throws Exception {
+    void aNodeWithAnotherSecretOrNoneIsRefusedAndTheMembersSayWhyWithoutALinePerRequest() throws Exception {
         Newcomer newcomer = join("other-secret", members.get(0), true, "--cluster-secret-file", otherSecret.toString());
         assertEquals(1, newcomer.status(), newcomer.log());
         assertTrue(newcomer.log().contains("could not start: java.lang.IllegalStateException: cannot join through "
@@ -139,6 +139,13 @@ class SecureJoinTest {
                 + " match: the sender holds another cluster secret"), newcomer.log());
         assertTrue(newcomer.log().contains("check that this node's --cluster-secret-file holds the cluster's secret"),
                 newcomer.log());
+        assertMapsUnchanged();
+
+        Newcomer withoutSecret = join("no-secret", members.get(1), true);
+        assertEquals(1, withoutSecret.status(), withoutSecret.log());
+        assertTrue(withoutSecret.log().contains("it refused this node's request for its cluster map with 401 (internal"
+                + " routes need a request signed with the cluster secret); this node has no --cluster-secret-file: start it"
+                + " with the cluster's secret"), withoutSecret.log());
         assertMapsUnchanged();
 
         ChildServer member = tlsMembers.get(0);
