@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -121,8 +122,8 @@ public final class KvClient implements AutoCloseable {
         NetClientOptions netOptions = new NetClientOptions().setTcpNoDelay(true)
                 .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis));
         if (tls) {
-            httpOptions.setSsl(true);
-            netOptions.setSsl(true).setHostnameVerificationAlgorithm("HTTPS");
+            httpOptions.setSsl(true).setSslEngineOptions(b.tlsEngine.vertxOptions());
+            netOptions.setSsl(true).setHostnameVerificationAlgorithm("HTTPS").setSslEngineOptions(b.tlsEngine.vertxOptions());
             if (b.trustedCa != null) {
                 httpOptions.setTrustOptions(new PemTrustOptions().addCertPath(b.trustedCa.toString()));
                 netOptions.setTrustOptions(new PemTrustOptions().addCertPath(b.trustedCa.toString()));
@@ -477,6 +478,7 @@ public final class KvClient implements AutoCloseable {
         private int connectionsPerNode = 16;
         private int eventLoops = 1;
         private Path trustedCa;
+        private TlsEngine tlsEngine = TlsEngine.JDK;
         private String token;
 
         private Builder() {
@@ -488,6 +490,15 @@ public final class KvClient implements AutoCloseable {
          */
         public Builder trustedCa(Path pem) {
             this.trustedCa = pem;
+            return this;
+        }
+
+        /**
+         * The TLS implementation of connections to {@code https://} seeds; default {@link TlsEngine#JDK}.
+         * {@link TlsEngine#OPENSSL} needs {@code io.netty:netty-tcnative-boringssl-static} on the class path.
+         */
+        public Builder tlsEngine(TlsEngine engine) {
+            this.tlsEngine = Objects.requireNonNull(engine, "engine");
             return this;
         }
 

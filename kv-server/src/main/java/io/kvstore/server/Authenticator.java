@@ -70,7 +70,9 @@ final class Authenticator implements Handler<HttpServerRequest> {
             return;
         }
         if (path.startsWith(INTERNAL_PREFIX) && refusals.permit()) {
-            LOG.warn("refused {} {} from {}: {}", request.method(), path, request.remoteAddress(), refusal);
+            String node = request.getHeader(MembershipHandler.NODE_HEADER);
+            LOG.warn("refused {} {} from {}{}: {}", request.method(), path, request.remoteAddress(),
+                    node == null || node.length() > 256 ? "" : " (node " + node + ")", refusal);
         }
         refuse(request, refusal);
     }

@@ -22,11 +22,17 @@ final class HttpVerticle extends VerticleBase {
     private final int port;
     private final IntConsumer onListening;
     private final SlowClientGuard guard;
+    private final Handler<Throwable> connectionErrors;
     private HttpServer server;
 
-    /** {@code router}: the front door, authentication first; {@code guard}: this listener's own, for its event loop. */
-    HttpVerticle(Handler<HttpServerRequest> router, HttpServerOptions options, int port, SlowClientGuard guard, IntConsumer onListening) {
+    /**
+     * {@code router}: the front door, authentication first; {@code guard}: this listener's own, for its
+     * event loop; {@code connectionErrors}: told of failures before a connection speaks HTTP (TLS handshakes).
+     */
+    HttpVerticle(Handler<HttpServerRequest> router, HttpServerOptions options, int port, SlowClientGuard guard,
+                 Handler<Throwable> connectionErrors, IntConsumer onListening) {
         this.router = router;
+        this.connectionErrors = connectionErrors;
         this.options = options;
         this.port = port;
         this.guard = guard;
@@ -38,6 +44,7 @@ final class HttpVerticle extends VerticleBase {
         guard.start();
         server = vertx.createHttpServer(options)
                 .connectionHandler(guard::connected)
+                .exceptionHandler(connectionErrors)
                 .requestHandler(request -> {
                     guard.requestArrived(request);
                     router.handle(request);

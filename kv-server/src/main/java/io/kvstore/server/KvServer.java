@@ -207,8 +207,7 @@ public final class KvServer {
     private static Future<Boolean> takeMapOf(KvServerConfig config, ReplicationOptions replication, Membership membership,
                                              ClusterMapStore maps) {
         String member = config.join();
-        return membership.client().map(member).recover(error -> Future.failedFuture(new IllegalStateException(
-                "cannot join through " + member + ": it does not answer with its cluster map: " + error.getMessage(), error)))
+        return membership.client().map(member).recover(error -> Future.failedFuture(JoinFailure.explain(config, member, error)))
                 .compose(map -> {
                     List<String> conflicts = new ArrayList<>();
                     if (config.partitionerGiven() && !config.partitioner().equalsIgnoreCase(map.partitioner())) {
@@ -310,9 +309,10 @@ public final class KvServer {
                 })
                 .onSuccess(ok -> {
                     LOG.info("kvstore node {} listening on port {} ({} engine, {} partitioner, cluster map epoch {} of {} nodes,"
-                                    + " {} event loops on {})",
+                                    + " {} event loops on {}{})",
                             config.self(), server.port, config.engine().id(), map.partitioner(), map.epoch(), map.members().size(),
-                            config.eventLoops(), vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio");
+                            config.eventLoops(), vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio",
+                            config.tlsCertificate() == null ? "" : ", TLS by " + config.tlsEngine().effective().id());
                     warnAboutOpenRoutes(config);
                     if (config.nativeTransport() && !vertx.isNativeTransportEnabled()) {
                         LOG.warn("native transport unavailable, using java.nio: {}", String.valueOf(vertx.unavailableNativeTransportCause()));
@@ -403,9 +403,10 @@ public final class KvServer {
     }
 
     private Future<Void> deploy(Handler<HttpServerRequest> router, HttpServerOptions options, int listenPort, int instances) {
+        HandshakeFailureLog handshakeFailures = new HandshakeFailureLog();
         return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort,
                         new SlowClientGuard(vertx, config.requestTimeout(), config.idleTimeout(), slowConnectionsClosed),
-                        this::listening),
+                        handshakeFailures, this::listening),
                         new DeploymentOptions().setInstances(instances))
                 .map(id -> {
                     synchronized (deployments) {

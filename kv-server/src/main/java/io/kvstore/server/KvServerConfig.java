@@ -1,5 +1,6 @@
 package io.kvstore.server;
 
+import io.kvstore.client.TlsEngine;
 import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.ReadRepair;
 import io.kvstore.cluster.ReplicationOptions;
@@ -72,6 +73,8 @@ public final class KvServerConfig {
     public static final long DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS = 3600;
     /** Default pace of a node's repair scans: 64 MiB/s, well under a disk's sequential rate. */
     public static final long DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND = 64L << 20;
+    /** OpenSSL, for its cheaper handshakes (docs/BENCHMARKS.md#tls-engines-openssl-against-the-jdk). */
+    public static final TlsEngine DEFAULT_TLS_ENGINE = TlsEngine.OPENSSL;
 
     private final int port;
     private final String self;
@@ -103,6 +106,7 @@ public final class KvServerConfig {
     private final Path tlsCertificate;
     private final Path tlsKey;
     private final Path tlsCa;
+    private final TlsEngine tlsEngine;
     private final String join;
     private final long streamBytesPerSecond;
     private final Duration streamUnreachableTimeout;
@@ -142,6 +146,7 @@ public final class KvServerConfig {
         this.tlsCertificate = b.tlsCertificate;
         this.tlsKey = b.tlsKey;
         this.tlsCa = b.tlsCa;
+        this.tlsEngine = b.tlsEngine;
         this.join = b.join;
         this.streamBytesPerSecond = b.streamBytesPerSecond;
         this.streamUnreachableTimeout = b.streamUnreachableTimeout;
@@ -364,6 +369,14 @@ public final class KvServerConfig {
         return tlsCa;
     }
 
+    /**
+     * The TLS implementation of this node's port and of its connections to peers, as configured; where
+     * {@link TlsEngine#OPENSSL} cannot load, {@link TlsEngine#effective()} is the JDK's.
+     */
+    public TlsEngine tlsEngine() {
+        return tlsEngine;
+    }
+
     /** The URL scheme of this cluster's nodes: https with TLS. */
     public String scheme() {
         return tlsCertificate == null ? "http" : "https";
@@ -405,6 +418,7 @@ public final class KvServerConfig {
         private Path tlsCertificate;
         private Path tlsKey;
         private Path tlsCa;
+        private TlsEngine tlsEngine = DEFAULT_TLS_ENGINE;
         private String join;
         private long streamBytesPerSecond = DEFAULT_STREAM_BYTES_PER_SECOND;
         private Duration streamUnreachableTimeout = Duration.ofSeconds(DEFAULT_STREAM_UNREACHABLE_SECONDS);
@@ -657,6 +671,12 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link KvServerConfig#tlsEngine()}; default {@link KvServerConfig#DEFAULT_TLS_ENGINE}. */
+        public Builder tlsEngine(TlsEngine engine) {
+            this.tlsEngine = Objects.requireNonNull(engine, "engine");
+            return this;
+        }
+
         public KvServerConfig build() {
             require(port >= 0 && port <= 65535, "port must be in [0, 65535], got " + port);
             require(maxKeyBytes >= 1 && maxKeyBytes <= LARGEST_MAX_KEY_BYTES,
@@ -706,6 +726,13 @@ public final class KvServerConfig {
             }
             checkUrl(config.self, config.scheme());
             if (join != null) {
+                String other = config.scheme().equals("https") ? "http" : "https";
+                require(!join.startsWith(other + "://"), "--join " + join + ": this node "
+                        + (other.equals("https") ? "has no --tls-cert, so it speaks plain HTTP and cannot join a cluster of"
+                                + " https:// nodes; give it --tls-cert and --tls-key as theirs"
+                                : "has --tls-cert, so it speaks TLS and cannot join a cluster of http:// nodes; start it"
+                                        + " without --tls-cert and --tls-key")
+                        + " (every node of a cluster speaks TLS, or none)");
                 checkUrl(join, config.scheme());
             }
             require(new HashSet<>(config.cluster).size() == config.cluster.size(), "duplicate node in cluster " + config.cluster);

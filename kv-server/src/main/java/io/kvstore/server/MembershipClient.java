@@ -24,6 +24,27 @@ final class MembershipClient {
     record Answer(int status, String body) {
     }
 
+    /** A member answered a call with another status than the one that means success. */
+    static final class RefusedException extends IllegalStateException {
+        private final int status;
+        private final String body;
+
+        RefusedException(String node, int status, String body) {
+            super(node + " answered " + status + ": " + body);
+            this.status = status;
+            this.body = body;
+        }
+
+        int status() {
+            return status;
+        }
+
+        /** The answer's body, trimmed: the member's reason. */
+        String body() {
+            return body;
+        }
+    }
+
     private final WebClient client;
     private final String self;
     private final LongSupplier epoch;
@@ -117,7 +138,8 @@ final class MembershipClient {
 
     private static void expect(HttpResponse<Buffer> response, int status, String node) {
         if (response.statusCode() != status) {
-            throw new IllegalStateException(node + " answered " + response.statusCode() + ": " + response.bodyAsString());
+            String body = response.bodyAsString();
+            throw new RefusedException(node, response.statusCode(), body == null ? "" : body.strip());
         }
     }
 }

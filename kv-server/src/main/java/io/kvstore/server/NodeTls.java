@@ -11,7 +11,8 @@ import io.vertx.core.http.HttpClientOptions;
  * to clients and peers; with {@code --tls-ca} it asks connecting clients for a certificate, refuses the
  * handshake of one that CA did not issue, and {@link Authenticator} refuses internal routes to a
  * connection without one (mutual TLS between nodes, ordinary clients need none). Connections to peers
- * present the same certificate and trust the CA (the JDK's trusted CAs without one).
+ * present the same certificate and trust the CA (the JDK's trusted CAs without one). Both run on the
+ * {@link KvServerConfig#tlsEngine() configured engine}.
  */
 final class NodeTls {
     private NodeTls() {
@@ -21,7 +22,7 @@ final class NodeTls {
         if (config.tlsCertificate() == null) {
             return;
         }
-        options.setSsl(true).setKeyCertOptions(keyCert(config));
+        options.setSsl(true).setKeyCertOptions(keyCert(config)).setSslEngineOptions(config.tlsEngine().vertxOptions());
         if (config.tlsCa() != null) {
             options.setTrustOptions(new PemTrustOptions().addCertPath(config.tlsCa().toString()))
                     .setClientAuth(ClientAuth.REQUEST);
@@ -32,7 +33,7 @@ final class NodeTls {
         if (config.tlsCertificate() == null) {
             return;
         }
-        options.setSsl(true).setKeyCertOptions(keyCert(config));
+        options.setSsl(true).setKeyCertOptions(keyCert(config)).setSslEngineOptions(config.tlsEngine().vertxOptions());
         if (config.tlsCa() != null) {
             options.setTrustOptions(new PemTrustOptions().addCertPath(config.tlsCa().toString()));
         }

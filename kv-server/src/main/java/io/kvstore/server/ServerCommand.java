@@ -1,5 +1,6 @@
 package io.kvstore.server;
 
+import io.kvstore.client.TlsEngine;
 import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.ReadRepair;
 import io.kvstore.cluster.ReplicationOptions;
@@ -339,6 +340,14 @@ final class ServerCommand {
         config.tlsCa(file);
     }
 
+    @Option(names = "--tls-engine", paramLabel = "jdk|openssl", defaultValue = "openssl",
+            description = "TLS implementation of the port and of the connections to peers: openssl (BoringSSL,"
+                    + " cheaper handshakes; the JDK's engine, with a warning, where its native library does not load)"
+                    + " or jdk")
+    void tlsEngine(TlsEngine engine) {
+        config.tlsEngine(engine);
+    }
+
     private Path tlsCertificate;
     private Path tlsKey;
 
@@ -394,6 +403,7 @@ final class ServerCommand {
         commandLine.registerConverter(CompactionStyle.class, converter(ServerCommand::compactionStyle));
         commandLine.registerConverter(Compression.class, converter(ServerCommand::compression));
         commandLine.registerConverter(ReadRepair.class, converter(ReadRepair::fromId));
+        commandLine.registerConverter(TlsEngine.class, converter(TlsEngine::fromName));
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         return commandLine;
     }

@@ -44,6 +44,7 @@ final class StatusHandler {
                 .put("virtualNodes", config.virtualNodes())
                 .put("engine", config.engine().id())
                 .put("transport", transport)
+                .put("tlsEngine", config.tlsCertificate() == null ? null : config.tlsEngine().effective().id())
                 .put("dataDirectory", config.dataDirectory().toAbsolutePath().toString())
                 .put("dataBytes", storage.tableBytes())
                 .put("storage", new JsonObject()

@@ -17,23 +17,59 @@ final class ChildServer {
     final Process process;
     private final List<String> lines = new ArrayList<>();
     private final List<PendingLine> waiting = new ArrayList<>();
+    private final Thread reader;
 
     private ChildServer(Process process) {
         this.process = process;
-        Thread reader = new Thread(() -> read(process.getInputStream()), "child-server-log");
+        reader = new Thread(() -> read(process.getInputStream()), "child-server-log");
         reader.setDaemon(true);
         reader.start();
     }
 
     /** Starts a node on {@code port} with data in {@code dataDir}; returns once it listens. */
     static ChildServer start(int port, Path dataDir, String jvmOption, String... flags) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                jvmOption, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "--port", Integer.toString(port), "--data-dir", dataDir.toString()));
-        command.addAll(List.of(flags));
-        ChildServer child = new ChildServer(new ProcessBuilder(command).redirectErrorStream(true).start());
+        ChildServer child = launch(port, dataDir, jvmOption, flags);
         child.awaitLine("listening on port " + port);
         return child;
+    }
+
+    /** Starts a node on {@code port} with data in {@code dataDir}; returns at once, whether it will listen or not. */
+    static ChildServer launch(int port, Path dataDir, String jvmOption, String... flags) throws Exception {
+        return launch(System.getProperty("java.class.path"), port, dataDir, jvmOption, flags);
+    }
+
+    /** {@link #launch(int, Path, String, String...)} on {@code classPath} instead of this test's. */
+    static ChildServer launch(String classPath, int port, Path dataDir, String jvmOption, String... flags) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                jvmOption, "-cp", classPath, Main.class.getName(),
+                "--port", Integer.toString(port), "--data-dir", dataDir.toString()));
+        command.addAll(List.of(flags));
+        return new ChildServer(new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    /** The exit status, once the child has exited (within 60 s) and its output has been read to the end. */
+    int awaitExit() throws Exception {
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("the child did not exit within 60 s; it said:\n" + log());
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(10));
+        return process.exitValue();
+    }
+
+    /** How many of the lines so far contain every one of {@code fragments}. */
+    int countLines(String... fragments) {
+        synchronized (lines) {
+            int count = 0;
+            for (String line : lines) {
+                boolean all = true;
+                for (String fragment : fragments) {
+                    all &= line.contains(fragment);
+                }
+                count += all ? 1 : 0;
+            }
+            return count;
+        }
     }
 
     /** SIGTERM. ({@link Process#destroy()} would also close the pipe the child logs into.) */
@@ -82,8 +118,8 @@ final class ChildServer {
     }
 
     private void read(InputStream in) {
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+        try (BufferedReader lineReader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            for (String line = lineReader.readLine(); line != null; line = lineReader.readLine()) {
                 synchronized (lines) {
                     lines.add(line);
                     for (PendingLine p : waiting) {

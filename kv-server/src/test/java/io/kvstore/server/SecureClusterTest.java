@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three real nodes with a cluster secret and mutual TLS: the protocol works as without them, a node with
- * another secret neither replicates nor is replicated to, and the secret rotates node by node while
- * every write keeps its quorum.
+ * Three real nodes with a cluster secret and mutual TLS, on both TLS engines: the protocol works as
+ * without them, a node with another secret neither replicates nor is replicated to, and the secret
+ * rotates node by node while every write keeps its quorum.
  */
 @Tag("slow")
 class SecureClusterTest {
@@ -33,7 +33,10 @@ class SecureClusterTest {
         TestCertificates pki = TestCertificates.shared();
         Path admin = SecurityTest.secretFile(dir, "admin", SecurityTest.ADMIN_TOKEN);
         int[] started = new int[1];
+        int[] engines = new int[1];
         return new TestCluster(dir, 3, b -> b.tls(pki.nodeCert, pki.nodeKey).tlsCa(pki.caPem).adminTokenFile(admin)
+                // Nodes on either TLS engine talk to each other.
+                .tlsEngine(io.kvstore.client.TlsEngine.values()[engines[0]++ % 2])
                 .antiEntropyInterval(Duration.ZERO)
                 // The last node to start first gets the other secret, if any.
                 .clusterSecretFile(otherSecret != null && started[0]++ == 2 ? otherSecret : secret),

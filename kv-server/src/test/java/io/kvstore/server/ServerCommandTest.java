@@ -50,6 +50,7 @@ class ServerCommandTest {
         assertEquals(built.eventLoops(), parsed.eventLoops());
         assertEquals(built.storageThreads(), parsed.storageThreads());
         assertEquals(built.nativeTransport(), parsed.nativeTransport());
+        assertEquals(built.tlsEngine(), parsed.tlsEngine());
         assertEquals(built.antiEntropyInterval(), parsed.antiEntropyInterval());
         assertEquals(Duration.ofHours(1), parsed.antiEntropyInterval());
         assertEquals(64L << 20, parsed.repairScanBytesPerSecond());
@@ -109,6 +110,7 @@ class ServerCommandTest {
     @Test
     void namesAreCaseInsensitiveWhereTheyWereBefore() {
         assertTrue(ServerCommand.parse("--transport", "NATIVE").nativeTransport());
+        assertEquals(io.kvstore.client.TlsEngine.JDK, ServerCommand.parse("--tls-engine", "JDK").tlsEngine());
         assertTrue(ServerCommand.parse("--metrics", "On").metrics());
         assertEquals(SyncPolicy.EVERY_WRITE, ServerCommand.parse("--sync", "Every").storeOptions().syncPolicy());
         assertEquals(BackgroundPriority.NORMAL, ServerCommand.parse("--background-priority", "0").storeOptions().backgroundPriority());
@@ -145,6 +147,8 @@ class ServerCommandTest {
         assertUsageError("Invalid value for option '--sync': must be none, group or every, got 'always'", "--sync", "always");
         assertUsageError("Invalid value for option '--transport': expected one of [NATIVE, NIO] (case-insensitive) but was 'epol'",
                 "--transport", "epol");
+        assertUsageError("Invalid value for option '--tls-engine': unknown TLS engine 'boringssl' (expected jdk or openssl)",
+                "--tls-engine", "boringssl");
         assertUsageError("Invalid value for option '--engine': Unknown storage engine 'leveldb'; known engines: lsm, rocksdb",
                 "--engine", "leveldb");
         assertUsageError("Invalid value for option '--background-priority': background priority must be idle or a nice"

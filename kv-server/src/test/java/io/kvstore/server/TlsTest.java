@@ -11,17 +11,25 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.kvstore.client.KvClient;
+import io.kvstore.client.TlsEngine;
+import io.vertx.core.json.JsonObject;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * One real node with TLS, mutual TLS for internal routes and a cluster secret: clients need no
- * certificate, internal routes need one the CA issued, a certificate from elsewhere fails its handshake.
+ * certificate, internal routes need one the CA issued, a certificate from elsewhere fails its handshake;
+ * each TLS engine serves all of it.
  */
+@Tag("slow")
 class TlsTest {
     @TempDir
     Path dir;
@@ -98,6 +106,39 @@ class TlsTest {
                 URI.create("http://127.0.0.1:" + server.port() + "/v0/status")).timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.ofString()), "plain HTTP on a TLS port");
         assertEquals(204, signedPing(client(pki.nodeClient())).statusCode());
+    }
+
+    @ParameterizedTest
+    @EnumSource(TlsEngine.class)
+    void eachTlsEngineServesClientsPeersAndTheJavaClient(TlsEngine engine) throws Exception {
+        assertEquals(engine, engine.effective(), "the engine's library loads on this machine");
+        KvServer node = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir.resolve(engine.id())).eventLoops(1)
+                .tls(pki.nodeCert, pki.nodeKey).tlsCa(pki.caPem).tlsEngine(engine)
+                .clusterSecretFile(SecurityTest.secretFile(dir, "engine-secret", SecurityTest.SECRET)).build())
+                .toCompletableFuture().get();
+        try {
+            String base = "https://127.0.0.1:" + node.port();
+            HttpClient http = client(pki.trustingClient());
+            HttpResponse<String> status = http.send(HttpRequest.newBuilder(URI.create(base + "/v0/status")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(engine.id(), new JsonObject(status.body()).getString("tlsEngine"), status.body());
+            assertEquals(204, client(pki.nodeClient()).send(SecurityTest.signed(base + InternalCodec.PING_PATH, "GET", null,
+                    null, SecurityTest.SECRET, System.currentTimeMillis()).build(), HttpResponse.BodyHandlers.ofString())
+                    .statusCode(), "a peer's signed request over mutual TLS");
+            assertThrows(IOException.class, () -> client(pki.strangerClient()).send(HttpRequest.newBuilder(
+                    URI.create(base + "/v0/status")).build(), HttpResponse.BodyHandlers.ofString()),
+                    "a certificate from another CA fails the handshake");
+            for (TlsEngine clientEngine : TlsEngine.values()) {
+                try (KvClient kv = KvClient.builder().seeds(base).trustedCa(pki.caPem).tlsEngine(clientEngine)
+                        .routing(KvClient.Routing.ROUND_ROBIN).build()) {
+                    kv.blocking().put("k-" + clientEngine.id(), "v");
+                    assertEquals("v", kv.blocking().getString("k-" + clientEngine.id()).orElseThrow(),
+                            clientEngine.id() + " client, " + engine.id() + " node");
+                }
+            }
+        } finally {
+            node.stop().toCompletableFuture().get();
+        }
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.kvstore.bench.load;
 
 import io.kvstore.client.CallOptions;
 import io.kvstore.client.KvClient;
+import io.kvstore.client.TlsEngine;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -105,12 +106,16 @@ final class LoadOptions implements Callable<Integer> {
             + " (default: the JDK's trusted CAs)")
     java.nio.file.Path tlsCa;
 
+    @Option(names = "--tls-engine", paramLabel = "jdk|openssl", description = "TLS implementation of the generator's"
+            + " connections (openssl: the JDK's engine, with a warning, where its native library does not load)")
+    TlsEngine tlsEngine = TlsEngine.OPENSSL;
+
     /** Options of the generator's HTTP clients: keep-alive, no delay, and TLS as asked. */
     io.vertx.core.http.HttpClientOptions httpClientOptions() {
         io.vertx.core.http.HttpClientOptions options = new io.vertx.core.http.HttpClientOptions()
                 .setKeepAlive(true).setTcpNoDelay(true);
         if (tls) {
-            options.setSsl(true);
+            options.setSsl(true).setSslEngineOptions(tlsEngine.vertxOptions());
             if (tlsCa != null) {
                 options.setTrustOptions(new io.vertx.core.net.PemTrustOptions().addCertPath(tlsCa.toString()));
             }
@@ -148,6 +153,13 @@ final class LoadOptions implements Callable<Integer> {
                 .registerConverter(long.class, longs)
                 .registerConverter(Integer.class, ints)
                 .registerConverter(int.class, ints)
+                .registerConverter(TlsEngine.class, value -> {
+                    try {
+                        return TlsEngine.fromName(value);
+                    } catch (IllegalArgumentException e) {
+                        throw new TypeConversionException(e.getMessage());
+                    }
+                })
                 .setCaseInsensitiveEnumValuesAllowed(true);
     }
 

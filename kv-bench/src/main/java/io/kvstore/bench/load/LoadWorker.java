@@ -74,7 +74,7 @@ final class LoadWorker {
         // request; connections are opened only as lanes need them.
         this.client = KvClient.builder().vertx(vertx).seeds(options.targetsSpec.split(","))
                 .routing(options.routing).connectionsPerNode(connections)
-                .trustedCa(options.tlsCa).timeout(Duration.ofMillis(options.timeoutMillis)).build();
+                .trustedCa(options.tlsCa).tlsEngine(options.tlsEngine).timeout(Duration.ofMillis(options.timeoutMillis)).build();
     }
 
     void start() {

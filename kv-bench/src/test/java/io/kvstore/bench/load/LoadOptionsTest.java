@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.client.TlsEngine;
+import io.vertx.core.net.JdkSSLEngineOptions;
+import io.vertx.core.net.OpenSSLEngineOptions;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.SplittableRandom;
@@ -40,6 +43,13 @@ class LoadOptionsTest {
         assertTrue(o.httpClientOptions().isSsl());
         assertTrue(LoadOptions.parse("--targets", "https://127.0.0.1:9001").tls, "https targets imply TLS");
         assertThrows(ParameterException.class, () -> LoadOptions.parse("--tls-ca", "ca.pem"));
+        assertEquals(TlsEngine.OPENSSL, o.tlsEngine, "the server's default engine");
+        assertTrue(o.httpClientOptions().getSslEngineOptions() instanceof OpenSSLEngineOptions);
+        LoadOptions jdk = LoadOptions.parse("--tls", "--tls-engine", "JDK");
+        assertEquals(TlsEngine.JDK, jdk.tlsEngine);
+        assertTrue(jdk.httpClientOptions().getSslEngineOptions() instanceof JdkSSLEngineOptions);
+        assertMessage("Invalid value for option '--tls-engine': unknown TLS engine 'gnutls' (expected jdk or openssl)",
+                "--tls-engine", "gnutls");
     }
 
     @Test
