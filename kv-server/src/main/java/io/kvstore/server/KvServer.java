@@ -340,7 +340,8 @@ public final class KvServer {
             JsonObject change = new JsonObject(answer.body());
             LOG.info("node {} is joining the cluster (change {} at the claimant {})", config.self(), change.getLong("id"),
                     change.getString("claimant"));
-            membershipHandler.awaitChange(change.getString("claimant"), change.getLong("id")).onComplete(done -> {
+            membershipHandler.awaitChange(change.getString("claimant"), change.getLong("id"), MapChanges.JOIN, config.self())
+                    .onComplete(done -> {
                 if (done.succeeded() && done.result().status() == 200) {
                     LOG.info("node {} joined the cluster", config.self());
                     joined.complete(null);
