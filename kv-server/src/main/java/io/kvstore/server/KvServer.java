@@ -243,8 +243,7 @@ public final class KvServer {
                               WebClient client, ExecutorService storagePool, Membership membership, NodeMetrics metrics,
                               boolean joins, CompletableFuture<KvServer> started) {
         ReplicationOptions replication = config.replication();
-        Topology first = membership.get();
-        ClusterMap map = first.map();
+        ClusterMap map = membership.map();
         // Anti-entropy follows the current map's owners; a node that is not one (it joins) takes the
         // entries streamed to it and repairs with no one until it is.
         NodeRepair repair = NodeRepair.create(vertx, config, dao, () -> membership.get().coordinator().partitioner(), clock,
@@ -270,7 +269,7 @@ public final class KvServer {
         if (metrics != null) {
             storageMetrics = new StorageMetrics(dao, metrics.registry());
             server.bindNodeGauges(metrics.registry(), inFlight, bodyBudget, ranges);
-            ReplicationMetrics.bind(metrics.registry(), first.coordinator(), membership.hints(), repair.antiEntropy());
+            ReplicationMetrics.bind(metrics.registry(), membership, membership.hints(), repair.antiEntropy());
         }
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
                 new EntityHandler(membership, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
