@@ -242,8 +242,7 @@ public final class KvServer {
                               WebClient client, ExecutorService storagePool, Membership membership, NodeMetrics metrics,
                               boolean joins, CompletableFuture<KvServer> started) {
         ReplicationOptions replication = config.replication();
-        Topology first = membership.get();
-        ClusterMap map = first.map();
+        ClusterMap map = membership.map();
         // Anti-entropy follows the current map's owners; a node that is not one (it joins) takes the
         // entries streamed to it and repairs with no one until it is.
         NodeRepair repair = NodeRepair.create(vertx, config, dao, () -> membership.get().coordinator().partitioner(), clock,
@@ -269,7 +268,7 @@ public final class KvServer {
         if (metrics != null) {
             storageMetrics = new StorageMetrics(dao, metrics.registry());
             server.bindNodeGauges(metrics.registry(), inFlight, bodyBudget, ranges);
-            ReplicationMetrics.bind(metrics.registry(), first.coordinator(), membership.hints(), repair.antiEntropy());
+            ReplicationMetrics.bind(metrics.registry(), membership, membership.hints(), repair.antiEntropy());
         }
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
                 new EntityHandler(membership, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
@@ -341,7 +340,8 @@ public final class KvServer {
             JsonObject change = new JsonObject(answer.body());
             LOG.info("node {} is joining the cluster (change {} at the claimant {})", config.self(), change.getLong("id"),
                     change.getString("claimant"));
-            membershipHandler.awaitChange(change.getString("claimant"), change.getLong("id")).onComplete(done -> {
+            membershipHandler.awaitChange(change.getString("claimant"), change.getLong("id"), MapChanges.JOIN, config.self())
+                    .onComplete(done -> {
                 if (done.succeeded() && done.result().status() == 200) {
                     LOG.info("node {} joined the cluster", config.self());
                     joined.complete(null);

@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +71,8 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
     /** The hint store is opened once and follows every topology; null when off. */
     private HintedHandoff hints;
     private volatile Topology topology;
+    /** Read repairs made by the coordinators of earlier maps, so that the count goes on across maps. */
+    private final LongAdder earlierReadRepairs = new LongAdder();
     private long pullTimer = -1;
 
     Membership(KvServerConfig config, ReplicationOptions replication, Vertx vertx, Dao dao, HybridClock clock,
@@ -152,6 +155,11 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
         return hints;
     }
 
+    /** Versions read repair wrote since this node started, on every map it has been on. */
+    long readRepairs() {
+        return earlierReadRepairs.sum() + topology.coordinator().readRepairs();
+    }
+
     /** Keeps {@code map} and switches to its topology if it is newer than this node's. Blocking (a file sync). */
     synchronized boolean adopt(ClusterMap map) throws IOException {
         if (!store.adopt(map)) {
@@ -185,6 +193,7 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
         }
         if (previous != null) {
             previous.detector().close();
+            earlierReadRepairs.add(previous.coordinator().readRepairs());
         }
         LOG.info("node {} now on cluster map epoch {}: {}", config.self(), map.epoch(), map);
     }

@@ -4,6 +4,7 @@ import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.cluster.membership.KeyMovement;
 import io.kvstore.cluster.membership.KeyMovementCodec;
+import io.kvstore.cluster.membership.NodeState;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -221,7 +222,7 @@ final class MembershipHandler {
                 return Future.succeededFuture(answer);
             }
             JsonObject started = new JsonObject(answer.body());
-            return awaitChange(started.getString("claimant"), started.getLong("id"));
+            return awaitChange(started.getString("claimant"), started.getLong("id"), operation, url);
         }).onComplete(done -> {
             if (done.failed()) {
                 Responses.failure(request, done.cause());
@@ -235,21 +236,36 @@ final class MembershipHandler {
     }
 
     /**
-     * Polls change {@code id} at {@code claimant} until it is over: 200 with its summary and the map when
-     * done, 500 with the reason when it failed, 503 if the claimant stops answering.
+     * Polls change {@code id} ({@code operation} of {@code node}) at {@code claimant} until it is over:
+     * 200 with its summary and the map when done, 500 with the reason when it failed, 503 if the
+     * claimant stops answering. A claimant that restarted meanwhile no longer knows the change (it
+     * drives a change it finds in progress on to its end, or it was rolled back): the outcome is then
+     * read from this node's map once no change is in progress.
      */
-    Future<MembershipClient.Answer> awaitChange(String claimant, long id) {
+    Future<MembershipClient.Answer> awaitChange(String claimant, long id, String operation, String node) {
         Promise<MembershipClient.Answer> result = Promise.promise();
-        poll(claimant, id, System.nanoTime(), result);
+        poll(claimant, id, operation, node, System.nanoTime(), result);
         return result.future();
     }
 
-    private void poll(String claimant, long id, long lastAnswer, Promise<MembershipClient.Answer> result) {
+    private void poll(String claimant, long id, String operation, String node, long lastAnswer,
+                      Promise<MembershipClient.Answer> result) {
         membership.client().changeStatus(claimant, id).onComplete(status -> {
             long answered = lastAnswer;
-            if (status.succeeded()) {
+            if (status.succeeded() && status.result().status() == 404) {
                 answered = System.nanoTime();
-                JsonObject change = status.result();
+                MembershipClient.Answer outcome = outcomeOnTheMap(id, operation, node);
+                if (outcome != null) {
+                    result.complete(outcome);
+                    return;
+                }
+            } else if (status.succeeded() && status.result().status() != 200) {
+                result.complete(new MembershipClient.Answer(503, "the claimant " + claimant + " answered "
+                        + status.result().status() + " about change " + id + ": " + status.result().body().trim() + "\n"));
+                return;
+            } else if (status.succeeded()) {
+                answered = System.nanoTime();
+                JsonObject change = new JsonObject(status.result().body());
                 String state = change.getString("status");
                 if ("done".equals(state)) {
                     change.put("map", new JsonObject(ClusterMapCodec.toJson(membership.map())));
@@ -267,8 +283,24 @@ final class MembershipHandler {
                 return;
             }
             long since = answered;
-            vertx.setTimer(POLL_MILLIS, t -> poll(claimant, id, since, result));
+            vertx.setTimer(POLL_MILLIS, t -> poll(claimant, id, operation, node, since, result));
         });
+    }
+
+    /** The outcome of a change its claimant forgot, as this node's map shows it; null while a change is in progress. */
+    private MembershipClient.Answer outcomeOnTheMap(long id, String operation, String node) {
+        ClusterMap map = membership.map();
+        if (map.inTransition()) {
+            return null;
+        }
+        boolean done = MapChanges.JOIN.equals(operation) ? map.state(node) == NodeState.NORMAL : !map.contains(node);
+        if (!done) {
+            return new MembershipClient.Answer(500, "the " + operation + " of " + node + " failed: its claimant restarted"
+                    + " and the change was rolled back; map: " + map + "\n");
+        }
+        JsonObject change = new JsonObject().put("id", id).put("operation", operation).put("node", node).put("status", "done")
+                .put("epoch", map.epoch()).put("map", new JsonObject(ClusterMapCodec.toJson(map)));
+        return new MembershipClient.Answer(200, change.encode());
     }
 
     /** {@code POST /v0/admin/cleanup}: answered once done, 200 with what it removed, or 409 with why not. */

@@ -1,7 +1,6 @@
 package io.kvstore.server;
 
 import io.kvstore.cluster.HintedHandoff;
-import io.kvstore.cluster.ReplicaCoordinator;
 import io.kvstore.cluster.repair.AntiEntropy;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,8 +16,8 @@ final class ReplicationMetrics {
     }
 
     /** {@code hints} null: hinted handoff is off and its counters stay absent. */
-    static void bind(MeterRegistry registry, ReplicaCoordinator coordinator, HintedHandoff hints, AntiEntropy antiEntropy) {
-        FunctionCounter.builder("kv.read.repairs", coordinator, ReplicaCoordinator::readRepairs)
+    static void bind(MeterRegistry registry, Membership membership, HintedHandoff hints, AntiEntropy antiEntropy) {
+        FunctionCounter.builder("kv.read.repairs", membership, Membership::readRepairs)
                 .description("Versions read repair wrote to replicas that answered an older one").register(registry);
         if (hints != null) {
             hintCounter(registry, hints, "stored", "Writes a replica did not acknowledge, kept here as hints", c -> c.stored);
