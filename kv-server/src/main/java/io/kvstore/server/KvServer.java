@@ -3,7 +3,6 @@ package io.kvstore.server;
 import io.kvstore.cluster.ClockLease;
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.LocalReplica;
-import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.ReplicaEndpoint;
 import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.cluster.membership.ClusterMap;
@@ -129,13 +128,13 @@ public final class KvServer {
             clock = new HybridClock(System::currentTimeMillis, ClockLease.open(config.dataDirectory()));
             maps = ClusterMapStore.open(config.dataDirectory(), config.join() != null ? null
                     : ClusterMap.seed(config.cluster(), replication.replicationFactor(config.cluster().size()),
-                            config.partitioner(), config.virtualNodes()));
+                            config.partitioner(), config.virtualNodes(), config.ringTokens()));
             if (config.join() == null && !maps.current().contains(config.self())) {
                 // The kept map is of a cluster this node is not (or no longer) in: --cluster seeds a new one.
                 LOG.warn("node {} is not in the cluster map kept in {} ({}); seeding a new one from --cluster",
                         config.self(), config.dataDirectory(), maps.current());
                 maps.reset(ClusterMap.seed(config.cluster(), replication.replicationFactor(config.cluster().size()),
-                        config.partitioner(), config.virtualNodes()));
+                        config.partitioner(), config.virtualNodes(), config.ringTokens()));
             }
             dao = config.engine().open(config.storeOptions());
         } catch (IOException | RuntimeException e) {
@@ -216,6 +215,9 @@ public final class KvServer {
                     if (config.virtualNodesGiven() && config.virtualNodes() != map.virtualNodes()) {
                         conflicts.add("--vnodes " + config.virtualNodes() + " but the cluster uses " + map.virtualNodes());
                     }
+                    if (config.ringTokensGiven() && config.ringTokens() != map.ringTokens()) {
+                        conflicts.add("--ring-tokens " + config.ringTokens().id() + " but the cluster uses " + map.ringTokens().id());
+                    }
                     if (replication.replicationFactor() != 0 && replication.replicationFactor() != map.replicationFactor()) {
                         conflicts.add("replication factor " + replication.replicationFactor() + " but the cluster uses "
                                 + map.replicationFactor());
@@ -250,8 +252,9 @@ public final class KvServer {
         if (!repairNodes.contains(config.self())) {
             repairNodes.add(config.self());
         }
-        NodeRepair repair = NodeRepair.create(vertx, config, repairNodes, dao,
-                Partitioners.create(map.partitioner(), repairNodes, map.virtualNodes()), clock,
+        // A joining node's allocated tokens are those the claimant will give it, unless another change comes first.
+        ClusterMap withSelf = map.contains(config.self()) ? map : map.withJoining(config.self());
+        NodeRepair repair = NodeRepair.create(vertx, config, repairNodes, dao, withSelf.placement(repairNodes), clock,
                 Math.min(map.replicationFactor(), repairNodes.size()), config.antiEntropyInterval(),
                 config.repairScanBytesPerSecond());
         MapChanges changes = new MapChanges(membership, config.streamUnreachableTimeout().toMillis());
