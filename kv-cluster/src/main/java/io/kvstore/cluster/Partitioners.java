@@ -81,4 +81,12 @@ public final class Partitioners {
     public static Partitioner ring(List<String> nodes, List<long[]> tokens) {
         return new RingPartitioner(nodes, tokens);
     }
+
+    /** The tokens {@code node} holds on a {@code ring} with random tokens: hashes of its name, {@code name#0 ...}. */
+    public static long[] hashedRingTokens(String node, int virtualNodes) {
+        if (virtualNodes < 1) {
+            throw new IllegalArgumentException("virtual nodes per node must be >= 1, got " + virtualNodes);
+        }
+        return RingPartitioner.hashedTokens(node, virtualNodes);
+    }
 }

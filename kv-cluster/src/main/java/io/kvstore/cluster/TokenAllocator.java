@@ -108,6 +108,31 @@ public final class TokenAllocator {
         return placed;
     }
 
+    /**
+     * Each node's replicated ownership on the ring of {@code tokens} (node {@code i} holding
+     * {@code tokens.get(i)}): its share of the hash space as one of the first {@code replicationFactor}
+     * distinct nodes clockwise from a hash, the share of keys it stores. The shares add up to
+     * {@code min(replicationFactor, nodes)}.
+     *
+     * @throws IllegalArgumentException for a replication factor below 1, a node without tokens or a token held twice
+     */
+    public static double[] replicatedOwnership(List<long[]> tokens, int replicationFactor) {
+        if (replicationFactor < 1) {
+            throw new IllegalArgumentException("replication factor must be >= 1, got " + replicationFactor);
+        }
+        for (int node = 0; node < tokens.size(); node++) {
+            if (tokens.get(node).length == 0) {
+                throw new IllegalArgumentException("node #" + node + " holds no tokens");
+            }
+        }
+        TokenRing ring = new TokenRing(tokens, tokens.size(), Math.min(replicationFactor, tokens.size()));
+        double[] ownership = new double[tokens.size()];
+        for (int node = 0; node < ownership.length; node++) {
+            ownership[node] = ring.ownership(node);
+        }
+        return ownership;
+    }
+
     private static long[] evenlySpaced(int tokens) {
         // floor(2^64 / tokens), computed from 2^64 - 1, the largest unsigned long
         long step = Long.divideUnsigned(-1L, tokens) + (Long.remainderUnsigned(-1L, tokens) == tokens - 1 ? 1 : 0);

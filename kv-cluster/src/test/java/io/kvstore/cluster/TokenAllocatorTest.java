@@ -43,11 +43,24 @@ class TokenAllocatorTest {
         List<long[]> random = new ArrayList<>();
         List<String> names = PartitionerContractTest.nodes(50);
         for (String name : names) {
-            random.add(RingPartitioner.hashedTokens(name, 16));
+            random.add(Partitioners.hashedRingTokens(name, 16));
         }
         double allocatedPeak = peakToMean(ownership(allocated, 3));
         double randomPeak = peakToMean(ownership(random, 3));
         assertTrue(allocatedPeak < randomPeak, () -> "allocated " + allocatedPeak + " vs random " + randomPeak);
+    }
+
+    @Test
+    void replicatedOwnershipIsTheShareOfHashesEachNodeReplicates() {
+        List<long[]> placed = TokenAllocator.allocateAll(9, 8, 3);
+        placed.add(Partitioners.hashedRingTokens("extra", 8));
+        for (int rf : new int[] {1, 2, 3, 10, 12}) {
+            double[] expected = ownership(placed, rf);
+            double[] actual = TokenAllocator.replicatedOwnership(placed, rf);
+            for (int node = 0; node < expected.length; node++) {
+                assertEquals(expected[node], actual[node], 1e-12, "RF " + rf + ", node " + node);
+            }
+        }
     }
 
     @Test

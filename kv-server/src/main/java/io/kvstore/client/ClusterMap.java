@@ -62,7 +62,8 @@ final class ClusterMap {
 
     /**
      * Parses {@code GET /v0/cluster} ({@code epoch}, {@code replicationFactor}, {@code partitioner} as a
-     * name or as an object with {@code name} and {@code virtualNodes}, {@code nodes: [{url, state}]}) or
+     * name or as an object with {@code name} and {@code virtualNodes}, {@code nodes: [{url, state, tokens}]},
+     * where allocated ring tokens make the ring over the nodes' own tokens) or
      * {@code GET /v0/status} ({@code cluster}: the URLs, {@code partitioner}, {@code virtualNodes}; epoch 0).
      *
      * @throws IllegalArgumentException naming what is missing or malformed
@@ -76,6 +77,7 @@ final class ClusterMap {
         }
         List<String> nodes = new ArrayList<>();
         List<Boolean> states = new ArrayList<>();
+        List<long[]> tokens = new ArrayList<>();
         JsonArray members = map.getJsonArray("nodes");
         if (members != null) {
             for (int i = 0; i < members.size(); i++) {
@@ -83,6 +85,10 @@ final class ClusterMap {
                 nodes.add(node.getString("url"));
                 String state = node.getString("state");
                 states.add(state == null || SERVING_STATES.contains(state.toLowerCase(Locale.ROOT)));
+                JsonArray nodeTokens = node.getJsonArray("tokens");
+                if (nodeTokens != null) {
+                    tokens.add(tokens(nodeTokens, source));
+                }
             }
         } else if (map.getJsonArray("cluster") != null) {
             for (Object url : map.getJsonArray("cluster")) {
@@ -103,13 +109,31 @@ final class ClusterMap {
         } else {
             name = (String) partitionerField;
         }
-        Partitioner partitioner = Partitioners.create(name, nodes, virtualNodes);
+        if (!tokens.isEmpty() && tokens.size() != nodes.size()) {
+            throw new IllegalArgumentException("the cluster map from " + source + " gives tokens to some nodes only: " + json);
+        }
+        Partitioner partitioner = tokens.isEmpty() ? Partitioners.create(name, nodes, virtualNodes) : Partitioners.ring(nodes, tokens);
         int replicationFactor = map.getInteger("replicationFactor", nodes.size());
         boolean[] serving = new boolean[nodes.size()];
         for (int i = 0; i < serving.length; i++) {
             serving[i] = states.get(i);
         }
         return new ClusterMap(map.getLong("epoch", 0L), nodes, partitioner, Math.min(replicationFactor, nodes.size()), serving);
+    }
+
+    /** A node's allocated ring tokens: decimal strings of signed 64-bit integers. */
+    private static long[] tokens(JsonArray values, String source) {
+        long[] tokens = new long[values.size()];
+        for (int i = 0; i < tokens.length; i++) {
+            Object value = values.getValue(i);
+            try {
+                tokens[i] = value instanceof Number ? ((Number) value).longValue() : Long.parseLong(String.valueOf(value));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("the cluster map from " + source + " has a token that is not a 64-bit integer: "
+                        + value);
+            }
+        }
+        return tokens;
     }
 
     /**

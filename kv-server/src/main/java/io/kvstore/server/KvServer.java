@@ -130,13 +130,13 @@ public final class KvServer {
             clock = new HybridClock(System::currentTimeMillis, ClockLease.open(config.dataDirectory()));
             maps = ClusterMapStore.open(config.dataDirectory(), config.join() != null ? null
                     : ClusterMap.seed(config.cluster(), replication.replicationFactor(config.cluster().size()),
-                            config.partitioner(), config.virtualNodes()));
+                            config.partitioner(), config.virtualNodes(), config.ringTokens()));
             if (config.join() == null && !maps.current().contains(config.self())) {
                 // The kept map is of a cluster this node is not (or no longer) in: --cluster seeds a new one.
                 LOG.warn("node {} is not in the cluster map kept in {} ({}); seeding a new one from --cluster",
                         config.self(), config.dataDirectory(), maps.current());
                 maps.reset(ClusterMap.seed(config.cluster(), replication.replicationFactor(config.cluster().size()),
-                        config.partitioner(), config.virtualNodes()));
+                        config.partitioner(), config.virtualNodes(), config.ringTokens()));
             }
             dao = config.engine().open(config.storeOptions());
         } catch (IOException | RuntimeException e) {
@@ -215,6 +215,9 @@ public final class KvServer {
                     }
                     if (config.virtualNodesGiven() && config.virtualNodes() != map.virtualNodes()) {
                         conflicts.add("--vnodes " + config.virtualNodes() + " but the cluster uses " + map.virtualNodes());
+                    }
+                    if (config.ringTokensGiven() && config.ringTokens() != map.ringTokens()) {
+                        conflicts.add("--ring-tokens " + config.ringTokens().id() + " but the cluster uses " + map.ringTokens().id());
                     }
                     if (replication.replicationFactor() != 0 && replication.replicationFactor() != map.replicationFactor()) {
                         conflicts.add("replication factor " + replication.replicationFactor() + " but the cluster uses "

@@ -2,6 +2,8 @@ package io.kvstore.server;
 
 import io.kvstore.client.TlsEngine;
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.TokenAllocator;
+import io.kvstore.cluster.membership.RingTokens;
 import io.kvstore.cluster.ReadRepair;
 import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.core.BackgroundPriority;
@@ -81,6 +83,7 @@ public final class KvServerConfig {
     private final List<String> cluster;
     private final String partitioner;
     private final int virtualNodes;
+    private final RingTokens ringTokens;
     private final Engine engine;
     private final DaoOptions storeOptions;
     private final int maxKeyBytes;
@@ -112,6 +115,7 @@ public final class KvServerConfig {
     private final Duration streamUnreachableTimeout;
     private final boolean partitionerGiven;
     private final boolean virtualNodesGiven;
+    private final boolean ringTokensGiven;
 
     private KvServerConfig(Builder b, DaoOptions storeOptions, ReplicationOptions replication) {
         this.replication = replication;
@@ -119,7 +123,8 @@ public final class KvServerConfig {
         this.self = b.self != null ? b.self : (b.tlsCertificate == null ? "http" : "https") + "://localhost:" + b.port;
         this.cluster = b.cluster != null ? List.copyOf(b.cluster) : List.of(this.self);
         this.partitioner = b.partitioner;
-        this.virtualNodes = b.virtualNodes;
+        this.ringTokens = b.ringTokens;
+        this.virtualNodes = b.virtualNodes();
         this.engine = b.engine;
         this.storeOptions = storeOptions;
         this.maxKeyBytes = b.maxKeyBytes;
@@ -152,6 +157,7 @@ public final class KvServerConfig {
         this.streamUnreachableTimeout = b.streamUnreachableTimeout;
         this.partitionerGiven = b.partitionerGiven;
         this.virtualNodesGiven = b.virtualNodesGiven;
+        this.ringTokensGiven = b.ringTokensGiven;
     }
 
     public static Builder builder() {
@@ -187,8 +193,17 @@ public final class KvServerConfig {
         return partitioner;
     }
 
+    /**
+     * Tokens per node of the {@code ring}: as set, else {@value Partitioners#DEFAULT_VIRTUAL_NODES} for
+     * random tokens and {@value TokenAllocator#DEFAULT_TOKENS} for allocated ones.
+     */
     public int virtualNodes() {
         return virtualNodes;
+    }
+
+    /** Where a new cluster's ring tokens come from (a joining node takes the cluster's choice). */
+    public RingTokens ringTokens() {
+        return ringTokens;
     }
 
     public Engine engine() {
@@ -246,6 +261,11 @@ public final class KvServerConfig {
     /** Whether {@link #virtualNodes()} was set rather than defaulted. */
     public boolean virtualNodesGiven() {
         return virtualNodesGiven;
+    }
+
+    /** Whether {@link #ringTokens()} was set rather than defaulted. */
+    public boolean ringTokensGiven() {
+        return ringTokensGiven;
     }
 
     public int maxBodyBytes() {
@@ -389,7 +409,10 @@ public final class KvServerConfig {
         private List<String> cluster;
         private Path dataDirectory = Path.of(DEFAULT_DATA_DIRECTORY);
         private String partitioner = DEFAULT_PARTITIONER;
-        private int virtualNodes = Partitioners.DEFAULT_VIRTUAL_NODES;
+        private int virtualNodes;
+        /** Whether {@link #virtualNodes} holds a value, given or from a configuration file's defaults. */
+        private boolean virtualNodesSet;
+        private RingTokens ringTokens = RingTokens.RANDOM;
         private Engine engine = Engine.LSM;
         private SyncPolicy syncPolicy = SyncPolicy.NONE;
         private long flushThresholdBytes = DEFAULT_FLUSH_THRESHOLD_BYTES;
@@ -424,6 +447,7 @@ public final class KvServerConfig {
         private Duration streamUnreachableTimeout = Duration.ofSeconds(DEFAULT_STREAM_UNREACHABLE_SECONDS);
         private boolean partitionerGiven;
         private boolean virtualNodesGiven;
+        private boolean ringTokensGiven;
 
         public Builder port(int port) {
             this.port = port;
@@ -453,15 +477,31 @@ public final class KvServerConfig {
 
         public Builder virtualNodes(int virtualNodes) {
             this.virtualNodes = virtualNodes;
+            this.virtualNodesSet = true;
             this.virtualNodesGiven = true;
             return this;
         }
 
-        /** Marks the partitioner and virtual nodes as defaults, not choices (a command line's defaults). */
-        Builder placementDefaulted(boolean partitionerDefaulted, boolean virtualNodesDefaulted) {
+        /** See {@link KvServerConfig#ringTokens()}. */
+        public Builder ringTokens(RingTokens ringTokens) {
+            this.ringTokens = Objects.requireNonNull(ringTokens, "ringTokens");
+            this.ringTokensGiven = true;
+            return this;
+        }
+
+        /** Marks the partitioner, virtual nodes and ring tokens as defaults, not choices (a command line's defaults). */
+        Builder placementDefaulted(boolean partitionerDefaulted, boolean virtualNodesDefaulted, boolean ringTokensDefaulted) {
             this.partitionerGiven &= !partitionerDefaulted;
             this.virtualNodesGiven &= !virtualNodesDefaulted;
+            this.ringTokensGiven &= !ringTokensDefaulted;
             return this;
+        }
+
+        private int virtualNodes() {
+            if (virtualNodesSet) {
+                return virtualNodes;
+            }
+            return ringTokens == RingTokens.ALLOCATED ? TokenAllocator.DEFAULT_TOKENS : Partitioners.DEFAULT_VIRTUAL_NODES;
         }
 
         /** See {@link KvServerConfig#join()}. */
@@ -694,7 +734,9 @@ public final class KvServerConfig {
             require(!requestTimeout.isNegative() && !requestTimeout.isZero(), "request timeout must be positive");
             require(Partitioners.names().contains(partitioner),
                     "unknown partitioner '" + partitioner + "'; expected one of " + Partitioners.names());
-            require(virtualNodes >= 1, "virtual nodes must be >= 1, got " + virtualNodes);
+            require(virtualNodes() >= 1, "virtual nodes must be >= 1, got " + virtualNodes());
+            require(ringTokens == RingTokens.RANDOM || partitioner.equalsIgnoreCase("ring"),
+                    "--ring-tokens allocated needs the ring partitioner, not " + partitioner);
             require(streamBytesPerSecond >= 1, "stream bytes per second must be >= 1, got " + streamBytesPerSecond);
             require(!streamUnreachableTimeout.isNegative() && !streamUnreachableTimeout.isZero(),
                     "stream unreachable timeout must be positive");

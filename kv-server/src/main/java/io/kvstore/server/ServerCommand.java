@@ -4,6 +4,8 @@ import io.kvstore.client.TlsEngine;
 import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.ReadRepair;
 import io.kvstore.cluster.ReplicationOptions;
+import io.kvstore.cluster.TokenAllocator;
+import io.kvstore.cluster.membership.RingTokens;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
@@ -96,10 +98,18 @@ final class ServerCommand {
         config.partitioner(name);
     }
 
-    @Option(names = "--vnodes", paramLabel = "N", defaultValue = "" + Partitioners.DEFAULT_VIRTUAL_NODES,
-            description = "virtual nodes per node for the ring")
+    @Option(names = "--vnodes", paramLabel = "N",
+            description = "tokens per node of the ring (default: " + Partitioners.DEFAULT_VIRTUAL_NODES + " random, "
+                    + TokenAllocator.DEFAULT_TOKENS + " allocated)")
     void virtualNodes(int count) {
         config.virtualNodes(count);
+    }
+
+    @Option(names = "--ring-tokens", paramLabel = "CHOICE", defaultValue = "random",
+            description = "random | allocated: where a new cluster's ring tokens come from: hashes of the node URLs,"
+                    + " or chosen as each node joins to even out the nodes' shares of replicas (kept in the cluster map)")
+    void ringTokens(RingTokens choice) {
+        config.ringTokens(choice);
     }
 
     @Option(names = "--engine", paramLabel = "NAME", defaultValue = "lsm", description = "lsm | rocksdb")
@@ -378,7 +388,8 @@ final class ServerCommand {
         try {
             ServerCommand command = commandLine.getCommand();
             return command.config.tls(command.tlsCertificate, command.tlsKey)
-                    .placementDefaulted(!parsed.hasMatchedOption("--partitioner"), !parsed.hasMatchedOption("--vnodes"))
+                    .placementDefaulted(!parsed.hasMatchedOption("--partitioner"), !parsed.hasMatchedOption("--vnodes"),
+                            !parsed.hasMatchedOption("--ring-tokens"))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(commandLine, e.getMessage(), e);
@@ -404,6 +415,7 @@ final class ServerCommand {
         commandLine.registerConverter(Compression.class, converter(ServerCommand::compression));
         commandLine.registerConverter(ReadRepair.class, converter(ReadRepair::fromId));
         commandLine.registerConverter(TlsEngine.class, converter(TlsEngine::fromName));
+        commandLine.registerConverter(RingTokens.class, converter(RingTokens::parse));
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         return commandLine;
     }

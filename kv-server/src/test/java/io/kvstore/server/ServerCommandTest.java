@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.TokenAllocator;
+import io.kvstore.cluster.membership.RingTokens;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
@@ -127,6 +130,24 @@ class ServerCommandTest {
         }
         assertTrue(usage.contains("Default: 8080"), usage);
         assertTrue(usage.contains("Default: " + KvServerConfig.DEFAULT_FLUSH_THRESHOLD_BYTES), usage);
+    }
+
+    @Test
+    void ringTokensChooseTheDefaultTokenCountAndNeedTheRing() {
+        KvServerConfig random = ServerCommand.parse();
+        assertEquals(RingTokens.RANDOM, random.ringTokens());
+        assertEquals(Partitioners.DEFAULT_VIRTUAL_NODES, random.virtualNodes());
+        assertFalse(random.ringTokensGiven());
+        KvServerConfig allocated = ServerCommand.parse("--ring-tokens", "allocated");
+        assertEquals(RingTokens.ALLOCATED, allocated.ringTokens());
+        assertEquals(TokenAllocator.DEFAULT_TOKENS, allocated.virtualNodes());
+        assertTrue(allocated.ringTokensGiven());
+        assertFalse(allocated.virtualNodesGiven());
+        assertEquals(32, ServerCommand.parse("--ring-tokens", "allocated", "--vnodes", "32").virtualNodes());
+        assertUsageError("--ring-tokens allocated needs the ring partitioner, not jump",
+                "--ring-tokens", "allocated", "--partitioner", "jump");
+        assertUsageError("Invalid value for option '--ring-tokens': unknown ring tokens 'even'; expected random or allocated",
+                "--ring-tokens", "even");
     }
 
     @Test

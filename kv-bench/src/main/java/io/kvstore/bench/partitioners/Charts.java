@@ -12,7 +12,7 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.Styler;
 
-/** The three pictures of the comparison, rendered headless to PNG with XChart. */
+/** The four pictures of the comparison, rendered headless to PNG with XChart. */
 final class Charts {
     private static final int WIDTH = 900;
     private static final int HEIGHT = 500;
@@ -58,6 +58,21 @@ final class Charts {
             x[i] = vnodeCounts[i];
         }
         peakByNodes.forEach((nodes, peaks) -> chart.addSeries(nodes + " nodes", x, peaks));
+        BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    /** Peak/mean replicated ownership of the ring as a cluster grows, one line per kind of tokens and RF. */
+    static void ringGrowth(Path file, int[] sizes, Map<String, double[]> peakBySeries) throws IOException {
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT)
+                .title("Ring: most loaded node's share of replicas over the mean, growing one node at a time")
+                .xAxisTitle("nodes").yAxisTitle("peak / mean").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setMarkerSize(0);
+        double[] x = new double[sizes.length];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = sizes[i];
+        }
+        peakBySeries.forEach((name, peaks) -> chart.addSeries(name, x, peaks));
         BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
     }
 

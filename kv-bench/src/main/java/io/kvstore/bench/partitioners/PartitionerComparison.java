@@ -2,6 +2,7 @@ package io.kvstore.bench.partitioners;
 
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.TokenAllocator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,8 +21,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
- * Compares every partitioner on balance (random and sequential numeric keys), movement when a node
- * joins or leaves, lookup cost and memory, and writes a Markdown report with PNG charts.
+ * Compares every partitioner on balance (random and sequential numeric keys), the ring's random and
+ * allocated tokens as a cluster grows, movement when a node joins or is decommissioned, lookup cost and
+ * memory, and writes a Markdown report with PNG charts.
  *
  * <pre>
  * ./mvnw -q -pl kv-bench -am package -DskipTests
@@ -52,7 +54,7 @@ public final class PartitionerComparison {
             customSynopsis = "java -cp kv-bench/target/benchmarks.jar io.kvstore.bench.partitioners.PartitionerComparison"
                     + " [OPTIONS]",
             description = {"Compares every partitioner on balance, movement, lookup cost and memory; writes REPORT.md"
-                    + " and three PNG charts.", ""})
+                    + " and four PNG charts.", ""})
     private static final class Command implements Callable<Integer> {
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help and exit")
         private boolean help;
@@ -83,7 +85,12 @@ public final class PartitionerComparison {
         }
     }
 
-    /** Runs every measurement and writes REPORT.md plus three PNG charts into the output directory. */
+    /** Tokens per node of the allocated ring in the report, the default when tokens are allocated. */
+    private static final int ALLOCATED_TOKENS = TokenAllocator.DEFAULT_TOKENS;
+    /** The replication factor the allocated ring of the movement table is allocated for. */
+    private static final int MOVEMENT_RF = 3;
+
+    /** Runs every measurement and writes REPORT.md plus four PNG charts into the output directory. */
     Path run() throws IOException {
         Files.createDirectories(out);
         byte[][] randomKeys = randomKeys(keyCount, seed);
@@ -99,6 +106,7 @@ public final class PartitionerComparison {
 
         balance(md, randomKeys, sequentialKeys);
         ringVnodes(md, randomKeys);
+        ringGrowth(md);
         movement(md, randomKeys);
         lookupCostAndMemory(md, randomKeys);
         md.append(literature());
@@ -153,32 +161,156 @@ public final class PartitionerComparison {
         md.append("\n![ring peak/mean against vnodes](ring-vnodes.png)\n\n");
     }
 
+    /**
+     * The ring's balance as a cluster grows one node at a time, 3 nodes up to the largest size: the
+     * replicated ownership (each node's share of keys as one of the first RF replicas, computed exactly
+     * from the tokens) of allocated tokens against random ones.
+     */
+    private void ringGrowth(StringBuilder md) throws IOException {
+        int largest = nodeCounts[nodeCounts.length - 1];
+        int smallest = Math.min(3, largest);
+        List<String> names = nodeNames(largest);
+        List<long[]> random16 = new ArrayList<>();
+        List<long[]> random256 = new ArrayList<>();
+        for (String name : names) {
+            random16.add(Partitioners.hashedRingTokens(name, ALLOCATED_TOKENS));
+            random256.add(Partitioners.hashedRingTokens(name, Partitioners.DEFAULT_VIRTUAL_NODES));
+        }
+        int[] sizes = new int[largest - smallest + 1];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = smallest + i;
+        }
+        Map<String, double[]> series = new LinkedHashMap<>();
+        StringBuilder timing = new StringBuilder();
+        for (int rf : new int[] {1, 3}) {
+            List<long[]> allocated = new ArrayList<>();
+            long lastJoinNanos = 0;
+            for (int n = 0; n < largest; n++) {
+                long start = System.nanoTime();
+                allocated.add(TokenAllocator.allocate(allocated, ALLOCATED_TOKENS, rf));
+                lastJoinNanos = System.nanoTime() - start;
+            }
+            timing.append(String.format(Locale.ROOT, "%s%.0f ms for RF %d", timing.length() == 0 ? "" : ", ",
+                    lastJoinNanos / 1e6, rf));
+            series.put(ALLOCATED_TOKENS + " allocated, RF " + rf, growth(allocated, sizes, rf));
+            series.put(ALLOCATED_TOKENS + " random, RF " + rf, growth(random16, sizes, rf));
+            series.put(Partitioners.DEFAULT_VIRTUAL_NODES + " random, RF " + rf, growth(random256, sizes, rf));
+        }
+        md.append("## Ring: allocated tokens against random ones as a cluster grows\n\n")
+                .append(String.format(Locale.ROOT, "Nodes join one at a time, %d to %d. Allocated tokens"
+                        + " (`--ring-tokens allocated`, %d per node) are chosen by `TokenAllocator` for the"
+                        + " replication factor shown, given the tokens already placed; random ones are hashes of the"
+                        + " node names. Each cell is the most loaded node's replicated ownership (its share of keys"
+                        + " as one of the first RF replicas, computed exactly from the tokens) over the mean."
+                        + " Allocating the tokens of the %dth node took %s.%n%n", smallest, largest, ALLOCATED_TOKENS,
+                        largest, timing));
+        md.append("| nodes |");
+        for (String name : series.keySet()) {
+            md.append(' ').append(name).append(" |");
+        }
+        md.append("\n|---|");
+        md.append("---|".repeat(series.size()));
+        md.append('\n');
+        for (int n : nodeCounts) {
+            if (n >= smallest) {
+                md.append("| ").append(n).append(" |");
+                for (double[] peaks : series.values()) {
+                    md.append(String.format(Locale.ROOT, " %.3f |", peaks[n - smallest]));
+                }
+                md.append('\n');
+            }
+        }
+        md.append(String.format(Locale.ROOT, "| worst of %d..%d |", smallest, largest));
+        for (double[] peaks : series.values()) {
+            double worst = 0;
+            for (double peak : peaks) {
+                worst = Math.max(worst, peak);
+            }
+            md.append(String.format(Locale.ROOT, " %.3f |", worst));
+        }
+        md.append('\n');
+        Charts.ringGrowth(out.resolve("ring-growth.png"), sizes, series);
+        md.append("\n![ring peak/mean as a cluster grows](ring-growth.png)\n\n");
+    }
+
+    /** Peak/mean replicated ownership of the first {@code n} nodes of {@code tokens}, for each size. */
+    private static double[] growth(List<long[]> tokens, int[] sizes, int rf) {
+        double[] peaks = new double[sizes.length];
+        for (int i = 0; i < sizes.length; i++) {
+            double[] ownership = TokenAllocator.replicatedOwnership(tokens.subList(0, sizes[i]), rf);
+            double peak = 0;
+            double sum = 0;
+            for (double share : ownership) {
+                peak = Math.max(peak, share);
+                sum += share;
+            }
+            peaks[i] = peak / (sum / ownership.length);
+        }
+        return peaks;
+    }
+
     private void movement(StringBuilder md, byte[][] randomKeys) throws IOException {
         md.append("## Movement: keys whose first replica changes\n\n")
-                .append("A node joins at the end of the node list (n -> n+1; ideal 1/(n+1) of the keys move) or the"
-                        + " last node leaves (n -> n-1; ideal 1/n, the keys it held). Jump hash can only add or"
-                        + " remove the last bucket, so the last node is the one that leaves for every algorithm.\n\n")
-                .append("| partitioner | n | join: moved | join: ideal | leave: moved | leave: ideal |\n")
+                .append("In map order, as the cluster map changes: a node joins at the end (n -> n+1; ideal 1/(n+1)"
+                        + " of the keys move), or the node in the middle of the map (position n/2, counting from 0) is"
+                        + " decommissioned and the others keep their order (n -> n-1; ideal 1/n, the keys it held)."
+                        + " Jump hash numbers its buckets, so removing any node but the last renumbers the nodes"
+                        + " after it. The allocated ring has " + ALLOCATED_TOKENS + " tokens per node allocated for RF "
+                        + MOVEMENT_RF + " as the nodes joined in map order; a decommissioned node's tokens leave with it"
+                        + " and the others keep theirs.\n\n")
+                .append("| partitioner | n | join: moved | join: ideal | decommission: moved | decommission: ideal |\n")
                 .append("|---|---|---|---|---|---|\n");
-        Map<String, double[]> joinPercents = new LinkedHashMap<>();
+        int largest = nodeCounts[nodeCounts.length - 1];
+        List<String> names = nodeNames(largest + 1);
+        List<long[]> allocated = TokenAllocator.allocateAll(largest + 1, ALLOCATED_TOKENS, MOVEMENT_RF);
+        Map<String, Placement> placements = new LinkedHashMap<>();
         for (String name : Partitioners.names()) {
+            placements.put(name, nodes -> Partitioners.create(name, select(names, nodes)));
+        }
+        placements.put("ring, allocated", nodes -> Partitioners.ring(select(names, nodes), select(allocated, nodes)));
+        Map<String, double[]> joinPercents = new LinkedHashMap<>();
+        for (Map.Entry<String, Placement> placement : placements.entrySet()) {
             double[] percents = new double[nodeCounts.length];
             for (int i = 0; i < nodeCounts.length; i++) {
                 int n = nodeCounts[i];
-                Partitioner base = Partitioners.create(name, nodeNames(n));
-                double join = LoadStats.movedShare(base, Partitioners.create(name, nodeNames(n + 1)), randomKeys);
-                String leave = n > 1
-                        ? String.format(Locale.ROOT, "%.2f%%", 100 * LoadStats.movedShare(base,
-                                Partitioners.create(name, nodeNames(n - 1)), randomKeys))
-                        : "n/a";
+                Partitioner base = placement.getValue().over(firstNodes(n));
+                double join = LoadStats.movedShare(base, placement.getValue().over(firstNodes(n + 1)), randomKeys);
+                String leave = "n/a";
+                if (n > 1) {
+                    List<Integer> remaining = firstNodes(n);
+                    remaining.remove(n / 2);
+                    leave = String.format(Locale.ROOT, "%.2f%%",
+                            100 * LoadStats.movedShare(base, placement.getValue().over(remaining), randomKeys));
+                }
                 percents[i] = 100 * join;
                 md.append(String.format(Locale.ROOT, "| %s | %d | %.2f%% | %.2f%% | %s | %.2f%% |%n",
-                        name, n, 100 * join, 100.0 / (n + 1), leave, 100.0 / n));
+                        placement.getKey(), n, 100 * join, 100.0 / (n + 1), leave, 100.0 / n));
             }
-            joinPercents.put(name, percents);
+            joinPercents.put(placement.getKey(), percents);
         }
         Charts.keysMoved(out.resolve("keys-moved.png"), nodeCounts, joinPercents);
         md.append("\n![keys moved on join](keys-moved.png)\n\n");
+    }
+
+    /** A partitioner over some nodes of the map, given by their positions in map order. */
+    private interface Placement {
+        Partitioner over(List<Integer> positions);
+    }
+
+    private static List<Integer> firstNodes(int n) {
+        List<Integer> positions = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            positions.add(i);
+        }
+        return positions;
+    }
+
+    private static <T> List<T> select(List<T> all, List<Integer> positions) {
+        List<T> selected = new ArrayList<>(positions.size());
+        for (int position : positions) {
+            selected.add(all.get(position));
+        }
+        return selected;
     }
 
     private void lookupCostAndMemory(StringBuilder md, byte[][] randomKeys) {
