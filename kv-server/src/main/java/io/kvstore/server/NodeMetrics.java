@@ -16,8 +16,8 @@ import java.time.Duration;
 import java.util.EnumSet;
 
 /**
- * The node's meters, in one Prometheus registry that Vert.x reports to as well: its internode HTTP client,
- * its worker pools and the JVM. The node's own meters ({@link RequestMetrics}, {@link CoordinatorMetrics},
+ * The node's meters, in one Prometheus registry that Vert.x reports to as well: its worker pools and
+ * the JVM. The node's own meters ({@link RequestMetrics}, {@link CoordinatorMetrics},
  * {@link MeteredReplica}, {@link StorageMetrics} and the gauges {@link KvServer} binds) are registered here,
  * and a component that comes later binds its meters to {@link #registry()} the same way. Served by
  * {@link MetricsHandler}; the list of names is in docs/OPERATIONS.md.
@@ -59,17 +59,18 @@ final class NodeMetrics {
     }
 
     /**
-     * A Vert.x that reports its HTTP client, its worker pools and the JVM (heap, GC, threads) to this
-     * registry, labelled by method and status code, never by address. Its HTTP server metrics are off:
-     * they look meters up for every request, a cost docs/BENCHMARKS.md measures; {@link RequestMetrics}
-     * counts the requests instead.
+     * A Vert.x that reports its worker pools and the JVM (heap, GC, threads) to this registry. Its HTTP
+     * server and client metrics are off: they look meters up for every request, a cost docs/BENCHMARKS.md
+     * measures; {@link RequestMetrics} counts the requests served and {@link MeteredReplica} times the
+     * calls to peers instead.
      */
     Vertx vertx(VertxOptions options) {
         MicrometerMetricsOptions metrics = new MicrometerMetricsOptions()
                 .setEnabled(true)
                 .setJvmMetricsEnabled(true)
-                .setLabels(EnumSet.of(Label.HTTP_ROUTE, Label.HTTP_METHOD, Label.HTTP_CODE, Label.POOL_TYPE, Label.POOL_NAME))
+                .setLabels(EnumSet.of(Label.POOL_TYPE, Label.POOL_NAME))
                 .addDisabledMetricsCategory(MetricsDomain.HTTP_SERVER)
+                .addDisabledMetricsCategory(MetricsDomain.HTTP_CLIENT)
                 .addDisabledMetricsCategory(MetricsDomain.EVENT_BUS)
                 .addDisabledMetricsCategory(MetricsDomain.DATAGRAM_SOCKET)
                 .addDisabledMetricsCategory(MetricsDomain.VERTICLES);
