@@ -8,6 +8,7 @@ import io.kvstore.core.DaoProperties;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -18,7 +19,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * Write and space amplification of the engines' compaction on two workloads: inserts of new keys, and
@@ -49,6 +52,9 @@ public final class AmplificationBenchmark implements Callable<Integer> {
     /** Writes between two samples of the table bytes during a run. */
     private static final int SAMPLE_EVERY = 4096;
     private static final long SETTLE_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(10);
+
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--writes", description = "writes per workload")
     int writes = 2_000_000;
@@ -83,19 +89,20 @@ public final class AmplificationBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
         for (String engine : engines) {
             if (!ENGINES.contains(engine)) {
-                throw new CommandLine.ParameterException(new CommandLine(this),
+                throw new CommandLine.ParameterException(spec.commandLine(),
                         "unknown engine '" + engine + "', expected one of " + ENGINES);
             }
         }
         for (String workload : workloads) {
             if (!workload.equals("inserts") && !workload.equals("updates")) {
-                throw new CommandLine.ParameterException(new CommandLine(this),
+                throw new CommandLine.ParameterException(spec.commandLine(),
                         "unknown workload '" + workload + "', expected inserts or updates");
             }
         }
-        System.out.printf("%,d writes per workload, %d-byte keys, %d-byte values, %,d-byte memtables, trigger %d;"
+        out.printf("%,d writes per workload, %d-byte keys, %d-byte values, %,d-byte memtables, trigger %d;"
                         + " LSM leveled: levelBaseBytes %,d, targetTableBytes %,d%n", writes, BenchKeys.KEY_BYTES,
                 valueBytes, memtableBytes, compactionTrigger, levelBaseBytes, targetTableBytes);
         List<String> rows = new ArrayList<>();
@@ -106,11 +113,13 @@ public final class AmplificationBenchmark implements Callable<Integer> {
         for (String workload : workloads) {
             for (String engine : engines) {
                 rows.add(run(workload, engine));
-                System.out.println(rows.get(rows.size() - 1));
+                out.println(rows.get(rows.size() - 1));
+                out.flush();
             }
         }
-        System.out.println();
-        rows.forEach(System.out::println);
+        out.println();
+        rows.forEach(out::println);
+        out.flush();
         return 0;
     }
 
