@@ -47,6 +47,7 @@ if [[ ! -f $SERVER_JAR || ! -f $BENCH_JAR ]]; then
 fi
 
 source kv-bench/scripts/processes.sh  # the working directory is the repository root
+source kv-bench/scripts/results.sh
 
 load() { # load TARGETS ARGS... -> prints the RESULT line
   local out
@@ -144,15 +145,4 @@ table=$(
   printf '%s\n' "${rows[@]}"
   echo "<!-- http-suite:end -->"
 )
-if grep -q '<!-- http-suite:start -->' "$OUT" 2>/dev/null; then
-  python3 - "$OUT" "$table" <<'PY'
-import re, sys
-path, table = sys.argv[1], sys.argv[2]
-text = open(path).read()
-text = re.sub(r"<!-- http-suite:start -->.*?<!-- http-suite:end -->", lambda m: table, text, flags=re.S)
-open(path, "w").write(text)
-PY
-else
-  printf '\n%s\n' "$table" >>"$OUT"
-fi
-echo "wrote the table into $OUT"
+write_section http-suite "$OUT" "$table"

@@ -1,7 +1,7 @@
 package io.kvstore.bench;
 
 /**
- * The keys and values of {@link DaoBenchmark}: 16-byte keys that look random but are a pure function
+ * The keys of the engine benchmarks: 16-byte keys that look random but are a pure function
  * of an index, so a preloaded store can be checked and reused, and absent keys are known to be absent.
  *
  * <p>The first 8 bytes are a bijective 64-bit mix of the index, so distinct indices give distinct
@@ -9,7 +9,6 @@ package io.kvstore.bench;
  */
 final class BenchKeys {
     static final int KEY_BYTES = 16;
-    static final int VALUE_BYTES = 100;
 
     private BenchKeys() {
     }
@@ -26,21 +25,8 @@ final class BenchKeys {
         return key;
     }
 
-    /** The value stored under the key of {@code index} in the preloaded store. */
-    static byte[] value(long index) {
-        byte[] value = new byte[VALUE_BYTES];
-        long state = mix(~index);
-        for (int i = 0; i < VALUE_BYTES; i += 8) {
-            state = mix(state + 0x9E3779B97F4A7C15L);
-            for (int j = 0; j < 8 && i + j < VALUE_BYTES; j++) {
-                value[i + j] = (byte) (state >>> (8 * j));
-            }
-        }
-        return value;
-    }
-
     /** MurmurHash3's fmix64: a bijection on 64-bit values with good avalanche. */
-    private static long mix(long z) {
+    static long mix(long z) {
         z = (z ^ (z >>> 33)) * 0xFF51AFD7ED558CCDL;
         z = (z ^ (z >>> 33)) * 0xC4CEB9FE1A85EC53L;
         return z ^ (z >>> 33);

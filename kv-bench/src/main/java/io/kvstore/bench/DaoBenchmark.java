@@ -1,8 +1,8 @@
 package io.kvstore.bench;
 
 import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Compression;
 import io.kvstore.core.Dao;
-import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -22,22 +22,25 @@ import org.openjdk.jmh.infra.Blackhole;
 import org.openjdk.jmh.infra.ThreadParams;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Our LSM engine against RocksDB in the same run, on 16-byte random keys and 100-byte values:
+ * Our LSM engine against RocksDB in the same run, on 16-byte random keys and 100-byte random values,
+ * both storing blocks uncompressed (RocksDB's {@link io.kvstore.core.Dao} never compresses;
+ * {@link CompressionBenchmark} measures the codecs):
  * <ul>
- *   <li>{@code put}: upserts of new random keys into a store that starts empty (default options:
- *       WAL on, no fsync, 32 MiB memtable), flushes and compactions included;</li>
+ *   <li>{@code fill}: {@code keys} upserts of new random keys into an empty store (default options: WAL
+ *       on, no fsync, 32 MiB memtable), split among the threads, flushes and compactions included;
+ *       one shot per iteration into a fresh store, so its score is the time of the whole fill and the
+ *       rate is {@code keys} divided by it;</li>
  *   <li>{@code getPresent} / {@code getAbsent}: point reads of stored / never-written keys on a store
  *       of {@code keys} entries already flushed and compacted into tables ({@link PreloadedStore},
  *       built once and reused);</li>
  *   <li>{@code scan100}: a range of 100 consecutive entries from a random stored key.</li>
  * </ul>
- * Results are operations per second (per thread count given with {@code -t}).
+ * Read results are operations per second of all threads ({@code -t}) together.
+ * {@code kv-bench/scripts/engine-suite.sh} runs it beside RocksDB's own {@code db_bench}.
  *
  * <pre>
  * java -jar kv-bench/target/benchmarks.jar DaoBenchmark
@@ -51,29 +54,28 @@ import java.util.concurrent.TimeUnit;
 @Fork(value = 2, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
 public class DaoBenchmark {
 
-    /** The store written by {@code put}: fresh for every trial, deleted afterwards. */
+    /** The store written by {@code fill}: empty at the start of every iteration, deleted at its end. */
     @State(Scope.Benchmark)
-    public static class WriteStore {
+    public static class FillStore {
         @Param({"lsm", "rocksdb"})
         public String engine;
 
-        Dao dao;
-        private Path directory;
+        /** Keys written per iteration, by all threads together. */
+        @Param({"5000000"})
+        public int keys;
 
-        @Setup(Level.Trial)
+        FreshStore store;
+
+        @Setup(Level.Iteration)
         public void open() throws IOException {
-            Engine chosen = Engine.fromName(engine); // before creating anything: a bad name leaves no litter
-            directory = Files.createTempDirectory(BenchDirectories.root(), "put-" + engine + "-");
-            dao = chosen.open(DaoOptions.defaults(directory));
+            store = FreshStore.open(Engine.fromName(engine), Compression.NONE);
         }
 
-        @TearDown(Level.Trial)
+        @TearDown(Level.Iteration)
         public void close() throws IOException {
-            if (dao != null) {
-                dao.close();
-            }
-            if (directory != null) {
-                BenchDirectories.deleteRecursively(directory);
+            if (store != null) {
+                store.close();
+                store = null;
             }
         }
     }
@@ -92,7 +94,7 @@ public class DaoBenchmark {
 
         @Setup(Level.Trial)
         public void open() throws IOException {
-            dao = PreloadedStore.open(Engine.fromName(engine), keys);
+            dao = PreloadedStore.open(Engine.fromName(engine), keys, Compression.NONE, BenchValues.RANDOM);
         }
 
         @TearDown(Level.Trial)
@@ -108,15 +110,22 @@ public class DaoBenchmark {
     public static class ThreadState {
         SplittableRandom random;
         final byte[] readKey = new byte[BenchKeys.KEY_BYTES];
-        final byte[] value = new byte[BenchKeys.VALUE_BYTES];
+        final byte[] value = new byte[BenchValues.VALUE_BYTES];
         long timestamp;
         private long threadIndex;
+        private int threadCount;
 
         @Setup(Level.Trial)
         public void setUp(ThreadParams params) {
             threadIndex = params.getThreadIndex();
+            threadCount = params.getThreadCount();
             random = new SplittableRandom(0x1234_5678L + threadIndex);
             random.nextBytes(value);
+        }
+
+        /** This thread's part of {@code keys} operations shared by all threads. */
+        int share(int keys) {
+            return keys / threadCount;
         }
 
         /** Unique across threads: the thread index sits in the low bits. */
@@ -126,11 +135,18 @@ public class DaoBenchmark {
     }
 
     @Benchmark
-    public void put(WriteStore store, ThreadState thread) throws IOException {
-        byte[] key = new byte[BenchKeys.KEY_BYTES]; // the memtable keeps it: a fresh array per write
-        thread.random.nextBytes(key);
-        // The value is never modified, so every entry may share it.
-        store.dao.upsert(Entry.value(key, thread.value, thread.nextTimestamp()));
+    @BenchmarkMode(Mode.SingleShotTime)
+    @OutputTimeUnit(TimeUnit.MILLISECONDS)
+    @Warmup(iterations = 1)
+    @Measurement(iterations = 3)
+    public void fill(FillStore fill, ThreadState thread) throws IOException {
+        Dao dao = fill.store.dao;
+        for (int i = thread.share(fill.keys); i > 0; i--) {
+            byte[] key = new byte[BenchKeys.KEY_BYTES]; // the memtable keeps it: a fresh array per write
+            thread.random.nextBytes(key);
+            // The value is never modified, so every entry may share it.
+            dao.upsert(Entry.value(key, thread.value, thread.nextTimestamp()));
+        }
     }
 
     @Benchmark
@@ -148,9 +164,14 @@ public class DaoBenchmark {
     @Benchmark
     public int scan100(ReadStore store, ThreadState thread, Blackhole blackhole) throws IOException {
         BenchKeys.write(thread.random.nextInt(store.keys), thread.readKey);
+        return scan(store.dao, thread.readKey, 100, blackhole);
+    }
+
+    /** Reads up to {@code count} entries from {@code from} on, as {@code scan100} does; returns how many. */
+    static int scan(Dao dao, byte[] from, int count, Blackhole blackhole) throws IOException {
         int read = 0;
-        try (CloseableIterator<Entry> range = store.dao.range(thread.readKey, null)) {
-            while (read < 100 && range.hasNext()) {
+        try (CloseableIterator<Entry> range = dao.range(from, null)) {
+            while (read < count && range.hasNext()) {
                 blackhole.consume(range.next());
                 read++;
             }

@@ -1,0 +1,40 @@
+package io.kvstore.bench;
+
+import io.kvstore.core.Compression;
+import io.kvstore.core.Dao;
+import io.kvstore.core.Engine;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** An empty store in a new directory under {@link BenchDirectories#root()}, deleted when closed. */
+final class FreshStore implements AutoCloseable {
+    final Dao dao;
+    private final Path directory;
+
+    private FreshStore(Dao dao, Path directory) {
+        this.dao = dao;
+        this.directory = directory;
+    }
+
+    /** Opens an empty store of {@code engine} with the benchmarks' options ({@link PreloadedStore#options}). */
+    static FreshStore open(Engine engine, Compression compression) throws IOException {
+        Path directory = Files.createTempDirectory(BenchDirectories.root(), "fill-" + engine.id() + "-");
+        try {
+            return new FreshStore(engine.open(PreloadedStore.options(directory, compression)), directory);
+        } catch (IOException | RuntimeException e) {
+            BenchDirectories.deleteRecursively(directory);
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            dao.close();
+        } finally {
+            BenchDirectories.deleteRecursively(directory);
+        }
+    }
+}
