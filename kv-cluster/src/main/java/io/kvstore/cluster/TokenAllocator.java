@@ -11,15 +11,17 @@ import java.util.List;
  * nodes well above the mean; allocated ones do better with a few (figures in docs/BENCHMARKS.md).
  *
  * <p>The method follows the idea of Cassandra's replication-aware allocator. The new node's tokens are
- * placed one at a time, each where it most reduces the squared distance of every node's replicated
- * ownership from its target: the mean for the nodes already there, and for the new node the share of
- * the mean its tokens placed so far should carry (so that its first tokens do not grab what its last
- * ones need). A token splits one range of the ring: the keys on its left go to the new node first, which
- * pushes the last of their former replicas out, and the ranges just before it whose replicas reach
- * past it lose their last replica to the new node too. Only the width of the left part depends on
- * where in the range the token goes, so the best point is found in closed form. A second term, the
- * sum of squares of the ranges' widths, keeps ranges of similar width (splitting a range near its
- * middle, and a wide one first); without it ranges shrink to slivers that no later node can use.
+ * placed one at a time, each where it most reduces an objective: the squared distance of every node's
+ * replicated ownership from its target (the mean for the nodes already there; for the new node the
+ * share of the mean its tokens placed so far should carry, so that its first tokens do not grab what
+ * its last ones need), plus, weighted, the same for the nodes' shares of first replicas (which
+ * coordinate the requests of partition-aware clients) and the sum of squares of the ranges' widths
+ * (which keeps ranges of similar width, so that none shrinks to a sliver no later node can use). A
+ * token splits one range of the ring: the keys on its left go to the new node first, which pushes the
+ * last of their former replicas out, and the ranges just before it whose replicas reach past it lose
+ * their last replica to the new node too. Only the width of the left part depends on where in the range
+ * the token goes, and the objective is quadratic in it, so each range's best point is found in closed
+ * form and every range is tried.
  *
  * <p>The first node of a ring gets evenly spaced tokens. While a ring has fewer nodes than {@code RF}
  * (every node then holds every key), tokens are balanced for as many replicas as there are nodes, so
@@ -33,6 +35,14 @@ import java.util.List;
 public final class TokenAllocator {
     /** Tokens per node when they are allocated: enough for balance, few enough that each range is large. */
     public static final int DEFAULT_TOKENS = 16;
+
+    /**
+     * Weight of the first replicas' shares in the objective: a partition-aware client sends each request
+     * to its key's first replica, which coordinates it, so those shares should be even too.
+     */
+    private static final double PRIMARY_WEIGHT = 2;
+    /** Weight of the ranges' widths in the objective, which keeps them from shrinking to slivers. */
+    private static final double WIDTH_WEIGHT = 2;
 
     private final TokenRing ring;
     private final int newNode;
@@ -233,10 +243,16 @@ public final class TokenAllocator {
             quadratic += s * s;
             linear += 2 * s * moved;
         }
+        // First replicas: the left part moves from the range's owner to the new node.
+        double primaryMean = 1.0 / (newNode + 1);
+        double newcomer = ring.primaryOwnership(newNode) - primaryMean * (placedSoFar + 1) / tokenCount;
+        double displaced = ring.primaryOwnership(ring.owner(range)) - primaryMean;
+        quadratic += 2 * PRIMARY_WEIGHT;
+        linear += 2 * PRIMARY_WEIGHT * (newcomer - displaced);
         // Splitting a range of width w at l changes the sum of squared widths by 2l^2 - 2wl.
         double width = ring.width(range);
-        quadratic += 2;
-        linear -= 2 * width;
+        quadratic += 2 * WIDTH_WEIGHT;
+        linear -= 2 * WIDTH_WEIGHT * width;
         split = Math.max(0, Math.min(width, -linear / (2 * quadratic)));
         for (int i = 0; i < touchedCount; i++) {
             delta[touched[i]] = 0;

@@ -19,6 +19,7 @@ final class TokenRing {
     private int count;
     private final int replicas;
     private final double[] ownership;
+    private final double[] primaryOwnership;
 
     /**
      * @param placed   per node (its index in the list), its tokens; they must be distinct
@@ -51,6 +52,7 @@ final class TokenRing {
         this.count = total;
         this.replicas = replicas;
         this.ownership = new double[nodes];
+        this.primaryOwnership = new double[nodes];
         recomputeOwnership();
     }
 
@@ -73,6 +75,11 @@ final class TokenRing {
     /** The replicated ownership of {@code node}, as a fraction of the hash space. */
     double ownership(int node) {
         return ownership[node];
+    }
+
+    /** The share of the hash space for which {@code node} is the first replica. */
+    double primaryOwnership(int node) {
+        return primaryOwnership[node];
     }
 
     /** The width of range {@code index}, {@code (token[index-1], token[index]]}, in hashes (unsigned). */
@@ -132,9 +139,11 @@ final class TokenRing {
 
     private void recomputeOwnership() {
         Arrays.fill(ownership, 0);
+        Arrays.fill(primaryOwnership, 0);
         int[] set = new int[replicas];
         for (int range = 0; range < count; range++) {
             double width = width(range);
+            primaryOwnership[owners[range]] += width;
             int found = walk(range, -1, -1, set);
             for (int i = 0; i < found; i++) {
                 ownership[set[i]] += width;

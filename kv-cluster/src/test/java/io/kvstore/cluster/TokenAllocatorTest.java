@@ -32,6 +32,9 @@ class TokenAllocatorTest {
                 int size = nodes;
                 assertTrue(peakToMean <= bound, () -> size + " nodes, RF " + replicationFactor + ": most loaded node holds "
                         + peakToMean + " x the mean");
+                double firstReplicas = peakToMean(ownership(placed, 1));
+                assertTrue(firstReplicas <= 0.05 + bound, () -> size + " nodes, RF " + replicationFactor
+                        + ": the busiest first replica holds " + firstReplicas + " x the mean");
             }
         }
         System.out.printf("allocated %d tokens, RF %d, 1..50 nodes: worst peak/mean %.4f%n", tokens, replicationFactor, worst);

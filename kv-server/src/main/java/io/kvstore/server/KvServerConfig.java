@@ -2,10 +2,10 @@ package io.kvstore.server;
 
 import io.kvstore.client.TlsEngine;
 import io.kvstore.cluster.Partitioners;
-import io.kvstore.cluster.TokenAllocator;
-import io.kvstore.cluster.membership.RingTokens;
 import io.kvstore.cluster.ReadRepair;
 import io.kvstore.cluster.ReplicationOptions;
+import io.kvstore.cluster.TokenAllocator;
+import io.kvstore.cluster.membership.RingTokens;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;

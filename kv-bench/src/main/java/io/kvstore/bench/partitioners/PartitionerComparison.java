@@ -193,6 +193,9 @@ public final class PartitionerComparison {
             timing.append(String.format(Locale.ROOT, "%s%.0f ms for RF %d", timing.length() == 0 ? "" : ", ",
                     lastJoinNanos / 1e6, rf));
             series.put(ALLOCATED_TOKENS + " allocated, RF " + rf, growth(allocated, sizes, rf));
+            if (rf > 1) {
+                series.put(ALLOCATED_TOKENS + " allocated for RF " + rf + ", first replicas", growth(allocated, sizes, 1));
+            }
             series.put(ALLOCATED_TOKENS + " random, RF " + rf, growth(random16, sizes, rf));
             series.put(Partitioners.DEFAULT_VIRTUAL_NODES + " random, RF " + rf, growth(random256, sizes, rf));
         }
@@ -201,7 +204,9 @@ public final class PartitionerComparison {
                         + " (`--ring-tokens allocated`, %d per node) are chosen by `TokenAllocator` for the"
                         + " replication factor shown, given the tokens already placed; random ones are hashes of the"
                         + " node names. Each cell is the most loaded node's replicated ownership (its share of keys"
-                        + " as one of the first RF replicas, computed exactly from the tokens) over the mean."
+                        + " as one of the first RF replicas, computed exactly from the tokens) over the mean; the"
+                        + " \"first replicas\" column is the share of keys whose first replica each node is, which"
+                        + " coordinates the requests a partition-aware client sends."
                         + " Allocating the tokens of the %dth node took %s.%n%n", smallest, largest, ALLOCATED_TOKENS,
                         largest, timing));
         md.append("| nodes |");
