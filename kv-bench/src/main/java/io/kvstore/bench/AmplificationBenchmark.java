@@ -71,8 +71,9 @@ public final class AmplificationBenchmark implements Callable<Integer> {
     @Option(names = "--compaction-trigger", description = "tables (level 0 tables under leveled) that start a compaction")
     int compactionTrigger = DaoOptions.DEFAULT_COMPACTION_TRIGGER;
 
-    @Option(names = "--level-base-bytes", description = "the LSM engine's levelBaseBytes")
-    long levelBaseBytes = DaoOptions.DEFAULT_LEVEL_BASE_BYTES;
+    @Option(names = "--level-base-bytes", description = "the LSM engine's levelBaseBytes; 0: its default"
+            + " (DaoOptions.DEFAULT_LEVEL_BASE_MEMTABLES memtables)")
+    long levelBaseBytes;
 
     @Option(names = "--target-table-bytes", description = "the LSM engine's targetTableBytes")
     long targetTableBytes = DaoOptions.DEFAULT_TARGET_TABLE_BYTES;
@@ -104,7 +105,8 @@ public final class AmplificationBenchmark implements Callable<Integer> {
         }
         out.printf("%,d writes per workload, %d-byte keys, %d-byte values, %,d-byte memtables, trigger %d;"
                         + " LSM leveled: levelBaseBytes %,d, targetTableBytes %,d%n", writes, BenchKeys.KEY_BYTES,
-                valueBytes, memtableBytes, compactionTrigger, levelBaseBytes, targetTableBytes);
+                valueBytes, memtableBytes, compactionTrigger, options("leveled", Path.of(".")).levelBaseBytes(),
+                targetTableBytes);
         List<String> rows = new ArrayList<>();
         rows.add("| workload | engine | user MB | written by flushes + compactions MB | write amplification "
                 + "| live logical MB | tables at the end MB | fully compacted MB | space amplification (/ logical) "

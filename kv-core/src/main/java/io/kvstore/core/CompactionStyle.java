@@ -5,7 +5,7 @@ public enum CompactionStyle {
     /**
      * Runs of similar-sized tables merge into one: writers never wait for compaction, but shadowed
      * versions wait in ever larger tables, and a merge of the largest ones rewrites a large part of the
-     * store at once. The default.
+     * store at once.
      */
     SIZE_TIERED,
     /**
@@ -15,7 +15,7 @@ public enum CompactionStyle {
      * hold data (at most about {@link DaoOptions#levelBaseBytes()}). A compaction merges level 0, or one
      * table, into the overlapping tables of the next level: bounded jobs and little space taken by
      * shadowed versions. Writers slow down, then stop, while level 0 holds two, then three times
-     * {@link DaoOptions#compactionTrigger()} tables.
+     * {@link DaoOptions#compactionTrigger()} tables. The default.
      */
     LEVELED
 }

@@ -33,12 +33,15 @@ public final class DaoOptions {
     /** Default CPU priority of the flush and compaction threads: see {@link #backgroundPriority()}. */
     public static final BackgroundPriority DEFAULT_BACKGROUND_PRIORITY = BackgroundPriority.nice(19);
 
-    /** Default compaction style: {@link CompactionStyle#SIZE_TIERED}. */
-    public static final CompactionStyle DEFAULT_COMPACTION_STYLE = CompactionStyle.SIZE_TIERED;
+    /** Default compaction style: {@link CompactionStyle#LEVELED}. */
+    public static final CompactionStyle DEFAULT_COMPACTION_STYLE = CompactionStyle.LEVELED;
     /** Default size of the tables of leveled compaction's levels 1 and deeper: 64 MiB. */
     public static final long DEFAULT_TARGET_TABLE_BYTES = 64L << 20;
-    /** Default size of leveled compaction's level 1: 256 MiB; each deeper level is ten times larger. */
-    public static final long DEFAULT_LEVEL_BASE_BYTES = 256L << 20;
+    /**
+     * Default {@link #levelBaseBytes()}, in memtables: 16 times {@link #flushThresholdBytes()}, four
+     * level 0 compactions' worth at the default trigger (docs/BENCHMARKS.md has the sizes tried).
+     */
+    public static final int DEFAULT_LEVEL_BASE_MEMTABLES = 16;
     /** Default compaction rate limit: 0, none. */
     public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
     /** Default codec of table data blocks: {@link Compression#LZ4}. */
@@ -185,8 +188,8 @@ public final class DaoOptions {
     }
 
     /**
-     * How tables are merged: {@link CompactionStyle#SIZE_TIERED} (the default) or
-     * {@link CompactionStyle#LEVELED}. A store may change style between opens: its tables are
+     * How tables are merged: {@link CompactionStyle#LEVELED} (the default) or
+     * {@link CompactionStyle#SIZE_TIERED}. A store may change style between opens: its tables are
      * reorganised by the compactions that follow.
      */
     public CompactionStyle compactionStyle() {
@@ -203,10 +206,14 @@ public final class DaoOptions {
      * level. Levels are sized from the data: the last holds what it holds, each level above a tenth of
      * the one below, and the base level is the highest one whose share exceeds a tenth of this size
      * (no level's limit is set below it). Level 0 is compacted once it holds
-     * {@link #compactionTrigger()} tables.
+     * {@link #compactionTrigger()} tables. Default: {@link #DEFAULT_LEVEL_BASE_MEMTABLES} times
+     * {@link #flushThresholdBytes()}, at least {@link #targetTableBytes()}; a base level several times
+     * what a level 0 compaction brings keeps it from rewriting much more than it brings, while levels
+     * above the last that are too large for the data leave room for old versions.
      */
     public long levelBaseBytes() {
-        return levelBaseBytes;
+        return levelBaseBytes != 0 ? levelBaseBytes
+                : Math.max(targetTableBytes, DEFAULT_LEVEL_BASE_MEMTABLES * flushThresholdBytes);
     }
 
     /**
@@ -270,7 +277,7 @@ public final class DaoOptions {
                 + ", compactionBytesPerSecond=" + compactionBytesPerSecond
                 + ", compactionStyle=" + compactionStyle
                 + ", targetTableBytes=" + targetTableBytes
-                + ", levelBaseBytes=" + levelBaseBytes + '}';
+                + ", levelBaseBytes=" + levelBaseBytes() + '}';
     }
 
     /** Builds {@link DaoOptions}; {@link #build()} rejects out-of-range values. */
@@ -289,7 +296,8 @@ public final class DaoOptions {
         private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
         private CompactionStyle compactionStyle = DEFAULT_COMPACTION_STYLE;
         private long targetTableBytes = DEFAULT_TARGET_TABLE_BYTES;
-        private long levelBaseBytes = DEFAULT_LEVEL_BASE_BYTES;
+        /** 0: {@link #DEFAULT_LEVEL_BASE_MEMTABLES} memtables. */
+        private long levelBaseBytes;
         private LongUnaryOperator timestampToMillis = HYBRID_TIMESTAMPS;
         private LongSupplier clock = System::currentTimeMillis;
 
@@ -388,8 +396,9 @@ public final class DaoOptions {
             require(compactionTrigger >= 2, "compactionTrigger must be >= 2, got " + compactionTrigger);
             require(maxFrozenMemtables >= 1, "maxFrozenMemtables must be >= 1, got " + maxFrozenMemtables);
             require(targetTableBytes >= 4096, "targetTableBytes must be >= 4096, got " + targetTableBytes);
-            require(levelBaseBytes >= targetTableBytes, "levelBaseBytes must be >= targetTableBytes ("
-                    + targetTableBytes + "), got " + levelBaseBytes);
+            require(levelBaseBytes == 0 || levelBaseBytes >= targetTableBytes,
+                    "levelBaseBytes must be 0 (the default: " + DEFAULT_LEVEL_BASE_MEMTABLES
+                            + " memtables) or >= targetTableBytes (" + targetTableBytes + "), got " + levelBaseBytes);
             require(compactionBytesPerSecond >= 0,
                     "compactionBytesPerSecond must be >= 0 (0: no limit), got " + compactionBytesPerSecond);
             require(!tombstoneGrace.isNegative(), "tombstoneGrace must not be negative, got " + tombstoneGrace);

@@ -144,9 +144,10 @@ final class ServerCommand {
         config.compactionBytesPerSecond(bytes);
     }
 
-    @Option(names = "--compaction-style", paramLabel = "STYLE", defaultValue = "tiered",
-            description = "tiered | leveled: size-tiered merges runs of similar-sized tables (less rewriting);"
-                    + " leveled keeps levels of non-overlapping tables (less space for old versions)")
+    @Option(names = "--compaction-style", paramLabel = "STYLE", defaultValue = "leveled",
+            description = "leveled | tiered: leveled keeps levels of non-overlapping tables (little space for old"
+                    + " versions, level 0 held back by slowing writers); size-tiered merges runs of similar-sized"
+                    + " tables (no writer slowdown, old versions wait in large tables)")
     void compactionStyle(CompactionStyle style) {
         config.compactionStyle(style);
     }

@@ -61,7 +61,7 @@ class ServerCommandTest {
         assertEquals(built.metrics(), parsed.metrics());
         assertEquals(Compression.LZ4, parsed.storeOptions().compression());
         assertEquals(DaoOptions.DEFAULT_COMPACTION_BYTES_PER_SECOND, parsed.storeOptions().compactionBytesPerSecond());
-        assertEquals(CompactionStyle.SIZE_TIERED, parsed.storeOptions().compactionStyle());
+        assertEquals(CompactionStyle.LEVELED, parsed.storeOptions().compactionStyle());
     }
 
     @Test
@@ -75,7 +75,7 @@ class ServerCommandTest {
                 "--transport", "nio", "--background-priority", "idle", "--anti-entropy-interval-s", "0",
                 "--tombstone-grace-s", "60", "--hint-window-s", "30", "--metrics", "off",
                 "--repair-scan-bytes-per-s", "1000", "--compression", "zstd", "--compaction-bytes-per-s", "4096",
-                "--compaction-style", "leveled");
+                "--compaction-style", "tiered");
         assertEquals(9001, c.port());
         assertEquals(Path.of("/tmp/x"), c.dataDirectory());
         assertEquals(List.of("http://h1:9001", "http://h2:9002"), c.cluster());
@@ -103,11 +103,11 @@ class ServerCommandTest {
         assertFalse(c.metrics());
         assertEquals(Compression.ZSTD, c.storeOptions().compression());
         assertEquals(4096, c.storeOptions().compactionBytesPerSecond());
-        assertEquals(CompactionStyle.LEVELED, c.storeOptions().compactionStyle());
+        assertEquals(CompactionStyle.SIZE_TIERED, c.storeOptions().compactionStyle());
         assertEquals(Compression.NONE, ServerCommand.parse("--compression", "None").storeOptions().compression());
         assertEquals(0, ServerCommand.parse("--compaction-bytes-per-s", "0").storeOptions().compactionBytesPerSecond());
-        assertEquals(CompactionStyle.SIZE_TIERED,
-                ServerCommand.parse("--compaction-style", "Tiered").storeOptions().compactionStyle());
+        assertEquals(CompactionStyle.LEVELED,
+                ServerCommand.parse("--compaction-style", "Leveled").storeOptions().compactionStyle());
     }
 
     @Test

@@ -20,9 +20,10 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 
 /**
- * Runs compactions on a background thread: those {@link CompactionPicker} finds due after each flush
- * and at open, and those asked for ({@link #compactOldest}). Each merges its {@link Compaction}'s
- * tables into one that takes their place, leaves out shadowed versions, writes expired values as
+ * Runs compactions on a background thread: those the configured policy ({@link LeveledCompactionPicker}
+ * or {@link CompactionPicker}) finds due after each flush and at open, and those asked for
+ * ({@link #compactOldest}). Each merges its {@link Compaction}'s tables into tables of the next level,
+ * or into one that takes their place, leaves out shadowed versions, writes expired values as
  * tombstones, and leaves out tombstones that shadow nothing and are past their grace; no faster than
  * {@link DaoOptions#compactionBytesPerSecond()} if it is set.
  */

@@ -28,8 +28,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>A write goes through the {@link WriteController}: to the write-ahead log, then into the active
  * memtable. A memtable past {@link DaoOptions#flushThresholdBytes()} is frozen and the {@link Flusher}
  * writes it to a table while writes continue in a fresh one; writers wait only when
- * {@link DaoOptions#maxFrozenMemtables()} frozen memtables are already queued. The {@link Compactor}
- * merges runs of similar-sized tables (see {@link CompactionPicker}). The {@link VersionSet} records
+ * {@link DaoOptions#maxFrozenMemtables()} frozen memtables are already queued, or, under leveled
+ * compaction, while level 0 piles up. The {@link Compactor} merges tables into levels sized from the
+ * data (see {@link LeveledCompactionPicker}), or runs of similar-sized tables (see
+ * {@link CompactionPicker}). The {@link VersionSet} records
  * the live tables and the oldest log still needed in a manifest replaced atomically, so a crash at any
  * instant leaves a store that {@link Recovery} reopens with every acknowledged write.
  *
