@@ -28,7 +28,8 @@
 #   entries) does not fit that block cache; KEYS=1000000 (116 MB) about does.
 # - Warm-up, then equal measured time: JMH runs WARMUPS iterations and then ITERATIONS iterations of
 #   SECONDS_PER_ITERATION for each read; db_bench reads for ITERATIONS x SECONDS_PER_ITERATION after
-#   a warm-up run as long. Fills: one warm-up fill, then ITERATIONS fills averaged, on every side.
+#   a warm-up run as long. Fills: one warm-up fill, then ITERATIONS fills averaged, on every side
+#   (JMH times each thread's share of a fill and averages the threads; db_bench times them together).
 # - Where db_bench's defaults differ from RocksDB's own for these options, the flags set RocksDB's:
 #   --enable_pipelined_write=false and --level_compaction_dynamic_level_bytes=true (RocksDB 10).
 # What is not the same:

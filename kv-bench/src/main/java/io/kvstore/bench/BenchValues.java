@@ -25,8 +25,9 @@ enum BenchValues {
     },
     /**
      * JSON-like text, as an application storing small documents writes it: the same field names in
-     * every value, words drawn from a vocabulary of 64 English words, and a random
-     * number, e.g. {@code {"id":83107,"user":"amber.delta","city":"Lisbon","tags":["river","stone"],"note":"quiet ...}.
+     * every value, words drawn from a vocabulary of 64 words and 16 cities, and a random number, cut
+     * to size, e.g. (index 1)
+     * {@code {"id":56327,"user":"ivory.harbor","city":"Perth","tags":["silver","north"],"note":"chalk thistle c"}}.
      * A table block of them with their keys shrinks to about half under LZ4.
      */
     TEXT("text") {
