@@ -10,15 +10,15 @@
 # The generator sends through KvClient: to the ceiling round-robin (--routing targets), to the nodes
 # routed to a replica of each key unless a row says otherwise.
 # The generator measures closed loops on java.nio and open loops on Netty's epoll transport (its
-# defaults; docs/BENCHMARKS.md, "Load generator: transport and timers").
+# defaults; docs/TUNING.md, "Load generator: transport and timers").
 # The three cluster nodes share this machine's cores with each other and the generator, so each runs
 # with CLUSTER_FLAGS (default: one event loop and one storage thread per node, and java.nio, whose tail
-# is shorter than the native transport's when the nodes share cores: docs/BENCHMARKS.md, "Transport:
+# is shorter than the native transport's when the nodes share cores: docs/TUNING.md, "Transport:
 # native epoll against java.nio").
 # The ceiling runs with one event loop per core, as the node's defaults, and with one; the higher of
 # the two is this machine's ceiling. The single node is measured on one store with the server's
 # defaults (one event loop per core) and, restarted, with ONE_LOOP_FLAGS (default: one event loop,
-# since the generator takes one of a 2-core machine's cores; docs/BENCHMARKS.md, "Event loops on a
+# since the generator takes one of a 2-core machine's cores; docs/TUNING.md, "Event loops on a
 # 2-core machine"). GETs run before PUTs, so they read the preloaded store rather than one still
 # compacting the PUT rows' writes, and only once the nodes are idle after the preload (wait_idle):
 # their flushes and compactions run at a low CPU priority and would otherwise still be running during

@@ -75,7 +75,7 @@ public final class KvServerConfig {
     public static final long DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS = 3600;
     /** Default pace of a node's repair scans: 64 MiB/s, well under a disk's sequential rate. */
     public static final long DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND = 64L << 20;
-    /** OpenSSL, for its cheaper handshakes (docs/BENCHMARKS.md#tls-engines-openssl-against-the-jdk). */
+    /** OpenSSL, for its cheaper handshakes (docs/TUNING.md#tls-engines-openssl-against-the-jdk). */
     public static final TlsEngine DEFAULT_TLS_ENGINE = TlsEngine.OPENSSL;
 
     private final int port;
