@@ -106,11 +106,6 @@ public final class AntiEntropy implements AutoCloseable {
         return peers;
     }
 
-    /** The nodes the next run exchanges with. */
-    public List<String> peers() {
-        return peers.get();
-    }
-
     /** Keys sent and received by the exchanges this node started, and those exchanges, since it started. */
     private final LongAdder keysSent = new LongAdder();
     private final LongAdder keysReceived = new LongAdder();

@@ -92,7 +92,7 @@ public final class RepairResponder implements RepairPeer {
     }
 
     /** The placement repair follows now. */
-    public Partitioner placement() {
+    Partitioner placement() {
         return placement.get();
     }
 
