@@ -24,11 +24,6 @@ import java.util.concurrent.TimeUnit;
  * 9110 (any other is {@code other}), statuses 100 to 599 (any other is {@code other}).
  */
 final class RequestMetrics implements Handler<HttpServerRequest> {
-    private static final String[] ROUTES = {
-        RequestRouter.ENTITY, RequestRouter.ENTITIES, RequestRouter.STATUS, RequestRouter.METRICS,
-        InternalCodec.PATH, InternalCodec.RANGE_PATH, InternalCodec.PING_PATH, AdminRepairHandler.PATH,
-        RepairProtocol.PREFIX, RequestRouter.UNKNOWN_ROUTE,
-    };
     private static final HttpMethod[] METHODS = {
         HttpMethod.GET, HttpMethod.PUT, HttpMethod.DELETE, HttpMethod.POST, HttpMethod.HEAD,
         HttpMethod.OPTIONS, HttpMethod.PATCH, HttpMethod.TRACE, HttpMethod.CONNECT,
@@ -45,7 +40,7 @@ final class RequestMetrics implements Handler<HttpServerRequest> {
      * [route][method][status slot], filled at first use. Filling races are benign: two threads that create
      * the same slot get the same meters from the registry, and {@link Recorder}'s fields are final.
      */
-    private final Recorder[][][] recorders = new Recorder[ROUTES.length][METHODS.length + 1][];
+    private final Recorder[][][] recorders = new Recorder[RequestRouter.ROUTES.size()][METHODS.length + 1][];
 
     RequestMetrics(Handler<HttpServerRequest> next, MeterRegistry registry) {
         this.next = next;
@@ -55,21 +50,11 @@ final class RequestMetrics implements Handler<HttpServerRequest> {
     @Override
     public void handle(HttpServerRequest request) {
         long start = System.nanoTime();
-        int route = route(request.path());
+        int route = RequestRouter.routeIndex(request.path());
         int method = method(request.method());
         HttpServerResponse response = request.response();
         response.bodyEndHandler(end -> recorder(route, method, response.getStatusCode()).record(System.nanoTime() - start));
         next.handle(request);
-    }
-
-    private static int route(String path) {
-        String route = RequestRouter.route(path);
-        for (int i = 0; i < ROUTES.length - 1; i++) {
-            if (ROUTES[i].equals(route)) {
-                return i;
-            }
-        }
-        return ROUTES.length - 1;
     }
 
     /** The method's index, {@code METHODS.length} for any other. */
@@ -96,7 +81,7 @@ final class RequestMetrics implements Handler<HttpServerRequest> {
         }
         Recorder recorder = statuses[slot];
         if (recorder == null) {
-            recorder = new Recorder(registry, ROUTES[route], method == METHODS.length ? OTHER : METHODS[method].name(),
+            recorder = new Recorder(registry, RequestRouter.ROUTES.get(route), method == METHODS.length ? OTHER : METHODS[method].name(),
                     slot == OTHER_STATUS ? OTHER : Integer.toString(status));
             statuses[slot] = recorder;
         }

@@ -4,6 +4,10 @@ import io.vertx.core.Handler;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -131,24 +135,31 @@ final class RequestRouter implements Handler<HttpServerRequest> {
     }
 
     /**
-     * The route serving {@code path}, the label of its request's metrics ({@link RequestMetrics}): the path
-     * itself for a known route, the prefix of the repair routes, else {@link #UNKNOWN_ROUTE}, so that the
-     * labels stay bounded.
+     * The route labels of the request metrics ({@link RequestMetrics}): every path this router serves, the
+     * prefix of the repair routes, and {@link #UNKNOWN_ROUTE} last, so that the labels stay bounded.
      */
-    static String route(String path) {
-        switch (path) {
-            case ENTITY:
-            case ENTITIES:
-            case STATUS:
-            case METRICS:
-            case InternalCodec.PATH:
-            case InternalCodec.RANGE_PATH:
-            case InternalCodec.PING_PATH:
-            case AdminRepairHandler.PATH:
-                return path;
-            default:
-                return path.startsWith(RepairProtocol.PREFIX) ? RepairProtocol.PREFIX : UNKNOWN_ROUTE;
+    static final List<String> ROUTES = List.of(ENTITY, ENTITIES, STATUS, METRICS, InternalCodec.PATH,
+            InternalCodec.RANGE_PATH, InternalCodec.PING_PATH, AdminRepairHandler.PATH,
+            MembershipHandler.CLUSTER_PATH, MembershipHandler.DECOMMISSION_PATH, MembershipHandler.NODES_PATH,
+            MembershipHandler.MAP_PATH, MembershipHandler.CHANGE_PATH, MembershipHandler.STREAM_PATH,
+            MembershipHandler.CLEANUP_PATH, MembershipHandler.CLEANUP_REQUEST_PATH, RepairProtocol.PREFIX,
+            UNKNOWN_ROUTE);
+    private static final Map<String, Integer> ROUTE_INDEX = IntStream.range(0, ROUTES.size()).boxed()
+            .collect(Collectors.toUnmodifiableMap(ROUTES::get, i -> i));
+    private static final int REPAIR_ROUTE = ROUTES.indexOf(RepairProtocol.PREFIX);
+
+    /** The index in {@link #ROUTES} of the route serving {@code path}. */
+    static int routeIndex(String path) {
+        Integer known = ROUTE_INDEX.get(path);
+        if (known != null) {
+            return known;
         }
+        return path.startsWith(RepairProtocol.PREFIX) ? REPAIR_ROUTE : ROUTES.size() - 1;
+    }
+
+    /** The label of the route serving {@code path}. */
+    static String route(String path) {
+        return ROUTES.get(routeIndex(path));
     }
 
     /**

@@ -65,6 +65,7 @@ class MetricsTest {
         assertEquals(202, cluster.delete(0, "id=k0"));
         assertEquals(400, cluster.get(0, "id=").statusCode());
         assertEquals(400, cluster.send(0, "GET", "/no/such/path", null).statusCode());
+        assertEquals(200, cluster.send(0, "GET", MembershipHandler.CLUSTER_PATH, null).statusCode());
         PrometheusText after = scrapeOnce(0, RequestRouter.ENTITY, before.sum("vertx_http_server_requests_total",
                 "route=\"/v0/entity\"") + 17);
 
@@ -75,6 +76,7 @@ class MetricsTest {
         assertEquals(1, delta(before, after, requests(entity, "DELETE", 202)));
         assertEquals(1, delta(before, after, requests(entity, "GET", 400)));
         assertEquals(1, delta(before, after, requests(RequestRouter.UNKNOWN_ROUTE, "GET", 400)));
+        assertEquals(1, delta(before, after, requests(MembershipHandler.CLUSTER_PATH, "GET", 200)));
         // The latency histogram counts the same requests, and its buckets are cumulative.
         String latency = "vertx_http_server_response_time_seconds_count{code=\"201\",method=\"PUT\",route=\"/v0/entity\"}";
         assertEquals(7, delta(before, after, latency));
