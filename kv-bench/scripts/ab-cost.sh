@@ -54,9 +54,8 @@ WORK=${WORK:-$(mktemp -d -t kvstore-ab-cost.XXXXXX)}
 mkdir -p "$WORK"
 
 source kv-bench/scripts/processes.sh  # the working directory is the repository root
+source kv-bench/scripts/results.sh
 
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 uses_tls() { [[ $TLS == both || $TLS == "$1" ]]; }
 

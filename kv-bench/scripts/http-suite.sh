@@ -60,7 +60,6 @@ load() { # load TARGETS ARGS... -> prints the RESULT line
   fi
 }
 
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 
 rows=()
 measure() { # measure LABEL TARGETS OPS [ARGS...]

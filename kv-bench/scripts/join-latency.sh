@@ -26,6 +26,7 @@ WORK=${WORK:-$(mktemp -d -t kvstore-join-latency.XXXXXX)}
 mkdir -p "$WORK"
 
 source kv-bench/scripts/processes.sh  # the working directory is the repository root
+source kv-bench/scripts/results.sh
 
 urls=()
 for i in 0 1 2 3; do urls+=("http://127.0.0.1:$((BASE_PORT + i))"); done
@@ -49,7 +50,6 @@ load() { # load DURATION -> the generator's RESULT line
     --keys "$KEYS" --ack 2 --from 3 --rate "$RATE" --connections "$CONNECTIONS" --duration "$1" --warmup 5 \
     2>>"$WORK/progress.log" | grep '^RESULT'
 }
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 newcomer_state() {
   curl -s "${urls[0]}/v0/cluster" | python3 -c '
 import json, sys

@@ -1,4 +1,11 @@
-# Sourced by the suite scripts: puts a suite's results into a Markdown page.
+# Sourced by the suite scripts: reads the load generator's RESULT lines, takes medians, and puts a
+# suite's results into a Markdown page.
+
+# field NAME LINE: the value of NAME=... in a RESULT line.
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+
+# median "V1 V2 ...": the median of numbers separated by spaces.
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # write_section NAME FILE TEXT: TEXT (which starts with <!-- NAME:start --> and ends with
 # <!-- NAME:end -->) replaces what lies between those markers in FILE, or is appended if FILE has none.

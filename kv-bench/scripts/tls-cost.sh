@@ -32,10 +32,8 @@ WORK=${WORK:-$(mktemp -d -t kvstore-tls-cost.XXXXXX)}
 mkdir -p "$WORK"
 
 source kv-bench/scripts/processes.sh  # the working directory is the repository root
+source kv-bench/scripts/results.sh
 
-field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-col() { tr ' ' '\n' <<<"$1" | grep . | median; }
 
 # A CA and a node certificate for 127.0.0.1, as an operator would make them.
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$WORK/ca.key" \
@@ -102,5 +100,5 @@ done
 echo "| engine | handshakes/s | node CPU us per handshake | p99 ms at $RATE req/s, keep-alive | node CPU us per keep-alive request | rounds: handshakes/s |"
 echo "|---|---|---|---|---|---|"
 for engine in jdk openssl; do
-  echo "| $engine | $(col "${hs[$engine]}") | $(col "${hs_cpu[$engine]}") | $(col "${p99[$engine]}") | $(col "${cpu[$engine]}") | ${hs[$engine]}|"
+  echo "| $engine | $(median "${hs[$engine]}") | $(median "${hs_cpu[$engine]}") | $(median "${p99[$engine]}") | $(median "${cpu[$engine]}") | ${hs[$engine]}|"
 done
