@@ -49,7 +49,8 @@ public final class CrashWriter {
 
     /**
      * Applies {@code compactionStyle=SIZE_TIERED|LEVELED} (leveled with tiny tables and levels, so that
-     * compactions run all the time) and {@code compression=NONE|LZ4|ZSTD} to {@code builder}.
+     * compactions run all the time), {@code compactionTrigger=N} and {@code compression=NONE|LZ4|ZSTD} to
+     * {@code builder}.
      */
     static DaoOptions.Builder applyOptions(DaoOptions.Builder builder, List<String> options) {
         for (String option : options) {
@@ -58,6 +59,9 @@ public final class CrashWriter {
                 case "compactionStyle":
                     builder.compactionStyle(CompactionStyle.valueOf(nameValue[1]))
                             .targetTableBytes(8 << 10).levelBaseBytes(16 << 10);
+                    break;
+                case "compactionTrigger":
+                    builder.compactionTrigger(Integer.parseInt(nameValue[1]));
                     break;
                 case "compression":
                     builder.compression(Compression.valueOf(nameValue[1]));

@@ -48,6 +48,11 @@ public abstract class DaoCrashTest {
         return List.of();
     }
 
+    /** Options for the store in round {@code round} (its child and its check); {@link #optionArguments()} by default. */
+    protected List<String> optionArguments(int round) {
+        return optionArguments();
+    }
+
     @Test
     @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void acknowledgedWritesSurviveKillMinusNine() throws Exception {
@@ -60,7 +65,7 @@ public abstract class DaoCrashTest {
             int target = 100 + random.nextInt(1500);
             runChildAndKill(store, round, target, acknowledged);
             try {
-                verify(store, acknowledged);
+                verify(store, round, acknowledged);
             } catch (AssertionError e) {
                 throw new AssertionError("Round " + round + " with seed " + seed + ": " + e.getMessage(), e);
             }
@@ -83,7 +88,7 @@ public abstract class DaoCrashTest {
         command.add(store.toString());
         command.add(Long.toString(acknowledged.highestPut + 1));
         command.add(Long.toString(FLUSH_THRESHOLD_BYTES));
-        command.addAll(optionArguments());
+        command.addAll(optionArguments(round));
         Process child = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.US_ASCII))) {
             int puts = 0;
@@ -110,9 +115,9 @@ public abstract class DaoCrashTest {
         }
     }
 
-    private void verify(Path store, Acknowledged acknowledged) throws IOException {
+    private void verify(Path store, int round, Acknowledged acknowledged) throws IOException {
         try (Dao dao = Engine.fromName(engineName()).open(CrashWriter.applyOptions(DaoOptions.builder(store)
-                .flushThresholdBytes(FLUSH_THRESHOLD_BYTES).compactionTrigger(2), optionArguments()).build())) {
+                .flushThresholdBytes(FLUSH_THRESHOLD_BYTES).compactionTrigger(2), optionArguments(round)).build())) {
             for (long i = 0; i <= acknowledged.highestPut; i++) {
                 Entry got = dao.get(CrashWriter.key(i));
                 boolean deleted = CrashWriter.isDeletedAfterPut(i) && acknowledged.deletes.get((int) i);

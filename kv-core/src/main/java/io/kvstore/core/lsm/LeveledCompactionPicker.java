@@ -19,6 +19,12 @@ import java.util.List;
  * So a job is bounded: level 0 (at most the writers' stop, {@link WriteController#STOP_FACTOR} times the
  * trigger, of flushed tables) and a base level of at most about {@link DaoOptions#levelBaseBytes()}, or
  * one table and the tables it overlaps in the next level, about ten.
+ *
+ * <p>The level 0 tables the store was opened with ({@link Version#inherited}: those of a store written
+ * under size-tiered compaction, which may be many and large) are not merged with the flushed ones: each
+ * makes level 0 due by itself, and while fewer than the trigger of flushed tables wait, the oldest
+ * (under size-tiered, the largest) goes alone into the base level. So flushed tables are never held up
+ * by more than one such move, and the store ends in levels however many it inherited.
  */
 final class LeveledCompactionPicker {
     private final DaoOptions options;
@@ -44,6 +50,9 @@ final class LeveledCompactionPicker {
             bytes[v.levels[i]] += v.tables[i].fileSize();
         }
         double bestScore = v.levelZeroTables / (double) options.compactionTrigger();
+        if (v.inheritedTables() > 0) {
+            bestScore = Math.max(1, bestScore);
+        }
         int bestLevel = 0;
         for (int level = targets.baseLevel(); level < targets.lastLevel(); level++) {
             double score = bytes[level] / (double) targets.maxBytes()[level];
@@ -55,7 +64,12 @@ final class LeveledCompactionPicker {
         if (bestScore < 1) {
             return null;
         }
-        return bestLevel == 0 ? levelZero(v, targets.baseLevel()) : fromLevel(v, bestLevel);
+        if (bestLevel > 0) {
+            return fromLevel(v, bestLevel);
+        }
+        return v.flushedLevelZeroTables >= options.compactionTrigger() || v.inheritedTables() == 0
+                ? levelZero(v, flushedLevelZero(v), targets.baseLevel())
+                : levelZero(v, List.of(oldestInherited(v)), targets.baseLevel());
     }
 
     /**
@@ -67,17 +81,35 @@ final class LeveledCompactionPicker {
                 : Compaction.leveled(v, v.tables.clone(), Math.max(LevelTargets.LAST_LEVEL, v.deepestLevel()));
     }
 
-    private static Compaction levelZero(Version v, int baseLevel) {
-        List<SsTable> inputs = new ArrayList<>();
+    /** The level 0 tables of {@code v} flushed since the open, newest first. */
+    private static List<SsTable> flushedLevelZero(Version v) {
+        List<SsTable> flushed = new ArrayList<>();
+        for (int i = 0; i < v.tables.length; i++) {
+            if (v.levels[i] == 0 && !v.inherited[i]) {
+                flushed.add(v.tables[i]);
+            }
+        }
+        return flushed;
+    }
+
+    /** The oldest inherited table of {@code v} (level 0 is listed newest first). REQUIRES: one exists. */
+    private static SsTable oldestInherited(Version v) {
+        for (int i = v.levelZeroTables - 1; i >= 0; i--) {
+            if (v.inherited[i]) {
+                return v.tables[i];
+            }
+        }
+        throw new IllegalStateException("no inherited table");
+    }
+
+    /** {@code levelZero} (tables of level 0) merged with the tables of {@code baseLevel} they overlap. */
+    private static Compaction levelZero(Version v, List<SsTable> levelZero, int baseLevel) {
+        List<SsTable> inputs = new ArrayList<>(levelZero);
         byte[] first = null;
         byte[] last = null;
-        for (int i = 0; i < v.tables.length; i++) {
-            if (v.levels[i] == 0) {
-                SsTable table = v.tables[i];
-                inputs.add(table);
-                first = first == null || Arrays.compareUnsigned(table.firstKey(), first) < 0 ? table.firstKey() : first;
-                last = last == null || Arrays.compareUnsigned(table.lastKey(), last) > 0 ? table.lastKey() : last;
-            }
+        for (SsTable table : levelZero) {
+            first = first == null || Arrays.compareUnsigned(table.firstKey(), first) < 0 ? table.firstKey() : first;
+            last = last == null || Arrays.compareUnsigned(table.lastKey(), last) > 0 ? table.lastKey() : last;
         }
         addOverlapping(v, baseLevel, first, last, inputs);
         return Compaction.leveled(v, inputs.toArray(new SsTable[0]), baseLevel);

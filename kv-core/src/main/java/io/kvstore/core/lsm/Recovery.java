@@ -98,11 +98,15 @@ final class Recovery {
         }
         long logNumber = next++;
         int[] levelArray = new int[levels.size()];
+        boolean[] inherited = new boolean[levelArray.length];
         for (int i = 0; i < levelArray.length; i++) {
             levelArray[i] = levels.get(i);
+            // Level 0 as found (every table of a size-tiered store): moved into levels in the background
+            // without holding writers back, so that a change of compaction style never stops writes.
+            inherited[i] = levelArray[i] == 0;
         }
         Version initial = new Version(new Memtable(logNumber), new Memtable[0], tables.toArray(new SsTable[0]),
-                levelArray);
+                levelArray, inherited);
         new Manifest(next, logNumber, initial.tableNumbers(), initial.levels).write(dir);
         for (long number : logs) {
             Files.deleteIfExists(FileNames.log(dir, number));

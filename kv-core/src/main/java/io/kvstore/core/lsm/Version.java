@@ -21,28 +21,51 @@ final class Version {
      * level 0 newest first, then each deeper level in key order.
      */
     final int[] levels;
+    /**
+     * Whether each table, parallel to {@link #tables}, is an <em>inherited</em> level 0 table: one the
+     * store already held at level 0 when it was opened (every table of a store written under size-tiered
+     * compaction). Leveled compaction moves them into levels one at a time, and writers are not held
+     * back for them (see {@link WriteController}); tables flushed since the open are never inherited.
+     */
+    final boolean[] inherited;
     /** How many of {@link #tables} are at level 0. */
     final int levelZeroTables;
+    /** How many of {@link #tables} are at level 0 and not inherited: flushed since the store was opened. */
+    final int flushedLevelZeroTables;
 
     Version(Memtable active, Memtable[] frozen, SsTable[] tables) {
-        this(active, frozen, tables, new int[tables.length]);
+        this(active, frozen, tables, new int[tables.length], new boolean[tables.length]);
     }
 
-    Version(Memtable active, Memtable[] frozen, SsTable[] tables, int[] levels) {
-        if (levels.length != tables.length) {
-            throw new IllegalArgumentException(levels.length + " levels for " + tables.length + " tables");
+    Version(Memtable active, Memtable[] frozen, SsTable[] tables, int[] levels, boolean[] inherited) {
+        if (levels.length != tables.length || inherited.length != tables.length) {
+            throw new IllegalArgumentException(levels.length + " levels and " + inherited.length
+                    + " inherited flags for " + tables.length + " tables");
         }
         this.active = active;
         this.frozen = frozen;
         this.tables = tables;
         this.levels = levels;
+        this.inherited = inherited;
         int zero = 0;
-        for (int level : levels) {
-            if (level == 0) {
+        int flushed = 0;
+        for (int i = 0; i < levels.length; i++) {
+            if (levels[i] == 0) {
                 zero++;
+                if (!inherited[i]) {
+                    flushed++;
+                }
+            } else if (inherited[i]) {
+                throw new IllegalArgumentException("an inherited table at level " + levels[i]);
             }
         }
         this.levelZeroTables = zero;
+        this.flushedLevelZeroTables = flushed;
+    }
+
+    /** How many of {@link #tables} are inherited (see {@link #inherited}). */
+    int inheritedTables() {
+        return levelZeroTables - flushedLevelZeroTables;
     }
 
     /** The active memtable frozen, {@code fresh} taking its place. */
@@ -50,7 +73,7 @@ final class Version {
         Memtable[] f = new Memtable[frozen.length + 1];
         f[0] = active;
         System.arraycopy(frozen, 0, f, 1, frozen.length);
-        return new Version(fresh, f, tables, levels);
+        return new Version(fresh, f, tables, levels, inherited);
     }
 
     /** The oldest frozen memtable replaced by {@code table} (null if the memtable was empty) as newest table. */
@@ -60,17 +83,22 @@ final class Version {
         }
         Memtable[] f = Arrays.copyOf(frozen, frozen.length - 1);
         if (table == null) {
-            return new Version(active, f, tables, levels);
+            return new Version(active, f, tables, levels, inherited);
         }
         SsTable[] t = new SsTable[tables.length + 1];
         int[] l = new int[levels.length + 1];
+        boolean[] h = new boolean[inherited.length + 1];
         t[0] = table;
         System.arraycopy(tables, 0, t, 1, tables.length);
         System.arraycopy(levels, 0, l, 1, levels.length);
-        return new Version(active, f, t, l);
+        System.arraycopy(inherited, 0, h, 1, inherited.length);
+        return new Version(active, f, t, l, h);
     }
 
-    /** {@code inputs} (a contiguous run of this version's tables) replaced by {@code output} (may be null). */
+    /**
+     * {@code inputs} (a contiguous run of this version's tables) replaced by {@code output} (may be null),
+     * which takes the level, and the inherited flag, of the oldest input.
+     */
     Version withCompacted(SsTable[] inputs, SsTable output) {
         int start = -1;
         for (int i = 0; i < tables.length; i++) {
@@ -90,15 +118,20 @@ final class Version {
         int outputs = output == null ? 0 : 1;
         SsTable[] t = new SsTable[tables.length - inputs.length + outputs];
         int[] l = new int[t.length];
+        boolean[] h = new boolean[t.length];
         System.arraycopy(tables, 0, t, 0, start);
         System.arraycopy(levels, 0, l, 0, start);
+        System.arraycopy(inherited, 0, h, 0, start);
         if (output != null) {
             t[start] = output;
             l[start] = levels[start + inputs.length - 1];
+            h[start] = inherited[start + inputs.length - 1];
         }
-        System.arraycopy(tables, start + inputs.length, t, start + outputs, tables.length - start - inputs.length);
-        System.arraycopy(levels, start + inputs.length, l, start + outputs, tables.length - start - inputs.length);
-        return new Version(active, frozen, t, l);
+        int after = tables.length - start - inputs.length;
+        System.arraycopy(tables, start + inputs.length, t, start + outputs, after);
+        System.arraycopy(levels, start + inputs.length, l, start + outputs, after);
+        System.arraycopy(inherited, start + inputs.length, h, start + outputs, after);
+        return new Version(active, frozen, t, l, h);
     }
 
     /**
@@ -108,6 +141,7 @@ final class Version {
     Version withLeveled(SsTable[] inputs, SsTable[] outputs, int level) {
         List<SsTable> keptTables = new ArrayList<>();
         List<Integer> keptLevels = new ArrayList<>();
+        List<Boolean> keptInherited = new ArrayList<>();
         int removed = 0;
         for (int i = 0; i < tables.length; i++) {
             boolean input = false;
@@ -122,6 +156,7 @@ final class Version {
             } else {
                 keptTables.add(tables[i]);
                 keptLevels.add(levels[i]);
+                keptInherited.add(inherited[i]);
             }
         }
         if (removed != inputs.length) {
@@ -130,6 +165,7 @@ final class Version {
         for (SsTable out : outputs) {
             keptTables.add(out);
             keptLevels.add(level);
+            keptInherited.add(false);
         }
         Integer[] order = new Integer[keptTables.size()];
         for (int i = 0; i < order.length; i++) {
@@ -149,11 +185,13 @@ final class Version {
         });
         SsTable[] t = new SsTable[order.length];
         int[] l = new int[order.length];
+        boolean[] h = new boolean[order.length];
         for (int i = 0; i < order.length; i++) {
             t[i] = keptTables.get(order[i]);
             l[i] = keptLevels.get(order[i]);
+            h[i] = keptInherited.get(order[i]);
         }
-        return new Version(active, frozen, t, l);
+        return new Version(active, frozen, t, l, h);
     }
 
     /** The deepest level holding a table, 0 if none. */

@@ -145,11 +145,12 @@ final class VersionSet {
     }
 
     /**
-     * Waits until the current version has fewer than {@code max} tables at level 0, or until
-     * {@code timeoutNanos} pass (returns false); {@code check} as for {@link #awaitFrozenBelow}.
+     * Waits until the current version has fewer than {@code max} tables at level 0 flushed since the
+     * open ({@link Version#flushedLevelZeroTables}), or until {@code timeoutNanos} pass (returns false);
+     * {@code check} as for {@link #awaitFrozenBelow}.
      */
-    boolean awaitLevelZeroBelow(int max, long timeoutNanos, IoCheck check) throws IOException {
-        return await(v -> v.levelZeroTables < max, timeoutNanos, check);
+    boolean awaitFlushedLevelZeroBelow(int max, long timeoutNanos, IoCheck check) throws IOException {
+        return await(v -> v.flushedLevelZeroTables < max, timeoutNanos, check);
     }
 
     /** Waits until {@code done} holds for the current version (true) or {@code timeoutNanos} pass (false). */

@@ -24,6 +24,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #STOP_FACTOR} times the trigger on, writes wait until a compaction brings level 0 below it.
  * Level 0 is what every point read and range read must consult table by table, and what makes the
  * space shadowed versions take grow without bound when compaction falls behind.
+ *
+ * <p>Only tables flushed since the store was opened count: the level 0 tables it was opened with
+ * ({@link Version#inherited}, all the tables of a store written under size-tiered compaction) are
+ * moved into levels in the background, and holding writers back until they are would stop a store
+ * that changes compaction style for as long as that takes.
  */
 final class WriteController {
     private static final long STALL_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
@@ -91,7 +96,7 @@ final class WriteController {
      * false, having done nothing, otherwise.
      */
     boolean tryUpsertNow(Entry entry) throws IOException {
-        if (options.syncPolicy() != SyncPolicy.NONE || versions.current().levelZeroTables >= slowdownAt
+        if (options.syncPolicy() != SyncPolicy.NONE || versions.current().flushedLevelZeroTables >= slowdownAt
                 || !tryLock()) {
             return false;
         }
@@ -188,15 +193,15 @@ final class WriteController {
      * install its result.
      */
     private void awaitLevelZero() throws IOException {
-        int tables = versions.current().levelZeroTables;
+        int tables = versions.current().flushedLevelZeroTables;
         if (tables < slowdownAt) {
             return;
         }
         long start = System.nanoTime();
         try {
             if (tables < stopAt) {
-                versions.awaitLevelZeroBelow(slowdownAt, SLOWDOWN_NANOS, state::ensureWritable);
-            } else if (!versions.awaitLevelZeroBelow(stopAt, STALL_TIMEOUT_NANOS, state::ensureWritable)) {
+                versions.awaitFlushedLevelZeroBelow(slowdownAt, SLOWDOWN_NANOS, state::ensureWritable);
+            } else if (!versions.awaitFlushedLevelZeroBelow(stopAt, STALL_TIMEOUT_NANOS, state::ensureWritable)) {
                 throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
                         + " s: compaction cannot bring level 0 below " + stopAt + " tables");
             }

@@ -1,5 +1,6 @@
 package io.kvstore.core.lsm;
 
+import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
@@ -20,8 +21,12 @@ class MixedCodecsTest {
     @TempDir
     Path dir;
 
+    /**
+     * Size-tiered, so that the three tables stay as written until the test compacts them (leveled
+     * compaction would move the tables it finds at level 0 on each open into levels in the background).
+     */
     private DaoOptions options(Compression compression) {
-        return DaoOptions.builder(dir).compression(compression).build();
+        return DaoOptions.builder(dir).compression(compression).compactionStyle(CompactionStyle.SIZE_TIERED).build();
     }
 
     private static byte[] key(int i) {
