@@ -43,6 +43,8 @@ public final class DaoOptions {
     public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
     /** Default codec of table data blocks: {@link Compression#LZ4}. */
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
+    /** Default bound of the cache of decompressed table blocks: 64 MiB. */
+    public static final long DEFAULT_BLOCK_CACHE_BYTES = 64L << 20;
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
     /**
@@ -64,6 +66,7 @@ public final class DaoOptions {
     private final BackgroundPriority backgroundPriority;
     private final Duration tombstoneGrace;
     private final Compression compression;
+    private final long blockCacheBytes;
     private final long compactionBytesPerSecond;
     private final CompactionStyle compactionStyle;
     private final long targetTableBytes;
@@ -83,6 +86,7 @@ public final class DaoOptions {
         this.backgroundPriority = b.backgroundPriority;
         this.tombstoneGrace = b.tombstoneGrace;
         this.compression = b.compression;
+        this.blockCacheBytes = b.blockCacheBytes;
         this.compactionBytesPerSecond = b.compactionBytesPerSecond;
         this.compactionStyle = b.compactionStyle;
         this.targetTableBytes = b.targetTableBytes;
@@ -114,6 +118,7 @@ public final class DaoOptions {
         b.backgroundPriority = backgroundPriority;
         b.tombstoneGrace = tombstoneGrace;
         b.compression = compression;
+        b.blockCacheBytes = blockCacheBytes;
         b.compactionBytesPerSecond = compactionBytesPerSecond;
         b.compactionStyle = compactionStyle;
         b.targetTableBytes = targetTableBytes;
@@ -222,6 +227,15 @@ public final class DaoOptions {
     }
 
     /**
+     * Bound in bytes of the store's cache of decompressed data blocks of compressed tables, so that
+     * reads of a block held in it do not decompress it again; 0 turns it off. Blocks of uncompressed
+     * tables are read in place and never cached. Default {@link #DEFAULT_BLOCK_CACHE_BYTES}.
+     */
+    public long blockCacheBytes() {
+        return blockCacheBytes;
+    }
+
+    /**
      * How long a tombstone is kept before compaction may drop it, measured from its timestamp (see
      * {@link #timestampToMillis()}) to {@link #clock()}. A replica that missed a delete learns of it from
      * a peer's tombstone during repair; once every peer has dropped it, the missed delete's old value
@@ -261,6 +275,7 @@ public final class DaoOptions {
                 + ", backgroundPriority=" + backgroundPriority
                 + ", tombstoneGrace=" + tombstoneGrace
                 + ", compression=" + compression
+                + ", blockCacheBytes=" + blockCacheBytes
                 + ", compactionBytesPerSecond=" + compactionBytesPerSecond
                 + ", compactionStyle=" + compactionStyle
                 + ", targetTableBytes=" + targetTableBytes
@@ -280,6 +295,7 @@ public final class DaoOptions {
         private BackgroundPriority backgroundPriority = DEFAULT_BACKGROUND_PRIORITY;
         private Duration tombstoneGrace = DEFAULT_TOMBSTONE_GRACE;
         private Compression compression = DEFAULT_COMPRESSION;
+        private long blockCacheBytes = DEFAULT_BLOCK_CACHE_BYTES;
         private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
         private CompactionStyle compactionStyle = DEFAULT_COMPACTION_STYLE;
         private long targetTableBytes = DEFAULT_TARGET_TABLE_BYTES;
@@ -361,6 +377,11 @@ public final class DaoOptions {
             return this;
         }
 
+        public Builder blockCacheBytes(long bytes) {
+            this.blockCacheBytes = bytes;
+            return this;
+        }
+
         public Builder timestampToMillis(LongUnaryOperator mapping) {
             this.timestampToMillis = Objects.requireNonNull(mapping, "timestampToMillis");
             return this;
@@ -386,6 +407,7 @@ public final class DaoOptions {
                     + targetTableBytes + "), got " + levelBaseBytes);
             require(compactionBytesPerSecond >= 0,
                     "compactionBytesPerSecond must be >= 0 (0: no limit), got " + compactionBytesPerSecond);
+            require(blockCacheBytes >= 0, "blockCacheBytes must be >= 0 (0: no cache), got " + blockCacheBytes);
             require(!tombstoneGrace.isNegative(), "tombstoneGrace must not be negative, got " + tombstoneGrace);
             return new DaoOptions(this);
         }
