@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code fill}: {@code keys} upserts into an empty store, as {@link DaoBenchmark}'s, with text
  *       values;</li>
  *   <li>{@code getPresent} and {@code scan100} on a store of {@code keys} entries loaded, flushed and
- *       compacted ({@link PreloadedStore}).</li>
+ *       compacted ({@link PreloadedStore}), with the default block cache and with none.</li>
  * </ul>
  * The read stores stay in {@link BenchDirectories#root()}, one directory per codec, so their bytes on
  * disk can be read after the run.
@@ -82,11 +82,15 @@ public class CompressionBenchmark {
         @Param({"1000000"})
         public int keys;
 
+        /** {@code DaoOptions.blockCacheBytes}: the default, and no cache (every read decompresses). */
+        @Param({"67108864", "0"})
+        public long blockCacheBytes;
+
         Dao dao;
 
         @Setup(Level.Trial)
         public void open() throws IOException {
-            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), BenchValues.TEXT);
+            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), BenchValues.TEXT, blockCacheBytes);
         }
 
         @TearDown(Level.Trial)
