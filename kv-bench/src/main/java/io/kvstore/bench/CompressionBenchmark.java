@@ -2,6 +2,7 @@ package io.kvstore.bench;
 
 import io.kvstore.core.Compression;
 import io.kvstore.core.Dao;
+import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -82,15 +83,16 @@ public class CompressionBenchmark {
         @Param({"1000000"})
         public int keys;
 
-        /** {@code DaoOptions.blockCacheBytes}: the default, and no cache (every read decompresses). */
-        @Param({"67108864", "0"})
-        public long blockCacheBytes;
+        /** {@code DaoOptions.blockCacheBytes}: the default (an eighth of the heap), and no cache. */
+        @Param({"default", "0"})
+        public String blockCacheBytes;
 
         Dao dao;
 
         @Setup(Level.Trial)
         public void open() throws IOException {
-            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), BenchValues.TEXT, blockCacheBytes);
+            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), BenchValues.TEXT,
+                    blockCacheBytes.equals("default") ? DaoOptions.defaultBlockCacheBytes() : Long.parseLong(blockCacheBytes));
         }
 
         @TearDown(Level.Trial)

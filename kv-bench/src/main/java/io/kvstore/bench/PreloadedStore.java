@@ -47,7 +47,7 @@ final class PreloadedStore {
     }
 
     static Dao open(Engine engine, int keys, Compression compression, BenchValues values) throws IOException {
-        return open(engine, keys, compression, values, DaoOptions.DEFAULT_BLOCK_CACHE_BYTES);
+        return open(engine, keys, compression, values, DaoOptions.defaultBlockCacheBytes());
     }
 
     /**

@@ -43,8 +43,6 @@ public final class DaoOptions {
     public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
     /** Default codec of table data blocks: {@link Compression#LZ4}. */
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
-    /** Default bound of the cache of decompressed table blocks: 64 MiB. */
-    public static final long DEFAULT_BLOCK_CACHE_BYTES = 64L << 20;
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
     /**
@@ -93,6 +91,16 @@ public final class DaoOptions {
         this.levelBaseBytes = b.levelBaseBytes;
         this.timestampToMillis = b.timestampToMillis;
         this.clock = b.clock;
+    }
+
+    /**
+     * Default bound of the cache of decompressed table blocks: an eighth of the JVM's maximum heap
+     * ({@link Runtime#maxMemory()}), or 64 MiB if the heap has no limit, so that a small heap is not
+     * filled with blocks.
+     */
+    public static long defaultBlockCacheBytes() {
+        long heap = Runtime.getRuntime().maxMemory();
+        return heap == Long.MAX_VALUE ? 64L << 20 : heap / 8;
     }
 
     /** Starts a builder for a store kept in {@code dataDirectory} (created if missing). */
@@ -229,7 +237,7 @@ public final class DaoOptions {
     /**
      * Bound in bytes of the store's cache of decompressed data blocks of compressed tables, so that
      * reads of a block held in it do not decompress it again; 0 turns it off. Blocks of uncompressed
-     * tables are read in place and never cached. Default {@link #DEFAULT_BLOCK_CACHE_BYTES}.
+     * tables are read in place and never cached. Default {@link #defaultBlockCacheBytes()}.
      */
     public long blockCacheBytes() {
         return blockCacheBytes;
@@ -295,7 +303,7 @@ public final class DaoOptions {
         private BackgroundPriority backgroundPriority = DEFAULT_BACKGROUND_PRIORITY;
         private Duration tombstoneGrace = DEFAULT_TOMBSTONE_GRACE;
         private Compression compression = DEFAULT_COMPRESSION;
-        private long blockCacheBytes = DEFAULT_BLOCK_CACHE_BYTES;
+        private long blockCacheBytes = defaultBlockCacheBytes();
         private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
         private CompactionStyle compactionStyle = DEFAULT_COMPACTION_STYLE;
         private long targetTableBytes = DEFAULT_TARGET_TABLE_BYTES;

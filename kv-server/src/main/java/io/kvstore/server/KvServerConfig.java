@@ -394,7 +394,7 @@ public final class KvServerConfig {
         private boolean metrics = true;
         private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
         private Compression compression = DaoOptions.DEFAULT_COMPRESSION;
-        private long blockCacheBytes = DaoOptions.DEFAULT_BLOCK_CACHE_BYTES;
+        private long blockCacheBytes = DaoOptions.defaultBlockCacheBytes();
         private long compactionBytesPerSecond = DaoOptions.DEFAULT_COMPACTION_BYTES_PER_SECOND;
         private CompactionStyle compactionStyle = DaoOptions.DEFAULT_COMPACTION_STYLE;
         private Duration antiEntropyInterval = Duration.ofSeconds(DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS);

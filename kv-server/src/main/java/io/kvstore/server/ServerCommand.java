@@ -127,9 +127,8 @@ final class ServerCommand {
     }
 
     @Option(names = "--block-cache-bytes", paramLabel = "BYTES",
-            defaultValue = "" + DaoOptions.DEFAULT_BLOCK_CACHE_BYTES,
             description = "heap bytes that decompressed blocks of compressed tables may hold, so that reads of"
-                    + " a block held there do not decompress it again; 0 = no cache")
+                    + " a block held there do not decompress it again; 0 = no cache (default: an eighth of the heap)")
     void blockCacheBytes(long bytes) {
         config.blockCacheBytes(bytes);
     }

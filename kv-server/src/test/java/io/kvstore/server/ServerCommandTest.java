@@ -102,7 +102,7 @@ class ServerCommandTest {
         assertEquals(CompactionStyle.LEVELED, c.storeOptions().compactionStyle());
         assertEquals(1048576, c.storeOptions().blockCacheBytes());
         assertEquals(0, ServerCommand.parse("--block-cache-bytes", "0").storeOptions().blockCacheBytes());
-        assertEquals(DaoOptions.DEFAULT_BLOCK_CACHE_BYTES, ServerCommand.parse().storeOptions().blockCacheBytes());
+        assertEquals(DaoOptions.defaultBlockCacheBytes(), ServerCommand.parse().storeOptions().blockCacheBytes());
         assertEquals(Compression.NONE, ServerCommand.parse("--compression", "None").storeOptions().compression());
         assertEquals(0, ServerCommand.parse("--compaction-bytes-per-s", "0").storeOptions().compactionBytesPerSecond());
         assertEquals(CompactionStyle.SIZE_TIERED,

@@ -58,8 +58,8 @@ class LsmDaoBlockCacheTest {
     }
 
     @Test
-    void theOptionDefaultsTo64MiBAndRefusesANegativeBound() {
-        assertEquals(64L << 20, DaoOptions.defaults(dir).blockCacheBytes());
+    void theOptionDefaultsToAnEighthOfTheHeapAndRefusesANegativeBound() {
+        assertEquals(Runtime.getRuntime().maxMemory() / 8, DaoOptions.defaults(dir).blockCacheBytes());
         assertEquals(0, DaoOptions.builder(dir).blockCacheBytes(0).build().blockCacheBytes());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> DaoOptions.builder(dir).blockCacheBytes(-1).build());
