@@ -91,8 +91,9 @@ public class CompressionBenchmark {
 
         @Setup(Level.Trial)
         public void open() throws IOException {
-            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), BenchValues.TEXT,
-                    blockCacheBytes.equals("default") ? DaoOptions.defaultBlockCacheBytes() : Long.parseLong(blockCacheBytes));
+            long cache = blockCacheBytes.equals("default") ? DaoOptions.defaultBlockCacheBytes()
+                    : Long.parseLong(blockCacheBytes);
+            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), BenchValues.TEXT, cache);
         }
 
         @TearDown(Level.Trial)

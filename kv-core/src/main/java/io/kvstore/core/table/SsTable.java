@@ -25,10 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Each data block's CRC32C is checked the first time it is read after opening; index, filter and
  * meta are checked at open. Compressed blocks are decompressed on the heap and kept in the store's
- * {@link BlockCache}, which drops them when the table's last reference is released. Reads are thread-safe. The table is reference counted: the live set
- * holds one reference and every range snapshot one more; once marked obsolete, the file is deleted
- * when the last reference is released. Mappings are never unmapped explicitly (a reader racing a
- * compaction may still touch them); the garbage collector releases them.
+ * {@link BlockCache}. Reads are thread-safe. The table is reference counted: the live set holds one
+ * reference and every range snapshot one more; the last release drops the table's cached blocks and,
+ * once the table is marked obsolete, deletes the file. Mappings are never unmapped explicitly (a
+ * reader racing a compaction may still touch them); the garbage collector releases them.
  */
 public final class SsTable {
     private final Path path;
@@ -262,7 +262,7 @@ public final class SsTable {
         } while (!references.compareAndSet(r, r + 1));
     }
 
-    /** Drops a reference; the last one deletes the file if the table is obsolete. */
+    /** Drops a reference; the last one drops the cached blocks and deletes the file if the table is obsolete. */
     public void release() throws IOException {
         int r = references.decrementAndGet();
         if (r == 0) {
