@@ -2,6 +2,7 @@ package io.kvstore.bench;
 
 import io.kvstore.core.Compression;
 import io.kvstore.core.Dao;
+import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -30,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code fill}: {@code keys} upserts into an empty store, as {@link DaoBenchmark}'s, with text
  *       values;</li>
  *   <li>{@code getPresent} and {@code scan100} on a store of {@code keys} entries loaded, flushed and
- *       compacted ({@link PreloadedStore}).</li>
+ *       compacted ({@link PreloadedStore}), with the default block cache and with none.</li>
  * </ul>
  * The read stores stay in {@link BenchDirectories#root()}, one directory per codec, so their bytes on
  * disk can be read after the run.
@@ -82,11 +83,17 @@ public class CompressionBenchmark {
         @Param({"1000000"})
         public int keys;
 
+        /** {@code DaoOptions.blockCacheBytes}: the default (an eighth of the heap), and no cache. */
+        @Param({"default", "0"})
+        public String blockCacheBytes;
+
         Dao dao;
 
         @Setup(Level.Trial)
         public void open() throws IOException {
-            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), BenchValues.TEXT);
+            long cache = blockCacheBytes.equals("default") ? DaoOptions.defaultBlockCacheBytes()
+                    : Long.parseLong(blockCacheBytes);
+            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), BenchValues.TEXT, cache);
         }
 
         @TearDown(Level.Trial)

@@ -47,6 +47,15 @@ final class PreloadedStore {
     }
 
     static Dao open(Engine engine, int keys, Compression compression, BenchValues values) throws IOException {
+        return open(engine, keys, compression, values, DaoOptions.defaultBlockCacheBytes());
+    }
+
+    /**
+     * {@link #open(Engine, int, Compression, BenchValues)} with a block cache of {@code blockCacheBytes}
+     * for the reads (the files do not depend on it, so one preloaded store serves every size).
+     */
+    static Dao open(Engine engine, int keys, Compression compression, BenchValues values, long blockCacheBytes)
+            throws IOException {
         String name = engine.id() + "-" + keys + "-" + compression.name().toLowerCase(Locale.ROOT)
                 + "-" + values.id();
         Path base = BenchDirectories.root().resolve(name);
@@ -61,7 +70,7 @@ final class PreloadedStore {
         } else {
             log.info("Reusing preloaded {} store of {} keys in {}", engine.id(), keys, store);
         }
-        Dao dao = engine.open(options(store, compression));
+        Dao dao = engine.open(options(store, compression).toBuilder().blockCacheBytes(blockCacheBytes).build());
         try {
             check(dao, keys, values);
         } catch (RuntimeException | IOException e) {

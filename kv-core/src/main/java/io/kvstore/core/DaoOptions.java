@@ -67,6 +67,7 @@ public final class DaoOptions {
     private final BackgroundPriority backgroundPriority;
     private final Duration tombstoneGrace;
     private final Compression compression;
+    private final long blockCacheBytes;
     private final long compactionBytesPerSecond;
     private final CompactionStyle compactionStyle;
     private final long targetTableBytes;
@@ -86,12 +87,23 @@ public final class DaoOptions {
         this.backgroundPriority = b.backgroundPriority;
         this.tombstoneGrace = b.tombstoneGrace;
         this.compression = b.compression;
+        this.blockCacheBytes = b.blockCacheBytes;
         this.compactionBytesPerSecond = b.compactionBytesPerSecond;
         this.compactionStyle = b.compactionStyle;
         this.targetTableBytes = b.targetTableBytes;
         this.levelBaseBytes = b.levelBaseBytes;
         this.timestampToMillis = b.timestampToMillis;
         this.clock = b.clock;
+    }
+
+    /**
+     * Default bound of the cache of decompressed table blocks: an eighth of the JVM's maximum heap
+     * ({@link Runtime#maxMemory()}), or 64 MiB if the heap has no limit, so that a small heap is not
+     * filled with blocks.
+     */
+    public static long defaultBlockCacheBytes() {
+        long heap = Runtime.getRuntime().maxMemory();
+        return heap == Long.MAX_VALUE ? 64L << 20 : heap / 8;
     }
 
     /** Starts a builder for a store kept in {@code dataDirectory} (created if missing). */
@@ -117,6 +129,7 @@ public final class DaoOptions {
         b.backgroundPriority = backgroundPriority;
         b.tombstoneGrace = tombstoneGrace;
         b.compression = compression;
+        b.blockCacheBytes = blockCacheBytes;
         b.compactionBytesPerSecond = compactionBytesPerSecond;
         b.compactionStyle = compactionStyle;
         b.targetTableBytes = targetTableBytes;
@@ -235,6 +248,15 @@ public final class DaoOptions {
     }
 
     /**
+     * Bound in bytes of the store's cache of decompressed data blocks of compressed tables, so that
+     * reads of a block held in it do not decompress it again; 0 turns it off. Blocks of uncompressed
+     * tables are read in place and never cached. Default {@link #defaultBlockCacheBytes()}.
+     */
+    public long blockCacheBytes() {
+        return blockCacheBytes;
+    }
+
+    /**
      * How long a tombstone is kept before compaction may drop it, measured from its timestamp (see
      * {@link #timestampToMillis()}) to {@link #clock()}. A replica that missed a delete learns of it from
      * a peer's tombstone during repair; once every peer has dropped it, the missed delete's old value
@@ -274,6 +296,7 @@ public final class DaoOptions {
                 + ", backgroundPriority=" + backgroundPriority
                 + ", tombstoneGrace=" + tombstoneGrace
                 + ", compression=" + compression
+                + ", blockCacheBytes=" + blockCacheBytes
                 + ", compactionBytesPerSecond=" + compactionBytesPerSecond
                 + ", compactionStyle=" + compactionStyle
                 + ", targetTableBytes=" + targetTableBytes
@@ -293,6 +316,7 @@ public final class DaoOptions {
         private BackgroundPriority backgroundPriority = DEFAULT_BACKGROUND_PRIORITY;
         private Duration tombstoneGrace = DEFAULT_TOMBSTONE_GRACE;
         private Compression compression = DEFAULT_COMPRESSION;
+        private long blockCacheBytes = defaultBlockCacheBytes();
         private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
         private CompactionStyle compactionStyle = DEFAULT_COMPACTION_STYLE;
         private long targetTableBytes = DEFAULT_TARGET_TABLE_BYTES;
@@ -375,6 +399,11 @@ public final class DaoOptions {
             return this;
         }
 
+        public Builder blockCacheBytes(long bytes) {
+            this.blockCacheBytes = bytes;
+            return this;
+        }
+
         public Builder timestampToMillis(LongUnaryOperator mapping) {
             this.timestampToMillis = Objects.requireNonNull(mapping, "timestampToMillis");
             return this;
@@ -401,6 +430,7 @@ public final class DaoOptions {
                             + " memtables) or >= targetTableBytes (" + targetTableBytes + "), got " + levelBaseBytes);
             require(compactionBytesPerSecond >= 0,
                     "compactionBytesPerSecond must be >= 0 (0: no limit), got " + compactionBytesPerSecond);
+            require(blockCacheBytes >= 0, "blockCacheBytes must be >= 0 (0: no cache), got " + blockCacheBytes);
             require(!tombstoneGrace.isNegative(), "tombstoneGrace must not be negative, got " + tombstoneGrace);
             return new DaoOptions(this);
         }

@@ -212,7 +212,8 @@ public final class KvServerConfig {
 
     /**
      * The store's options: data directory, sync policy, flush threshold, background priority,
-     * compression, compaction rate and style and tombstone grace as set on the builder, every other option at its {@link DaoOptions} default.
+     * compression, block cache, compaction rate and style and tombstone grace as set on the builder, every other
+     * option at its {@link DaoOptions} default.
      */
     public DaoOptions storeOptions() {
         return storeOptions;
@@ -429,6 +430,7 @@ public final class KvServerConfig {
         private boolean metrics = true;
         private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
         private Compression compression = DaoOptions.DEFAULT_COMPRESSION;
+        private long blockCacheBytes = DaoOptions.defaultBlockCacheBytes();
         private long compactionBytesPerSecond = DaoOptions.DEFAULT_COMPACTION_BYTES_PER_SECOND;
         private CompactionStyle compactionStyle = DaoOptions.DEFAULT_COMPACTION_STYLE;
         private Duration antiEntropyInterval = Duration.ofSeconds(DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS);
@@ -610,6 +612,12 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link DaoOptions#blockCacheBytes()}; 0 for no cache. */
+        public Builder blockCacheBytes(long bytes) {
+            this.blockCacheBytes = bytes;
+            return this;
+        }
+
         /** See {@link DaoOptions#compactionBytesPerSecond()}; 0 for no limit. */
         public Builder compactionBytesPerSecond(long bytes) {
             this.compactionBytesPerSecond = bytes;
@@ -743,6 +751,7 @@ public final class KvServerConfig {
             require(!antiEntropyInterval.isNegative(), "anti-entropy interval must be >= 0, got " + antiEntropyInterval);
             require(compactionBytesPerSecond >= 0,
                     "compaction bytes per second must be >= 0 (0: no limit), got " + compactionBytesPerSecond);
+            require(blockCacheBytes >= 0, "block cache bytes must be >= 0 (0: no cache), got " + blockCacheBytes);
             require(repairScanBytesPerSecond >= 1, "repair scan bytes per second must be >= 1, got " + repairScanBytesPerSecond);
             require((tlsCertificate == null) == (tlsKey == null), "--tls-cert and --tls-key go together");
             require(tlsCa == null || tlsCertificate != null, "--tls-ca needs --tls-cert and --tls-key");
@@ -754,6 +763,7 @@ public final class KvServerConfig {
                     .flushThresholdBytes(flushThresholdBytes)
                     .backgroundPriority(backgroundPriority)
                     .compression(compression)
+                    .blockCacheBytes(blockCacheBytes)
                     .compactionBytesPerSecond(compactionBytesPerSecond)
                     .compactionStyle(compactionStyle)
                     .tombstoneGrace(tombstoneGrace == null ? ReplicationOptions.DEFAULT_TOMBSTONE_GRACE : tombstoneGrace)

@@ -310,6 +310,8 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
                 .syncPolicy(storeOptions.syncPolicy())
                 .flushThresholdBytes(Math.min(KvServer.HINTS_FLUSH_THRESHOLD_BYTES, storeOptions.flushThresholdBytes()))
                 .backgroundPriority(storeOptions.backgroundPriority())
+                // Hints are read once, when replayed: caching their blocks would only hold heap.
+                .blockCacheBytes(0)
                 .build());
         try {
             return new HintedHandoff(hintDao, hintClock, nodes, replicas, detector, replication, System::currentTimeMillis);

@@ -137,6 +137,13 @@ final class ServerCommand {
         config.compression(codec);
     }
 
+    @Option(names = "--block-cache-bytes", paramLabel = "BYTES",
+            description = "heap bytes that decompressed blocks of compressed tables may hold, so that reads of"
+                    + " a block held there do not decompress it again; 0 = no cache (default: an eighth of the heap)")
+    void blockCacheBytes(long bytes) {
+        config.blockCacheBytes(bytes);
+    }
+
     @Option(names = "--compaction-bytes-per-s", paramLabel = "N",
             defaultValue = "" + DaoOptions.DEFAULT_COMPACTION_BYTES_PER_SECOND,
             description = "bytes per second compactions write, at most; 0 = no limit (flushes are never limited)")

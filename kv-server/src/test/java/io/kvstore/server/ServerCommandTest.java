@@ -75,7 +75,7 @@ class ServerCommandTest {
                 "--transport", "nio", "--background-priority", "idle", "--anti-entropy-interval-s", "0",
                 "--tombstone-grace-s", "60", "--hint-window-s", "30", "--metrics", "off",
                 "--repair-scan-bytes-per-s", "1000", "--compression", "zstd", "--compaction-bytes-per-s", "4096",
-                "--compaction-style", "tiered");
+                "--compaction-style", "tiered", "--block-cache-bytes", "1048576");
         assertEquals(9001, c.port());
         assertEquals(Path.of("/tmp/x"), c.dataDirectory());
         assertEquals(List.of("http://h1:9001", "http://h2:9002"), c.cluster());
@@ -104,6 +104,9 @@ class ServerCommandTest {
         assertEquals(Compression.ZSTD, c.storeOptions().compression());
         assertEquals(4096, c.storeOptions().compactionBytesPerSecond());
         assertEquals(CompactionStyle.SIZE_TIERED, c.storeOptions().compactionStyle());
+        assertEquals(1048576, c.storeOptions().blockCacheBytes());
+        assertEquals(0, ServerCommand.parse("--block-cache-bytes", "0").storeOptions().blockCacheBytes());
+        assertEquals(DaoOptions.defaultBlockCacheBytes(), ServerCommand.parse().storeOptions().blockCacheBytes());
         assertEquals(Compression.NONE, ServerCommand.parse("--compression", "None").storeOptions().compression());
         assertEquals(0, ServerCommand.parse("--compaction-bytes-per-s", "0").storeOptions().compactionBytesPerSecond());
         assertEquals(CompactionStyle.LEVELED,
@@ -192,6 +195,7 @@ class ServerCommandTest {
                 "--compaction-bytes-per-s", "-1");
         assertUsageError("Invalid value for option '--compaction-bytes-per-s': '1M' is not a long",
                 "--compaction-bytes-per-s", "1M");
+        assertUsageError("block cache bytes must be >= 0 (0: no cache), got -1", "--block-cache-bytes", "-1");
     }
 
     @Test

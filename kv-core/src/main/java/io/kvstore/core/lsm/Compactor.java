@@ -6,6 +6,7 @@ import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
 import io.kvstore.core.KeyFilter;
+import io.kvstore.core.table.BlockCache;
 import io.kvstore.core.table.SsTable;
 import io.kvstore.core.util.MergeIterator;
 import org.slf4j.Logger;
@@ -33,6 +34,7 @@ final class Compactor {
     private final DaoOptions options;
     private final Path dir;
     private final VersionSet versions;
+    private final BlockCache blocks;
     private final StoreState state;
     private final WriteController writes;
     private final BackgroundThread thread;
@@ -42,8 +44,10 @@ final class Compactor {
     /** Null under size-tiered compaction. */
     private final LeveledCompactionPicker leveled;
 
-    Compactor(DaoOptions options, VersionSet versions, StoreState state, DaoStats stats, WriteController writes) {
+    Compactor(DaoOptions options, VersionSet versions, BlockCache blocks, StoreState state, DaoStats stats,
+              WriteController writes) {
         this.stats = stats;
+        this.blocks = blocks;
         this.options = options;
         this.dir = options.dataDirectory();
         this.versions = versions;
@@ -215,13 +219,13 @@ final class Compactor {
             Iterator<Entry> entries = kept == null ? merged : kept.over(merged);
             if (job.outputLevel() == 0) {
                 TableBuilder.Built built = TableBuilder.build(dir, versions.newFileNumber(), entries, expectedKeys,
-                        options, now, tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds),
+                        options, blocks, now, tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds),
                         state::isClosed, limiter);
                 outputs = built.table() == null ? new SsTable[0] : new SsTable[] {built.table()};
                 newestDropped = built.newestDroppedTombstone();
             } else {
                 TableBuilder.BuiltTables built = TableBuilder.buildSplit(dir, versions::newFileNumber, entries,
-                        keysPerTable(inputs, expectedKeys), options, options.targetTableBytes(), now,
+                        keysPerTable(inputs, expectedKeys), options, blocks, options.targetTableBytes(), now,
                         tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds), state::isClosed, limiter);
                 outputs = built.tables();
                 newestDropped = built.newestDroppedTombstone();

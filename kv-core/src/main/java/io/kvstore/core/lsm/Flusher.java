@@ -2,6 +2,7 @@ package io.kvstore.core.lsm;
 
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
+import io.kvstore.core.table.BlockCache;
 import io.kvstore.core.table.SsTable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,14 +22,17 @@ final class Flusher {
     private final DaoOptions options;
     private final Path dir;
     private final VersionSet versions;
+    private final BlockCache blocks;
     private final StoreState state;
     private final Runnable afterFlush;
     private final BackgroundThread thread;
     private final DaoStats stats;
 
     /** {@code afterFlush} runs after each installed flush (it schedules a compaction). */
-    Flusher(DaoOptions options, VersionSet versions, StoreState state, DaoStats stats, Runnable afterFlush) {
+    Flusher(DaoOptions options, VersionSet versions, BlockCache blocks, StoreState state, DaoStats stats,
+            Runnable afterFlush) {
         this.stats = stats;
+        this.blocks = blocks;
         this.options = options;
         this.dir = options.dataDirectory();
         this.versions = versions;
@@ -73,7 +77,7 @@ final class Flusher {
             }
             Memtable memtable = frozen[frozen.length - 1];
             SsTable table = memtable.isEmpty() ? null : TableBuilder.build(dir, versions.newFileNumber(),
-                    memtable.iterator(null, null, Long.MAX_VALUE), memtable.keyCount(), options, Long.MIN_VALUE,
+                    memtable.iterator(null, null, Long.MAX_VALUE), memtable.keyCount(), options, blocks, Long.MIN_VALUE,
                     tombstone -> false, () -> false).table();
             synchronized (versions.manifestLock) {
                 if (state.isClosed()) {

@@ -7,6 +7,7 @@ import io.kvstore.core.DaoProperties;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
 import io.kvstore.core.KeyFilter;
+import io.kvstore.core.table.BlockCache;
 import io.kvstore.core.table.SsTable;
 import io.kvstore.core.util.MergeIterator;
 
@@ -56,18 +57,20 @@ public final class LsmDao implements Dao {
     private final Compactor compactor;
     private final DaoStats stats;
     private final ResidencyPolicy residency;
+    private final BlockCache blocks;
     private final AtomicBoolean closeStarted = new AtomicBoolean();
 
-    private LsmDao(DaoOptions options, DirectoryLock lock, Recovery.Recovered recovered) {
+    private LsmDao(DaoOptions options, BlockCache blocks, DirectoryLock lock, Recovery.Recovered recovered) {
         this.options = options;
+        this.blocks = blocks;
         this.dir = options.dataDirectory();
         this.lock = lock;
         this.state = new StoreState(dir);
         this.versions = new VersionSet(dir, recovered.initial(), recovered.nextFileNumber());
         this.stats = recovered.stats();
-        this.flusher = new Flusher(options, versions, state, stats, this::scheduleCompaction);
+        this.flusher = new Flusher(options, versions, blocks, state, stats, this::scheduleCompaction);
         this.writes = new WriteController(options, recovered.wal(), versions, state, stats, flusher);
-        this.compactor = new Compactor(options, versions, state, stats, writes);
+        this.compactor = new Compactor(options, versions, blocks, state, stats, writes);
         this.residency = new ResidencyPolicy(() -> versions.current().tables);
     }
 
@@ -81,7 +84,8 @@ public final class LsmDao implements Dao {
         Files.createDirectories(dir);
         DirectoryLock lock = DirectoryLock.acquire(dir);
         try {
-            LsmDao dao = new LsmDao(options, lock, Recovery.recover(options));
+            BlockCache blocks = BlockCache.ofCapacity(options.blockCacheBytes());
+            LsmDao dao = new LsmDao(options, blocks, lock, Recovery.recover(options, blocks));
             dao.scheduleCompaction();
             return dao;
         } catch (IOException | RuntimeException | Error e) {
@@ -333,6 +337,11 @@ public final class LsmDao implements Dao {
     /** Memtables frozen and waiting to be flushed (for tests). */
     int frozenMemtables() {
         return versions.current().frozen.length;
+    }
+
+    /** The cache of decompressed blocks shared by this store's tables (for tests). */
+    BlockCache blockCache() {
+        return blocks;
     }
 
     /** Live tables, newest first (for tests and measurements). */

@@ -4,6 +4,7 @@ import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.log.LogReader;
 import io.kvstore.core.log.WriteAheadLog;
+import io.kvstore.core.table.BlockCache;
 import io.kvstore.core.table.SsTable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,8 +34,11 @@ final class Recovery {
     private Recovery() {
     }
 
-    /** Recovers the store in {@code options.dataDirectory()}. REQUIRES: its directory lock held. */
-    static Recovered recover(DaoOptions options) throws IOException {
+    /**
+     * Recovers the store in {@code options.dataDirectory()}, its tables caching blocks in {@code blocks}.
+     * REQUIRES: its directory lock held.
+     */
+    static Recovered recover(DaoOptions options, BlockCache blocks) throws IOException {
         Path dir = options.dataDirectory();
         Manifest manifest = Manifest.read(dir);
         if (manifest == null) {
@@ -75,7 +79,7 @@ final class Recovery {
         List<Integer> levels = new ArrayList<>();
         for (int i = 0; i < manifest.tables.length; i++) {
             long number = manifest.tables[i];
-            tables.add(SsTable.open(FileNames.table(dir, number), number));
+            tables.add(SsTable.open(FileNames.table(dir, number), number, blocks));
             levels.add(manifest.levels[i]);
         }
         Memtable recovered = new Memtable(-1);
@@ -92,7 +96,7 @@ final class Recovery {
         if (!recovered.isEmpty()) {
             long number = next++;
             SsTable table = TableBuilder.build(dir, number, recovered.iterator(null, null, Long.MAX_VALUE),
-                    recovered.keyCount(), options, Long.MIN_VALUE, tombstone -> false, () -> false).table();
+                    recovered.keyCount(), options, blocks, Long.MIN_VALUE, tombstone -> false, () -> false).table();
             tables.add(0, table);
             levels.add(0, 0);
         }

@@ -2,6 +2,7 @@ package io.kvstore.core.lsm;
 
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
+import io.kvstore.core.table.BlockCache;
 import io.kvstore.core.table.SsTable;
 import io.kvstore.core.table.SsTableWriter;
 
@@ -35,14 +36,15 @@ final class TableBuilder {
      * (having deleted the partial file) once {@code cancelled}.
      */
     static Built build(Path dir, long number, Iterator<Entry> entries, long expectedKeys, DaoOptions options,
-                       long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled)
+                       BlockCache blocks, long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled)
             throws IOException {
-        return build(dir, number, entries, expectedKeys, options, nowMillis, mayDropTombstone, cancelled, null);
+        return build(dir, number, entries, expectedKeys, options, blocks, nowMillis, mayDropTombstone, cancelled,
+                null);
     }
 
     /** {@link #build}, writing no faster than {@code limiter} allows (none: unlimited). */
     static Built build(Path dir, long number, Iterator<Entry> entries, long expectedKeys, DaoOptions options,
-                       long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled,
+                       BlockCache blocks, long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled,
                        CompactionRateLimiter limiter) throws IOException {
         Path path = FileNames.table(dir, number);
         long newestDropped = Long.MIN_VALUE;
@@ -66,7 +68,7 @@ final class TableBuilder {
             }
             writer.finish();
         }
-        SsTable table = SsTable.open(path, number);
+        SsTable table = SsTable.open(path, number, blocks);
         // Just written through the page cache, so normally resident: reads need not wait for a check.
         table.checkResidency();
         return new Built(table, newestDropped);
@@ -78,7 +80,7 @@ final class TableBuilder {
      * written so far is deleted.
      */
     static BuiltTables buildSplit(Path dir, LongSupplier numbers, Iterator<Entry> entries, long keysPerTable,
-                                  DaoOptions options, long targetBytes, long nowMillis,
+                                  DaoOptions options, BlockCache blocks, long targetBytes, long nowMillis,
                                   Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled,
                                   CompactionRateLimiter limiter) throws IOException {
         List<SsTable> written = new ArrayList<>();
@@ -108,12 +110,12 @@ final class TableBuilder {
                 writer.add(entry);
                 pacer.step(writer, path);
                 if (writer.bytesWritten() >= targetBytes) {
-                    written.add(finish(writer, path, number));
+                    written.add(finish(writer, path, number, blocks));
                     writer = null;
                 }
             }
             if (writer != null) {
-                written.add(finish(writer, path, number));
+                written.add(finish(writer, path, number, blocks));
                 writer = null;
             }
             done = true;
@@ -130,11 +132,12 @@ final class TableBuilder {
         }
     }
 
-    private static SsTable finish(SsTableWriter writer, Path path, long number) throws IOException {
+    private static SsTable finish(SsTableWriter writer, Path path, long number, BlockCache blocks)
+            throws IOException {
         try (writer) {
             writer.finish();
         }
-        SsTable table = SsTable.open(path, number);
+        SsTable table = SsTable.open(path, number, blocks);
         table.checkResidency();
         return table;
     }

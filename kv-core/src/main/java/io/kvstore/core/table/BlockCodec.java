@@ -1,6 +1,7 @@
 package io.kvstore.core.table;
 
 import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdDecompressCtx;
 import io.kvstore.core.Compression;
 import io.kvstore.core.CorruptionException;
 import net.jpountz.lz4.LZ4Compressor;
@@ -14,7 +15,7 @@ import java.nio.file.Path;
 /**
  * Compresses and decompresses data blocks with the codec a table records in its meta block
  * ({@link TableMeta#codec()}); the number of each codec is part of the file format.
- * Thread-safe: the codecs keep no state between calls.
+ * Thread-safe: a codec that needs state between calls keeps one per thread.
  */
 abstract class BlockCodec {
     /** Format number of {@link Compression#NONE}. */
@@ -184,14 +185,33 @@ abstract class BlockCodec {
 
         @Override
         void decompress(ByteBuffer src, int at, int length, byte[] dst) {
-            byte[] compressed = new byte[length];
+            Decompression d = PER_THREAD.get();
+            byte[] compressed = d.input(length);
             src.get(at, compressed, 0, length);
-            long n = Zstd.decompressByteArray(dst, 0, dst.length, compressed, 0, length);
+            long n = d.context.decompressByteArray(dst, 0, dst.length, compressed, 0, length);
             if (Zstd.isError(n)) {
                 throw new IllegalStateException("zstd: " + Zstd.getErrorName(n));
             }
             if (n != dst.length) {
                 throw new IllegalStateException("zstd produced " + n + " bytes, expected " + dst.length);
+            }
+        }
+
+        /**
+         * A thread's decompression context and input buffer, reused from block to block: a new context
+         * per block costs more than the decompression itself, and the native call takes arrays.
+         */
+        private static final ThreadLocal<Decompression> PER_THREAD = ThreadLocal.withInitial(Decompression::new);
+
+        private static final class Decompression {
+            final ZstdDecompressCtx context = new ZstdDecompressCtx();
+            private byte[] input = new byte[16 << 10];
+
+            byte[] input(int length) {
+                if (input.length < length) {
+                    input = new byte[Math.max(length, 2 * input.length)];
+                }
+                return input;
             }
         }
     }

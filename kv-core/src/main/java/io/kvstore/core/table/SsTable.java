@@ -15,6 +15,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -23,10 +24,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with the data.
  *
  * <p>Each data block's CRC32C is checked the first time it is read after opening; index, filter and
- * meta are checked at open. Reads are thread-safe. The table is reference counted: the live set
- * holds one reference and every range snapshot one more; once marked obsolete, the file is deleted
- * when the last reference is released. Mappings are never unmapped explicitly (a reader racing a
- * compaction may still touch them); the garbage collector releases them.
+ * meta are checked at open. Compressed blocks are decompressed on the heap and kept in the store's
+ * {@link BlockCache}. Reads are thread-safe. The table is reference counted: the live set holds one
+ * reference and every range snapshot one more; the last release drops the table's cached blocks and,
+ * once the table is marked obsolete, deletes the file. Mappings are never unmapped explicitly (a
+ * reader racing a compaction may still touch them); the garbage collector releases them.
  */
 public final class SsTable {
     private final Path path;
@@ -43,6 +45,7 @@ public final class SsTable {
     private final BlockCodec codec;
     private final int formatVersion;
     private final BlockIndex index;
+    private final BlockCache blocks;
     /** One bit per data block: its checksum has been verified (racy updates only cost a re-check). */
     private final long[] verified;
     private final AtomicInteger references = new AtomicInteger(1);
@@ -51,7 +54,7 @@ public final class SsTable {
     private volatile boolean resident;
 
     private SsTable(Path path, long fileNumber, long fileSize, MappedFile file, TableMeta meta, BlockCodec codec,
-                    int formatVersion, BloomFilter bloom, BlockIndex index) {
+                    int formatVersion, BloomFilter bloom, BlockIndex index, BlockCache blocks) {
         this.path = path;
         this.fileNumber = fileNumber;
         this.fileSize = fileSize;
@@ -65,16 +68,29 @@ public final class SsTable {
         this.formatVersion = formatVersion;
         this.bloom = bloom;
         this.index = index;
+        this.blocks = blocks;
         this.verified = new long[(index.count() + 63) >>> 6];
     }
 
     /** Opens and validates the table at {@code path}; {@link CorruptionException} names what is wrong. */
     public static SsTable open(Path path, long fileNumber) throws IOException {
-        return open(path, fileNumber, TableFormat.SEGMENT_SHIFT);
+        return open(path, fileNumber, BlockCache.disabled());
+    }
+
+    /**
+     * Opens and validates the table at {@code path}, keeping its decompressed blocks in {@code blocks};
+     * {@link CorruptionException} names what is wrong.
+     */
+    public static SsTable open(Path path, long fileNumber, BlockCache blocks) throws IOException {
+        return open(path, fileNumber, TableFormat.SEGMENT_SHIFT, blocks);
     }
 
     /** Opens with mapping windows of {@code 2^segmentShift} bytes (small windows let tests cross them). */
     static SsTable open(Path path, long fileNumber, int segmentShift) throws IOException {
+        return open(path, fileNumber, segmentShift, BlockCache.disabled());
+    }
+
+    private static SsTable open(Path path, long fileNumber, int segmentShift, BlockCache blocks) throws IOException {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             long size = channel.size();
             if (size < TableFormat.FOOTER_SIZE) {
@@ -111,7 +127,7 @@ public final class SsTable {
                 bloom = new BloomFilter(bloomBuf, bloomBase, bloomLines, bloomProbes);
             }
             return new SsTable(path, fileNumber, size, file, meta, codec, footer.version(), bloom,
-                    new BlockIndex(indexBuf, indexBase, indexSize));
+                    new BlockIndex(indexBuf, indexBase, indexSize), Objects.requireNonNull(blocks, "blocks"));
         }
     }
 
@@ -145,11 +161,14 @@ public final class SsTable {
         }
         long offset = index.offset(block);
         int size = index.size(block);
-        ByteBuffer buf = file.window(offset);
-        int base = file.indexIn(offset);
-        ensureVerified(block, buf, base, size, offset);
-        if (!codec.isIdentity()) {
-            buf = decompress(block, buf, base, size, offset);
+        ByteBuffer buf;
+        int base;
+        if (codec.isIdentity()) {
+            buf = file.window(offset);
+            base = file.indexIn(offset);
+            ensureVerified(block, buf, base, size, offset);
+        } else {
+            buf = decompressed(block, offset, size);
             base = 0;
             size = buf.capacity();
         }
@@ -243,11 +262,14 @@ public final class SsTable {
         } while (!references.compareAndSet(r, r + 1));
     }
 
-    /** Drops a reference; the last one deletes the file if the table is obsolete. */
+    /** Drops a reference; the last one drops the cached blocks and deletes the file if the table is obsolete. */
     public void release() throws IOException {
         int r = references.decrementAndGet();
-        if (r == 0 && obsolete) {
-            Files.deleteIfExists(path);
+        if (r == 0) {
+            blocks.removeTable(fileNumber);
+            if (obsolete) {
+                Files.deleteIfExists(path);
+            }
         } else if (r < 0) {
             throw new IllegalStateException("table released too often: " + path);
         }
@@ -276,17 +298,20 @@ public final class SsTable {
     }
 
     /**
-     * Points {@code cursor} at data block {@code block}: in the mapping, or decompressed into a heap
-     * buffer; its checksum verified on the first read since opening.
+     * Points {@code cursor} at data block {@code block}: in the mapping, or decompressed on the heap
+     * (through the block cache); its checksum verified on the first read since opening.
      */
     void load(int block, BlockCursor cursor) throws CorruptionException {
         long offset = index.offset(block);
         int size = index.size(block);
-        ByteBuffer buf = file.window(offset);
-        int base = file.indexIn(offset);
-        ensureVerified(block, buf, base, size, offset);
-        if (!codec.isIdentity()) {
-            buf = decompress(block, buf, base, size, offset);
+        ByteBuffer buf;
+        int base;
+        if (codec.isIdentity()) {
+            buf = file.window(offset);
+            base = file.indexIn(offset);
+            ensureVerified(block, buf, base, size, offset);
+        } else {
+            buf = decompressed(block, offset, size);
             base = 0;
             size = buf.capacity();
         }
@@ -319,6 +344,27 @@ public final class SsTable {
             throw new CorruptionException(path, offset, blockName(block) + " has an impossible uncompressed size "
                     + uncompressed);
         }
+    }
+
+    /**
+     * Data block {@code block}, stored compressed in {@code size} bytes at {@code offset}: from the
+     * block cache, or verified, decompressed and cached. A block that fails its checks is not cached.
+     */
+    private ByteBuffer decompressed(int block, long offset, int size) throws CorruptionException {
+        ByteBuffer cached = blocks.get(fileNumber, offset);
+        if (cached != null) {
+            return cached;
+        }
+        ByteBuffer buf = file.window(offset);
+        int base = file.indexIn(offset);
+        ensureVerified(block, buf, base, size, offset);
+        ByteBuffer plain = decompress(block, buf, base, size, offset);
+        blocks.put(fileNumber, offset, plain);
+        if (references.get() <= 0) {
+            // A point read (which holds no reference) raced the release: leave nothing behind.
+            blocks.remove(fileNumber, offset);
+        }
+        return plain;
     }
 
     /**
