@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 
 /**
@@ -18,6 +20,8 @@ import java.util.function.UnaryOperator;
  * up front), each node keeps its data in its own directory, and any node can be stopped and restarted.
  */
 final class TestCluster {
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
     private final List<String> urls = new ArrayList<>();
     private final List<Path> dirs = new ArrayList<>();
     private final KvServer[] nodes;
@@ -64,9 +68,17 @@ final class TestCluster {
         return (tls == null ? builder : builder.sslContext(tls)).build();
     }
 
+    /**
+     * A port free now and never handed out before in this JVM: the system may give the same ephemeral
+     * port to two sockets opened one after the other, and two nodes of one test must not share one.
+     */
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+        while (true) {
+            try (ServerSocket socket = new ServerSocket(0)) {
+                if (HANDED_OUT.add(socket.getLocalPort())) {
+                    return socket.getLocalPort();
+                }
+            }
         }
     }
 
