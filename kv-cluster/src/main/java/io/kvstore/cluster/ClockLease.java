@@ -1,6 +1,5 @@
 package io.kvstore.cluster;
 
-import io.kvstore.core.util.Directories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -86,8 +85,9 @@ public final class ClockLease {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot persist the clock lease " + file, e);
         }
-        try {
-            Directories.sync(file.getParent());
+        // Forcing the directory makes the rename durable, not only the new file's contents (POSIX).
+        try (FileChannel directory = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+            directory.force(true);
         } catch (IOException e) {
             LOG.debug("cannot fsync directory {}", file.getParent(), e);
         }

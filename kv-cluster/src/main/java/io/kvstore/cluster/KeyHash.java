@@ -1,10 +1,10 @@
 package io.kvstore.cluster;
 
-import io.kvstore.core.util.XxHash64;
+import io.kvstore.core.hash.XxHash64;
 
 /**
  * The 64-bit hash every partitioner applies to key bytes and node names: XXH64 (xxHash, 64-bit
- * variant, by Yann Collet), the one implementation kvstore has ({@code io.kvstore.core.util.XxHash64},
+ * variant, by Yann Collet), the one implementation kvstore has ({@link XxHash64},
  * shared with the Bloom filters of kv-core).
  *
  * <p>Placement must be identical on every node, JVM and restart, so this function is part of the

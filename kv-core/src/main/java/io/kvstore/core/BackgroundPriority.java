@@ -1,6 +1,6 @@
 package io.kvstore.core;
 
-import io.kvstore.core.util.ThreadPriority;
+import io.kvstore.core.internal.util.ThreadPriority;
 
 /**
  * The CPU priority of a store's background threads (flushes, compactions), on Linux with JNA on the

@@ -1,6 +1,6 @@
 package io.kvstore.core;
 
-import io.kvstore.core.lsm.LsmDao;
+import io.kvstore.core.internal.lsm.LsmDao;
 import io.kvstore.core.rocksdb.RocksDbDao;
 
 import java.io.IOException;
@@ -11,7 +11,7 @@ import java.util.Locale;
  * ({@code --engine rocksdb}) and in benchmarks.
  */
 public enum Engine {
-    /** The self-written LSM engine ({@link LsmDao}): the default. */
+    /** The self-written log-structured merge-tree engine (docs/DESIGN.md, "Storage engine"): the default. */
     LSM("lsm") {
         @Override
         public Dao open(DaoOptions options) throws IOException {

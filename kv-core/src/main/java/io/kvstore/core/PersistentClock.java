@@ -1,6 +1,6 @@
 package io.kvstore.core;
 
-import io.kvstore.core.util.Directories;
+import io.kvstore.core.internal.util.Directories;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

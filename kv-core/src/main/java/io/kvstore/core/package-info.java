@@ -7,9 +7,10 @@
  * ({@link io.kvstore.core.Engine}); and {@link io.kvstore.core.KvStore}, a plain map over it for
  * embedders.
  *
- * <p>The subpackages are the engines' internals, laid out as leveldb lays out its own: {@code lsm}
- * (the engine), {@code table} (the table file format), {@code log} (the write-ahead log), {@code util};
- * and {@code rocksdb}, the RocksDB-backed engine kept for comparison. Only the classes this package
- * names are meant for embedders; the on-disk formats are described in docs/FORMAT.md.
+ * <p>Two subpackages are API too: {@code rocksdb}, the RocksDB-backed engine kept for comparison, and
+ * {@code hash}, the hash function whose output placement depends on. Everything under
+ * {@code internal} (the LSM engine, its table file, its write-ahead log) is not API and may change
+ * without notice; {@code PublicApiTest} holds the list of public types. The on-disk formats are
+ * described in docs/FORMAT.md.
  */
 package io.kvstore.core;

@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
-import io.kvstore.core.lsm.LsmDao;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -59,7 +60,7 @@ class ClusterRangeProcessTest {
 
     /** Writes keys {@code 0..count-1} that {@code holds} accepts, at {@code version} (also the timestamp). */
     private static void write(Path store, int count, IntPredicate holds, int version, int valueBytes) throws IOException {
-        try (LsmDao dao = LsmDao.open(DaoOptions.builder(store).build())) {
+        try (Dao dao = Engine.LSM.open(DaoOptions.builder(store).build())) {
             for (int i = 0; i < count; i++) {
                 if (holds.test(i)) {
                     dao.upsert(Entry.value(key(i).getBytes(StandardCharsets.US_ASCII), value(i, version, valueBytes), version));

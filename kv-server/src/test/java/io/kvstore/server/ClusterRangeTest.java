@@ -4,9 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
-import io.kvstore.core.lsm.LsmDao;
 import io.vertx.core.buffer.Buffer;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -146,7 +147,7 @@ class ClusterRangeTest {
     @Tag("slow")
     void aHundredThousandTombstonesBeforeOneLiveKey() throws Exception {
         for (int node = 0; node < 2; node++) {
-            try (LsmDao dao = LsmDao.open(DaoOptions.builder(dir.resolve("node-" + node)).build())) {
+            try (Dao dao = Engine.LSM.open(DaoOptions.builder(dir.resolve("node-" + node)).build())) {
                 for (int i = 0; i < 100_000; i++) {
                     dao.upsert(Entry.tombstone(b(String.format("t%06d", i)), 1000 + node));
                 }

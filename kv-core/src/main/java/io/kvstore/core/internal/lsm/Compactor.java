@@ -1,0 +1,297 @@
+package io.kvstore.core.internal.lsm;
+
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.CompactionStyle;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.DaoStats;
+import io.kvstore.core.Entry;
+import io.kvstore.core.KeyFilter;
+import io.kvstore.core.internal.table.BlockCache;
+import io.kvstore.core.internal.table.SsTable;
+import io.kvstore.core.internal.util.MergeIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+
+/**
+ * Runs compactions on a background thread: those the configured policy ({@link LeveledCompactionPicker}
+ * or {@link CompactionPicker}) finds due after each flush and at open, and those asked for
+ * ({@link #compactOldest}). Each merges its {@link Compaction}'s tables into tables of the next level,
+ * or into one that takes their place, leaves out shadowed versions, writes expired values as
+ * tombstones, and leaves out tombstones that shadow nothing and are past their grace; no faster than
+ * {@link DaoOptions#compactionBytesPerSecond()} if it is set.
+ */
+final class Compactor {
+    private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
+
+    private final DaoOptions options;
+    private final Path dir;
+    private final VersionSet versions;
+    private final BlockCache blocks;
+    private final StoreState state;
+    private final WriteController writes;
+    private final BackgroundThread thread;
+    private final DaoStats stats;
+    /** Null when compactions are not rate limited. */
+    private final CompactionRateLimiter limiter;
+    /** Null under size-tiered compaction. */
+    private final LeveledCompactionPicker leveled;
+
+    Compactor(DaoOptions options, VersionSet versions, BlockCache blocks, StoreState state, DaoStats stats,
+              WriteController writes) {
+        this.stats = stats;
+        this.blocks = blocks;
+        this.options = options;
+        this.dir = options.dataDirectory();
+        this.versions = versions;
+        this.state = state;
+        this.writes = writes;
+        this.thread = new BackgroundThread("kvstore-compaction", options.backgroundPriority());
+        this.leveled = options.compactionStyle() == CompactionStyle.LEVELED ? new LeveledCompactionPicker(options) : null;
+        this.limiter = options.compactionBytesPerSecond() > 0
+                ? new CompactionRateLimiter(options.compactionBytesPerSecond()) : null;
+    }
+
+    /** Queues compactions while the picker finds one due (none once the store is closing). */
+    void schedule() {
+        if (!state.isClosed()) {
+            thread.execute(this::compactWhileNeeded);
+        }
+    }
+
+    /** Compacts the whole store now and waits: into one table, or under leveled compaction into its deepest level. */
+    void compactAll() throws IOException {
+        if (leveled == null) {
+            compactOldest(Integer.MAX_VALUE, () -> { });
+            return;
+        }
+        thread.call(() -> {
+            while (true) {
+                Compaction job = LeveledCompactionPicker.all(versions.current());
+                if (job == null || compact(job, () -> { })) {
+                    return null;
+                }
+            }
+        }, "compaction");
+    }
+
+    /**
+     * Compacts the {@code count} oldest tables now and waits, running {@code afterMerge} between each
+     * merge and its switch (a test's window).
+     */
+    void compactOldest(int count, Runnable afterMerge) throws IOException {
+        thread.call(() -> {
+            while (true) {
+                Compaction job = Compaction.oldest(versions.current(), count);
+                if (job == null || compact(job, afterMerge)) {
+                    return null;
+                }
+            }
+        }, "compaction");
+    }
+
+    /**
+     * Compacts the whole store now, as {@link #compactAll()} does, leaving out every key {@code keep}
+     * rejects (whatever its versions: they shadow nothing a node that gives the key up still serves);
+     * returns how many keys it left out. Entries newer than the tables (memtables) are not touched.
+     */
+    long cleanup(KeyFilter keep) throws IOException {
+        KeptKeys kept = new KeptKeys(keep);
+        return thread.call(() -> {
+            while (true) {
+                Version v = versions.current();
+                Compaction job = leveled == null ? Compaction.oldest(v, Integer.MAX_VALUE) : LeveledCompactionPicker.all(v);
+                if (job == null) {
+                    return 0L;
+                }
+                if (compact(job, () -> { }, kept)) {
+                    return kept.dropped();
+                }
+            }
+        }, "cleanup");
+    }
+
+    /** Waits for every compaction queued so far. */
+    void awaitQueued() throws IOException {
+        thread.call(() -> null, "compaction");
+    }
+
+    void shutdown() {
+        thread.shutdown();
+    }
+
+    void shutdownAndWait() {
+        thread.shutdownAndWait();
+    }
+
+    /** Bytes written by compactions since opening. */
+    long compactedBytes() {
+        return stats.compactedBytes();
+    }
+
+    /** The compaction the configured policy would run on {@code v} now, or null if none is due. */
+    Compaction pick(Version v) {
+        return leveled != null ? leveled.pick(v) : CompactionPicker.pick(v, options.compactionTrigger());
+    }
+
+    private void compactWhileNeeded() {
+        try {
+            while (!state.isClosed()) {
+                Compaction job = pick(versions.current());
+                if (job == null) {
+                    return;
+                }
+                compact(job, () -> { });
+            }
+        } catch (CancellationException e) {
+            LOG.debug("Compaction in {} cancelled by close", dir);
+        } catch (IOException | RuntimeException e) {
+            // Reads and writes go on; tables pile up until the cause is fixed and the store reopened.
+            LOG.error("Background compaction failed in {}", dir, e);
+        }
+    }
+
+    /**
+     * How many keys an output table of leveled compaction may hold, for its Bloom filter: the target
+     * size over the inputs' bytes per entry, with room for smaller entries; at most all of them.
+     */
+    private long keysPerTable(SsTable[] inputs, long entries) {
+        long bytes = 0;
+        for (SsTable table : inputs) {
+            bytes += table.fileSize();
+        }
+        double perEntry = Math.max(1.0, bytes / (double) Math.max(1, entries));
+        return Math.max(1, Math.min(entries, (long) (2 * options.targetTableBytes() / perEntry)));
+    }
+
+    private static void discardAll(SsTable[] tables) throws IOException {
+        for (SsTable table : tables) {
+            VersionSet.discard(table);
+        }
+    }
+
+    /**
+     * Whether a merge may leave out {@code tombstone}: no newer source may hold a version it must shadow
+     * (its timestamp is below {@code dropTombstonesBelow}) and its grace period is over.
+     */
+    private boolean mayDrop(Entry tombstone, long dropTombstonesBelow, long graceEndsBeforeMillis) {
+        return tombstone.timestamp() < dropTombstonesBelow
+                && options.timestampToMillis().applyAsLong(tombstone.timestamp()) < graceEndsBeforeMillis;
+    }
+
+    /** Tombstones written before this instant (wall-clock milliseconds) are past their grace. */
+    private long graceEndsBeforeMillis(long now) {
+        long grace = options.tombstoneGrace().toMillis();
+        return now - grace > now ? Long.MIN_VALUE : now - grace;
+    }
+
+    /**
+     * Merges {@code job}'s inputs into one table that takes their place ({@code afterMerge} runs between
+     * the merge and the switch). Returns false, having installed nothing, if a write that a tombstone
+     * left out of the output still had to shadow arrived during the merge; planned again, the
+     * compaction keeps that tombstone.
+     */
+    private boolean compact(Compaction job, Runnable afterMerge) throws IOException {
+        return compact(job, afterMerge, null);
+    }
+
+    /** {@link #compact(Compaction, Runnable)}, leaving out the keys {@code kept} rejects (null: none). */
+    private boolean compact(Compaction job, Runnable afterMerge, KeptKeys kept) throws IOException {
+        SsTable[] inputs = job.inputs();
+        long expectedKeys = 0;
+        List<CloseableIterator<Entry>> sources = new ArrayList<>(inputs.length);
+        for (SsTable table : inputs) {
+            expectedKeys += table.entryCount();
+            sources.add(table.iterator(null, null));
+        }
+        long now = options.clock().getAsLong();
+        long graceEnds = graceEndsBeforeMillis(now);
+        SsTable[] outputs;
+        long newestDropped;
+        try (MergeIterator merged = new MergeIterator(sources)) {
+            Iterator<Entry> entries = kept == null ? merged : kept.over(merged);
+            if (job.outputLevel() == 0) {
+                TableBuilder.Built built = TableBuilder.build(dir, versions.newFileNumber(), entries, expectedKeys,
+                        options, blocks, now, tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds),
+                        state::isClosed, limiter);
+                outputs = built.table() == null ? new SsTable[0] : new SsTable[] {built.table()};
+                newestDropped = built.newestDroppedTombstone();
+            } else {
+                TableBuilder.BuiltTables built = TableBuilder.buildSplit(dir, versions::newFileNumber, entries,
+                        keysPerTable(inputs, expectedKeys), options, blocks, options.targetTableBytes(), now,
+                        tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds), state::isClosed, limiter);
+                outputs = built.tables();
+                newestDropped = built.newestDroppedTombstone();
+            }
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        afterMerge.run();
+        // The tombstones left out were older than every newer source when the merge was planned; a write
+        // arriving since (a late replica's, with an older timestamp) may need one to stay hidden. No write
+        // may land between this check and the switch, hence the writers' lock, taken only then: every
+        // writer waits for the manifest write. Other compactions, like flushes, switch without stopping
+        // writers (see VersionSet.install).
+        boolean droppedTombstones = newestDropped != Long.MIN_VALUE;
+        // The writers' lock before the manifest lock: a writer holds the former while it waits for a
+        // flush, which needs the latter.
+        if (droppedTombstones) {
+            writes.lock();
+        }
+        try {
+            synchronized (versions.manifestLock) {
+                if (state.isClosed()) {
+                    // close() may have stopped waiting for this compaction and will give the directory up:
+                    // nothing may be installed any more. (close() marks the store closed before it takes
+                    // the manifest lock to release the tables and then the directory.)
+                    discardAll(outputs);
+                    throw new CancellationException("compaction of " + dir + " abandoned: store closed");
+                }
+                Version current = versions.current();
+                long shadowedBelow = job.outputLevel() == 0 ? Compaction.minTimestampNewerThan(current, inputs[0])
+                        : Compaction.minTimestampOutside(current, inputs);
+                if (droppedTombstones && newestDropped >= shadowedBelow) {
+                    LOG.info("Compaction of {} tables of {} discarded: a write older than a tombstone it left out "
+                            + "arrived during the merge", inputs.length, dir);
+                    discardAll(outputs);
+                    return false;
+                }
+                try {
+                    if (job.outputLevel() == 0) {
+                        SsTable output = outputs.length == 0 ? null : outputs[0];
+                        versions.install(v -> v.withCompacted(inputs, output));
+                    } else {
+                        versions.install(v -> v.withLeveled(inputs, outputs, job.outputLevel()));
+                    }
+                } catch (IOException e) {
+                    // Not installed: delete the outputs, or every retry on a full disk would leave more.
+                    for (SsTable output : outputs) {
+                        if (!Manifest.lists(dir, output.fileNumber())) {
+                            VersionSet.discard(output);
+                        }
+                    }
+                    throw e;
+                }
+            }
+        } finally {
+            if (droppedTombstones) {
+                writes.unlock();
+            }
+        }
+        long written = 0;
+        for (SsTable output : outputs) {
+            written += output.fileSize();
+        }
+        stats.compacted(written);
+        LOG.debug("Compacted {} tables of {} into {} at level {}", inputs.length, dir, outputs.length, job.outputLevel());
+        VersionSet.obsolete(inputs);
+        return true;
+    }
+}

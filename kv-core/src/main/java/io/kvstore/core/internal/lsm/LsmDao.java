@@ -1,0 +1,369 @@
+package io.kvstore.core.internal.lsm;
+
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Dao;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.DaoProperties;
+import io.kvstore.core.DaoStats;
+import io.kvstore.core.Entry;
+import io.kvstore.core.KeyFilter;
+import io.kvstore.core.internal.table.BlockCache;
+import io.kvstore.core.internal.table.SsTable;
+import io.kvstore.core.internal.util.MergeIterator;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * kvstore's own log-structured merge-tree engine: a facade over its parts, named as leveldb names
+ * them.
+ *
+ * <p>A write goes through the {@link WriteController}: to the write-ahead log, then into the active
+ * memtable. A memtable past {@link DaoOptions#flushThresholdBytes()} is frozen and the {@link Flusher}
+ * writes it to a table while writes continue in a fresh one; writers wait only when
+ * {@link DaoOptions#maxFrozenMemtables()} frozen memtables are already queued, or, under leveled
+ * compaction, while level 0 piles up. The {@link Compactor} merges tables into levels sized from the
+ * data (see {@link LeveledCompactionPicker}), or runs of similar-sized tables (see
+ * {@link CompactionPicker}). The {@link VersionSet} records
+ * the live tables and the oldest log still needed in a manifest replaced atomically, so a crash at any
+ * instant leaves a store that {@link Recovery} reopens with every acknowledged write.
+ *
+ * <p>Reads take the current {@link Version} without locking. A point read consults memtables, then
+ * tables newest first, skipping tables by key range, Bloom filter and timestamp range. A range read
+ * merges a snapshot: memtable versions up to a sequence number, and tables kept alive by reference
+ * counts until the iterator is closed. Values past their expiry read as tombstones of their timestamps.
+ */
+public final class LsmDao implements Dao {
+    /** Largest accepted key; keys are also stored in the block index. */
+    public static final int MAX_KEY_BYTES = 16 << 20;
+    /** Largest accepted value, so that any data block stays under 1 GiB. */
+    public static final int MAX_VALUE_BYTES = 512 << 20;
+
+    private final DaoOptions options;
+    private final Path dir;
+    private final DirectoryLock lock;
+    private final StoreState state;
+    private final VersionSet versions;
+    private final Flusher flusher;
+    private final WriteController writes;
+    private final Compactor compactor;
+    private final DaoStats stats;
+    private final ResidencyPolicy residency;
+    private final BlockCache blocks;
+    private final AtomicBoolean closeStarted = new AtomicBoolean();
+
+    private LsmDao(DaoOptions options, BlockCache blocks, DirectoryLock lock, Recovery.Recovered recovered) {
+        this.options = options;
+        this.blocks = blocks;
+        this.dir = options.dataDirectory();
+        this.lock = lock;
+        this.state = new StoreState(dir);
+        this.versions = new VersionSet(dir, recovered.initial(), recovered.nextFileNumber());
+        this.stats = recovered.stats();
+        this.flusher = new Flusher(options, versions, blocks, state, stats, this::scheduleCompaction);
+        this.writes = new WriteController(options, recovered.wal(), versions, state, stats, flusher);
+        this.compactor = new Compactor(options, versions, blocks, state, stats, writes);
+        this.residency = new ResidencyPolicy(() -> versions.current().tables);
+    }
+
+    /**
+     * Opens (creating if needed) the store in {@code options.dataDirectory()}, replaying logs newer
+     * than the manifest. Fails with an {@link IOException} if another open store holds the directory,
+     * or if a file is corrupt (a torn log tail is not corruption: it is cut off).
+     */
+    public static LsmDao open(DaoOptions options) throws IOException {
+        Path dir = options.dataDirectory();
+        Files.createDirectories(dir);
+        DirectoryLock lock = DirectoryLock.acquire(dir);
+        try {
+            BlockCache blocks = BlockCache.ofCapacity(options.blockCacheBytes());
+            LsmDao dao = new LsmDao(options, blocks, lock, Recovery.recover(options, blocks));
+            dao.scheduleCompaction();
+            return dao;
+        } catch (IOException | RuntimeException | Error e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public Entry get(byte[] key) throws IOException {
+        Objects.requireNonNull(key, "key");
+        state.ensureOpen();
+        return visible(lookup(key, false).found());
+    }
+
+    /**
+     * Answers on the calling thread when every table the read may touch was in memory at the last
+     * residency check (see {@link ResidencyPolicy}), else on {@code mayBlock}. A page evicted since
+     * that check is the one way such a read can still wait for the disk.
+     */
+    @Override
+    public CompletableFuture<Entry> getAsync(byte[] key, Executor mayBlock) {
+        PointRead read;
+        try {
+            Objects.requireNonNull(key, "key");
+            state.ensureOpen();
+            read = lookup(key, true);
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        residency.scheduleCheck(mayBlock);
+        return read.needsDisk() ? Dao.super.getAsync(key, mayBlock)
+                : CompletableFuture.completedFuture(visible(read.found()));
+    }
+
+    /** {@code found} as a read sees it now: an expired value reads as a tombstone of its timestamp. */
+    private Entry visible(Entry found) {
+        return found == null || !found.expires() ? found : found.asOf(options.clock().getAsLong());
+    }
+
+    /**
+     * The visible version of {@code key}; with {@code mustNotBlock}, {@link PointRead#NEEDS_DISK}
+     * instead of consulting a table the residency policy does not let such a read touch.
+     */
+    private PointRead lookup(byte[] key, boolean mustNotBlock) throws IOException {
+        Version v = versions.current();
+        Entry best = v.active.get(key);
+        for (Memtable memtable : v.frozen) {
+            if (best == null || memtable.maxTimestamp() >= best.timestamp()) {
+                best = Entry.newerOf(best, memtable.get(key));
+            }
+        }
+        long hash = 0;
+        boolean hashed = false;
+        for (SsTable table : v.tables) {
+            // A table can only matter if it may hold a version that wins over the best found so far.
+            if (best == null || table.maxTimestamp() >= best.timestamp()) {
+                if (mustNotBlock && !residency.mayRead(table)) {
+                    return PointRead.NEEDS_DISK;
+                }
+                if (!hashed) {
+                    hash = SsTable.hash(key);
+                    hashed = true;
+                }
+                best = Entry.newerOf(best, table.get(key, hash, stats));
+            }
+        }
+        return PointRead.of(best);
+    }
+
+    @Override
+    public void upsert(Entry entry) throws IOException {
+        checkSizes(entry);
+        writes.upsert(entry);
+    }
+
+    /**
+     * Writes on the calling thread when the log is not synced per write and the writers' lock comes
+     * free within a short spin with room in the active memtable: an append to the log in the OS page
+     * cache and a memtable insert (as Redis appends to its log from its event loop). A write that would
+     * switch the memtable, which may wait for flushes, or wait for a sync or another writer, runs on
+     * {@code mayBlock}.
+     */
+    @Override
+    public CompletableFuture<Void> upsertAsync(Entry entry, Executor mayBlock) {
+        try {
+            checkSizes(entry);
+            if (writes.tryUpsertNow(entry)) {
+                return CompletableFuture.completedFuture(null);
+            }
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return Dao.super.upsertAsync(entry, mayBlock);
+    }
+
+    private static void checkSizes(Entry entry) {
+        Objects.requireNonNull(entry, "entry");
+        if (entry.key().length > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("key of " + entry.key().length + " bytes exceeds " + MAX_KEY_BYTES);
+        }
+        if (!entry.isTombstone() && entry.value().length > MAX_VALUE_BYTES) {
+            throw new IllegalArgumentException("value of " + entry.value().length + " bytes exceeds " + MAX_VALUE_BYTES);
+        }
+    }
+
+    @Override
+    public CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException {
+        state.ensureOpen();
+        VersionSet.Snapshot snapshot = versions.retainCurrent(writes::visibleSequence);
+        Version v = snapshot.version();
+        long sequence = snapshot.sequence();
+        try {
+            List<CloseableIterator<Entry>> sources = new ArrayList<>(1 + v.frozen.length + v.tables.length);
+            sources.add(v.active.iterator(from, to, sequence));
+            for (Memtable memtable : v.frozen) {
+                sources.add(memtable.iterator(from, to, sequence));
+            }
+            for (SsTable table : v.tables) {
+                sources.add(table.iterator(from, to));
+            }
+            return new RangeIterator(new MergeIterator(sources), v.tables, options.clock().getAsLong());
+        } catch (RuntimeException e) {
+            VersionSet.release(v.tables);
+            throw e;
+        }
+    }
+
+    @Override
+    public void flush() throws IOException {
+        writes.freezeActive();
+        flusher.awaitQueued();
+        IOException failure = state.failure();
+        if (failure != null) {
+            throw new IOException("flush of " + dir + " failed", failure);
+        }
+    }
+
+    @Override
+    public void compact() throws IOException {
+        flush();
+        compactor.compactAll();
+    }
+
+    /**
+     * Flushes, then rewrites every table through one compaction that leaves out the keys {@code keep}
+     * rejects, at the compaction rate limit. Writes go on meanwhile into the memtables, which the
+     * rewrite does not touch.
+     */
+    @Override
+    public long cleanup(KeyFilter keep) throws IOException {
+        Objects.requireNonNull(keep, "keep");
+        flush();
+        return compactor.cleanup(keep);
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (!closeStarted.compareAndSet(false, true)) {
+            return;
+        }
+        IOException failure = null;
+        try {
+            if (state.failure() == null) {
+                flush();
+            }
+        } catch (IOException e) {
+            failure = e;
+        }
+        writes.closeWrites();
+        compactor.shutdown();
+        flusher.shutdown();
+        compactor.shutdownAndWait();
+        flusher.shutdownAndWait();
+        try {
+            writes.closeLog();
+        } catch (IOException e) {
+            failure = chain(failure, e);
+        }
+        IOException released = versions.releaseAll();
+        if (released != null) {
+            failure = chain(failure, released);
+        }
+        try {
+            lock.close();
+        } catch (IOException e) {
+            failure = chain(failure, e);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private void scheduleCompaction() {
+        compactor.schedule();
+    }
+
+    /** Compacts the {@code count} oldest tables now, as a background compaction would (for tests). */
+    void compactOldest(int count) throws IOException {
+        compactor.compactOldest(count, () -> { });
+    }
+
+    /** {@link #compactOldest(int)}, running {@code afterMerge} between each merge and its switch (for tests). */
+    void compactOldest(int count, Runnable afterMerge) throws IOException {
+        compactor.compactOldest(count, afterMerge);
+    }
+
+    /** Waits for the background compactions queued so far (for tests). */
+    void awaitCompactions() throws IOException {
+        compactor.awaitQueued();
+    }
+
+    /** Bytes written by flushes since opening (the user data that reached tables). */
+    long flushedBytes() {
+        return flusher.flushedBytes();
+    }
+
+    /** Bytes written by compactions since opening. */
+    long compactedBytes() {
+        return compactor.compactedBytes();
+    }
+
+    /**
+     * Reads the current version only (no lock, no I/O); a compaction is pending when the configured
+     * policy would pick one now.
+     */
+    @Override
+    public DaoProperties properties() {
+        Version v = versions.current();
+        long memtableBytes = v.active.sizeBytes();
+        for (Memtable memtable : v.frozen) {
+            memtableBytes += memtable.sizeBytes();
+        }
+        long tableBytes = 0;
+        int deepest = 0;
+        for (int i = 0; i < v.tables.length; i++) {
+            tableBytes += v.tables[i].fileSize();
+            deepest = Math.max(deepest, v.levels[i]);
+        }
+        Integer[] perLevel = new Integer[v.tables.length == 0 ? 1 : deepest + 1];
+        Arrays.fill(perLevel, 0);
+        for (int level : v.levels) {
+            perLevel[level]++;
+        }
+        int pending = compactor.pick(v) == null ? 0 : 1;
+        return DaoProperties.of(memtableBytes, v.frozen.length, tableBytes, List.of(perLevel), pending, stats);
+    }
+
+    /** Memtables frozen and waiting to be flushed (for tests). */
+    int frozenMemtables() {
+        return versions.current().frozen.length;
+    }
+
+    /** The cache of decompressed blocks shared by this store's tables (for tests). */
+    BlockCache blockCache() {
+        return blocks;
+    }
+
+    /** Live tables, newest first (for tests and measurements). */
+    SsTable[] liveTables() {
+        return versions.current().tables.clone();
+    }
+
+    /** The level of each of {@link #liveTables()} (for tests). */
+    int[] liveLevels() {
+        return versions.current().levels.clone();
+    }
+
+    private static IOException chain(IOException first, IOException next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
+    }
+
+    @Override
+    public String toString() {
+        return "LsmDao{" + dir + '}';
+    }
+}

@@ -1,0 +1,130 @@
+package io.kvstore.core.internal.lsm;
+
+import io.kvstore.core.internal.util.Directories;
+
+import io.kvstore.core.internal.util.Coding;
+import io.kvstore.core.CorruptionException;
+import io.kvstore.core.internal.util.Crc32c;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+
+/**
+ * The live file set of a store: its tables with their levels, the oldest log still needed, and the
+ * next unused file number. Rewritten whole on every change: temporary file, fsync, atomic
+ * rename, directory fsync; so after a crash the directory holds either the old or the new set.
+ */
+final class Manifest {
+    /** "KVMF" read as a little-endian int. */
+    static final int MAGIC = 0x464D564B;
+    /** The version written: each table with its level. Version 1 (no levels: all at level 0) is read too. */
+    static final int VERSION = 2;
+    static final int V1 = 1;
+
+    /** Deepest level a manifest may name. */
+    static final int MAX_LEVEL = 16;
+
+    final long nextFileNumber;
+    /** Logs numbered at least this hold writes not yet in any table. */
+    final long logNumber;
+    /** Table file numbers, in the version's order (level 0 newest first, then deeper levels in key order). */
+    final long[] tables;
+    /** The level of each table. */
+    final int[] levels;
+
+    Manifest(long nextFileNumber, long logNumber, long[] tables, int[] levels) {
+        this.nextFileNumber = nextFileNumber;
+        this.logNumber = logNumber;
+        this.tables = tables;
+        this.levels = levels;
+    }
+
+    static Manifest empty() {
+        return new Manifest(1, 0, new long[0], new int[0]);
+    }
+
+    /** Reads the manifest of {@code dir}, or returns {@code null} if the store is new. */
+    static Manifest read(Path dir) throws IOException {
+        Path file = dir.resolve(FileNames.MANIFEST);
+        if (!Files.exists(file)) {
+            return null;
+        }
+        byte[] bytes = Files.readAllBytes(file);
+        if (bytes.length < 32 || Coding.getInt(bytes, 0) != MAGIC) {
+            throw new CorruptionException(file, 0, "not a manifest (bad magic or too short)");
+        }
+        int crcAt = bytes.length - 4;
+        if (Coding.getInt(bytes, crcAt) != Crc32c.of(bytes, 0, crcAt)) {
+            throw new CorruptionException(file, crcAt, "manifest checksum mismatch");
+        }
+        int version = Coding.getInt(bytes, 4);
+        if (version != VERSION && version != V1) {
+            throw new CorruptionException(file, 4, "unsupported manifest version " + version);
+        }
+        long next = Coding.getLong(bytes, 8);
+        long log = Coding.getLong(bytes, 16);
+        int count = Coding.getInt(bytes, 24);
+        int perTable = version == V1 ? 8 : 12;
+        if (count < 0 || 28L + (long) perTable * count + 4 != bytes.length) {
+            throw new CorruptionException(file, 24, "table count " + count + " does not match the file size");
+        }
+        long[] tables = new long[count];
+        int[] levels = new int[count];
+        for (int i = 0; i < count; i++) {
+            tables[i] = Coding.getLong(bytes, 28 + perTable * i);
+            if (version != V1) {
+                levels[i] = Coding.getInt(bytes, 28 + perTable * i + 8);
+                if (levels[i] < 0 || levels[i] > MAX_LEVEL) {
+                    throw new CorruptionException(file, 28 + perTable * i + 8, "table level " + levels[i]);
+                }
+            }
+        }
+        return new Manifest(next, log, tables, levels);
+    }
+
+    /**
+     * Whether the manifest on disk in {@code dir} lists table {@code number}: after a failed
+     * {@link #write}, whether the new set was installed anyway. True when it cannot be read (keep the file).
+     */
+    static boolean lists(Path dir, long number) {
+        try {
+            Manifest onDisk = read(dir);
+            return onDisk == null || Arrays.stream(onDisk.tables).anyMatch(table -> table == number);
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    /** Atomically replaces the manifest of {@code dir} with this one. */
+    void write(Path dir) throws IOException {
+        byte[] bytes = new byte[28 + 12 * tables.length + 4];
+        Coding.putInt(bytes, 0, MAGIC);
+        Coding.putInt(bytes, 4, VERSION);
+        Coding.putLong(bytes, 8, nextFileNumber);
+        Coding.putLong(bytes, 16, logNumber);
+        Coding.putInt(bytes, 24, tables.length);
+        for (int i = 0; i < tables.length; i++) {
+            Coding.putLong(bytes, 28 + 12 * i, tables[i]);
+            Coding.putInt(bytes, 28 + 12 * i + 8, levels[i]);
+        }
+        Coding.putInt(bytes, bytes.length - 4, Crc32c.of(bytes, 0, bytes.length - 4));
+        Path tmp = dir.resolve(FileNames.MANIFEST_TMP);
+        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            while (buf.hasRemaining()) {
+                channel.write(buf);
+            }
+            channel.force(true);
+        }
+        Files.move(tmp, dir.resolve(FileNames.MANIFEST), StandardCopyOption.ATOMIC_MOVE,
+                StandardCopyOption.REPLACE_EXISTING);
+        Directories.sync(dir);
+    }
+}

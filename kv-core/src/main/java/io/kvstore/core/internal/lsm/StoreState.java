@@ -1,0 +1,54 @@
+package io.kvstore.core.internal.lsm;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Whether a store is open, and whether it still takes writes: shared by its write path and its
+ * background work. After a failed log write, flush or manifest write the store refuses writes (a
+ * partly written record must not be followed by more) and reads go on until it is reopened.
+ */
+final class StoreState {
+    private final Path dir;
+    private volatile boolean closed;
+    private volatile IOException failure;
+
+    StoreState(Path dir) {
+        this.dir = dir;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** From now on nothing may be installed and every call fails. REQUIRES: the writers' lock. */
+    void markClosed() {
+        closed = true;
+    }
+
+    /** The failure that stopped writes, or null. */
+    IOException failure() {
+        return failure;
+    }
+
+    /** Records {@code e} as the failure that stops writes (the first one stays the cause reported). */
+    void fail(IOException e) {
+        if (failure == null) {
+            failure = e;
+        }
+    }
+
+    void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("store " + dir + " is closed");
+        }
+    }
+
+    void ensureWritable() throws IOException {
+        ensureOpen();
+        IOException cause = failure;
+        if (cause != null) {
+            throw new IOException("store " + dir + " refuses writes after a failure; reopen it", cause);
+        }
+    }
+}

@@ -1,0 +1,180 @@
+package io.kvstore.core.internal.lsm;
+
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Entry;
+import io.kvstore.core.internal.table.BlockCache;
+import io.kvstore.core.internal.table.SsTable;
+import io.kvstore.core.internal.table.SsTableWriter;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+
+/** Writes a sorted stream of entries (a memtable's, or a merge's) as a new table of the store. */
+final class TableBuilder {
+    private TableBuilder() {
+    }
+
+    /** A table just written, and the newest timestamp among the tombstones left out of it. */
+    record Built(SsTable table, long newestDroppedTombstone) {
+    }
+
+    /** Tables just written, in key order, and the newest timestamp among the tombstones left out of them. */
+    record BuiltTables(SsTable[] tables, long newestDroppedTombstone) {
+    }
+
+    /**
+     * Writes {@code entries} as table {@code number} of {@code dir}, values expired at {@code nowMillis}
+     * as tombstones of their timestamps, leaving out the tombstones {@code mayDropTombstone} accepts;
+     * the opened table is null if nothing was left to write. Throws {@link CancellationException}
+     * (having deleted the partial file) once {@code cancelled}.
+     */
+    static Built build(Path dir, long number, Iterator<Entry> entries, long expectedKeys, DaoOptions options,
+                       BlockCache blocks, long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled)
+            throws IOException {
+        return build(dir, number, entries, expectedKeys, options, blocks, nowMillis, mayDropTombstone, cancelled,
+                null);
+    }
+
+    /** {@link #build}, writing no faster than {@code limiter} allows (none: unlimited). */
+    static Built build(Path dir, long number, Iterator<Entry> entries, long expectedKeys, DaoOptions options,
+                       BlockCache blocks, long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled,
+                       CompactionRateLimiter limiter) throws IOException {
+        Path path = FileNames.table(dir, number);
+        long newestDropped = Long.MIN_VALUE;
+        try (SsTableWriter writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(),
+                expectedKeys, options.compression())) {
+            Pacer pacer = new Pacer(limiter, cancelled);
+            while (entries.hasNext()) {
+                pacer.step(writer, path);
+                Entry entry = entries.next();
+                if (entry.expires()) {
+                    entry = entry.asOf(nowMillis);
+                }
+                if (entry.isTombstone() && mayDropTombstone.test(entry)) {
+                    newestDropped = Math.max(newestDropped, entry.timestamp());
+                    continue;
+                }
+                writer.add(entry);
+            }
+            if (writer.entryCount() == 0) {
+                return new Built(null, newestDropped);
+            }
+            writer.finish();
+        }
+        SsTable table = SsTable.open(path, number, blocks);
+        // Just written through the page cache, so normally resident: reads need not wait for a check.
+        table.checkResidency();
+        return new Built(table, newestDropped);
+    }
+
+    /**
+     * {@link #build}, cutting the output into a new table (numbered by {@code numbers}) once one reaches
+     * {@code targetBytes}, each with a Bloom filter for {@code keysPerTable} keys; on failure every table
+     * written so far is deleted.
+     */
+    static BuiltTables buildSplit(Path dir, LongSupplier numbers, Iterator<Entry> entries, long keysPerTable,
+                                  DaoOptions options, BlockCache blocks, long targetBytes, long nowMillis,
+                                  Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled,
+                                  CompactionRateLimiter limiter) throws IOException {
+        List<SsTable> written = new ArrayList<>();
+        long newestDropped = Long.MIN_VALUE;
+        SsTableWriter writer = null;
+        Path path = null;
+        long number = -1;
+        boolean done = false;
+        try {
+            Pacer pacer = new Pacer(limiter, cancelled);
+            while (entries.hasNext()) {
+                Entry entry = entries.next();
+                if (entry.expires()) {
+                    entry = entry.asOf(nowMillis);
+                }
+                if (entry.isTombstone() && mayDropTombstone.test(entry)) {
+                    newestDropped = Math.max(newestDropped, entry.timestamp());
+                    continue;
+                }
+                if (writer == null) {
+                    number = numbers.getAsLong();
+                    path = FileNames.table(dir, number);
+                    writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(), keysPerTable,
+                            options.compression());
+                    pacer.newTable();
+                }
+                writer.add(entry);
+                pacer.step(writer, path);
+                if (writer.bytesWritten() >= targetBytes) {
+                    written.add(finish(writer, path, number, blocks));
+                    writer = null;
+                }
+            }
+            if (writer != null) {
+                written.add(finish(writer, path, number, blocks));
+                writer = null;
+            }
+            done = true;
+            return new BuiltTables(written.toArray(new SsTable[0]), newestDropped);
+        } finally {
+            if (!done) {
+                if (writer != null) {
+                    writer.abort();
+                }
+                for (SsTable table : written) {
+                    VersionSet.discard(table);
+                }
+            }
+        }
+    }
+
+    private static SsTable finish(SsTableWriter writer, Path path, long number, BlockCache blocks)
+            throws IOException {
+        try (writer) {
+            writer.finish();
+        }
+        SsTable table = SsTable.open(path, number, blocks);
+        table.checkResidency();
+        return table;
+    }
+
+    /**
+     * Every 256 entries, charges the bytes written since the last charge to the rate limiter (if any);
+     * every 1024, checks for cancellation. One per build, told when a new table starts.
+     */
+    private static final class Pacer {
+        private final CompactionRateLimiter limiter;
+        private final BooleanSupplier cancelled;
+        private long seen;
+        private long charged;
+
+        Pacer(CompactionRateLimiter limiter, BooleanSupplier cancelled) {
+            this.limiter = limiter;
+            this.cancelled = cancelled;
+        }
+
+        void newTable() {
+            charged = 0;
+        }
+
+        void step(SsTableWriter writer, Path path) throws CancellationException {
+            if ((++seen & 255) != 0) {
+                return;
+            }
+            if (limiter != null) {
+                long written = writer.bytesWritten();
+                if (!limiter.acquire(written - charged, cancelled)) {
+                    throw new CancellationException("table " + path + " abandoned: store closing");
+                }
+                charged = written;
+            }
+            if ((seen & 1023) == 0 && cancelled.getAsBoolean()) {
+                throw new CancellationException("table " + path + " abandoned: store closing");
+            }
+        }
+    }
+}

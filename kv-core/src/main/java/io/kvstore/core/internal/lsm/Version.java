@@ -1,0 +1,218 @@
+package io.kvstore.core.internal.lsm;
+
+import io.kvstore.core.internal.table.SsTable;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * An immutable view of what holds the store's data: the active memtable, frozen memtables waiting
+ * to be flushed (newest first), and the live tables (newest first). Readers take the current
+ * version without a lock; a change publishes a new version.
+ */
+final class Version {
+    final Memtable active;
+    final Memtable[] frozen;
+    final SsTable[] tables;
+    /**
+     * The level of each table, parallel to {@link #tables}: 0 for flushed tables (and every table under
+     * size-tiered compaction), 1 and deeper for the sorted runs of leveled compaction. The tables list
+     * level 0 newest first, then each deeper level in key order.
+     */
+    final int[] levels;
+    /**
+     * Whether each table, parallel to {@link #tables}, is an <em>inherited</em> level 0 table: one the
+     * store already held at level 0 when it was opened (every table of a store written under size-tiered
+     * compaction). Leveled compaction moves them into levels one at a time, and writers are not held
+     * back for them (see {@link WriteController}); tables flushed since the open are never inherited.
+     */
+    final boolean[] inherited;
+    /** How many of {@link #tables} are at level 0. */
+    final int levelZeroTables;
+    /** How many of {@link #tables} are at level 0 and not inherited: flushed since the store was opened. */
+    final int flushedLevelZeroTables;
+
+    Version(Memtable active, Memtable[] frozen, SsTable[] tables) {
+        this(active, frozen, tables, new int[tables.length], new boolean[tables.length]);
+    }
+
+    Version(Memtable active, Memtable[] frozen, SsTable[] tables, int[] levels, boolean[] inherited) {
+        if (levels.length != tables.length || inherited.length != tables.length) {
+            throw new IllegalArgumentException(levels.length + " levels and " + inherited.length
+                    + " inherited flags for " + tables.length + " tables");
+        }
+        this.active = active;
+        this.frozen = frozen;
+        this.tables = tables;
+        this.levels = levels;
+        this.inherited = inherited;
+        int zero = 0;
+        int flushed = 0;
+        for (int i = 0; i < levels.length; i++) {
+            if (levels[i] == 0) {
+                zero++;
+                if (!inherited[i]) {
+                    flushed++;
+                }
+            } else if (inherited[i]) {
+                throw new IllegalArgumentException("an inherited table at level " + levels[i]);
+            }
+        }
+        this.levelZeroTables = zero;
+        this.flushedLevelZeroTables = flushed;
+    }
+
+    /** How many of {@link #tables} are inherited (see {@link #inherited}). */
+    int inheritedTables() {
+        return levelZeroTables - flushedLevelZeroTables;
+    }
+
+    /** The active memtable frozen, {@code fresh} taking its place. */
+    Version withNewActive(Memtable fresh) {
+        Memtable[] f = new Memtable[frozen.length + 1];
+        f[0] = active;
+        System.arraycopy(frozen, 0, f, 1, frozen.length);
+        return new Version(fresh, f, tables, levels, inherited);
+    }
+
+    /** The oldest frozen memtable replaced by {@code table} (null if the memtable was empty) as newest table. */
+    Version withFlushed(Memtable flushed, SsTable table) {
+        if (frozen.length == 0 || frozen[frozen.length - 1] != flushed) {
+            throw new IllegalStateException("flushed memtable is not the oldest frozen one");
+        }
+        Memtable[] f = Arrays.copyOf(frozen, frozen.length - 1);
+        if (table == null) {
+            return new Version(active, f, tables, levels, inherited);
+        }
+        SsTable[] t = new SsTable[tables.length + 1];
+        int[] l = new int[levels.length + 1];
+        boolean[] h = new boolean[inherited.length + 1];
+        t[0] = table;
+        System.arraycopy(tables, 0, t, 1, tables.length);
+        System.arraycopy(levels, 0, l, 1, levels.length);
+        System.arraycopy(inherited, 0, h, 1, inherited.length);
+        return new Version(active, f, t, l, h);
+    }
+
+    /**
+     * {@code inputs} (a contiguous run of this version's tables) replaced by {@code output} (may be null),
+     * which takes the level, and the inherited flag, of the oldest input.
+     */
+    Version withCompacted(SsTable[] inputs, SsTable output) {
+        int start = -1;
+        for (int i = 0; i < tables.length; i++) {
+            if (tables[i] == inputs[0]) {
+                start = i;
+                break;
+            }
+        }
+        if (start < 0 || start + inputs.length > tables.length) {
+            throw new IllegalStateException("compaction inputs are no longer live");
+        }
+        for (int i = 0; i < inputs.length; i++) {
+            if (tables[start + i] != inputs[i]) {
+                throw new IllegalStateException("compaction inputs are no longer a contiguous run");
+            }
+        }
+        int outputs = output == null ? 0 : 1;
+        SsTable[] t = new SsTable[tables.length - inputs.length + outputs];
+        int[] l = new int[t.length];
+        boolean[] h = new boolean[t.length];
+        System.arraycopy(tables, 0, t, 0, start);
+        System.arraycopy(levels, 0, l, 0, start);
+        System.arraycopy(inherited, 0, h, 0, start);
+        if (output != null) {
+            t[start] = output;
+            l[start] = levels[start + inputs.length - 1];
+            h[start] = inherited[start + inputs.length - 1];
+        }
+        int after = tables.length - start - inputs.length;
+        System.arraycopy(tables, start + inputs.length, t, start + outputs, after);
+        System.arraycopy(levels, start + inputs.length, l, start + outputs, after);
+        System.arraycopy(inherited, start + inputs.length, h, start + outputs, after);
+        return new Version(active, frozen, t, l, h);
+    }
+
+    /**
+     * {@code inputs} (live tables of any levels) replaced by {@code outputs} at {@code level}, which is 1
+     * or deeper: level 0 keeps its order, and each deeper level is listed in key order.
+     */
+    Version withLeveled(SsTable[] inputs, SsTable[] outputs, int level) {
+        List<SsTable> keptTables = new ArrayList<>();
+        List<Integer> keptLevels = new ArrayList<>();
+        List<Boolean> keptInherited = new ArrayList<>();
+        int removed = 0;
+        for (int i = 0; i < tables.length; i++) {
+            boolean input = false;
+            for (SsTable in : inputs) {
+                if (in == tables[i]) {
+                    input = true;
+                    break;
+                }
+            }
+            if (input) {
+                removed++;
+            } else {
+                keptTables.add(tables[i]);
+                keptLevels.add(levels[i]);
+                keptInherited.add(inherited[i]);
+            }
+        }
+        if (removed != inputs.length) {
+            throw new IllegalStateException("compaction inputs are no longer live");
+        }
+        for (SsTable out : outputs) {
+            keptTables.add(out);
+            keptLevels.add(level);
+            keptInherited.add(false);
+        }
+        Integer[] order = new Integer[keptTables.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        // Level 0 first in its own (recency) order, then deeper levels in key order.
+        Arrays.sort(order, (a, b) -> {
+            int la = keptLevels.get(a);
+            int lb = keptLevels.get(b);
+            if (la != lb) {
+                return Integer.compare(la, lb);
+            }
+            if (la == 0) {
+                return Integer.compare(a, b);
+            }
+            return Arrays.compareUnsigned(keptTables.get(a).firstKey(), keptTables.get(b).firstKey());
+        });
+        SsTable[] t = new SsTable[order.length];
+        int[] l = new int[order.length];
+        boolean[] h = new boolean[order.length];
+        for (int i = 0; i < order.length; i++) {
+            t[i] = keptTables.get(order[i]);
+            l[i] = keptLevels.get(order[i]);
+            h[i] = keptInherited.get(order[i]);
+        }
+        return new Version(active, frozen, t, l, h);
+    }
+
+    /** The deepest level holding a table, 0 if none. */
+    int deepestLevel() {
+        int deepest = 0;
+        for (int level : levels) {
+            deepest = Math.max(deepest, level);
+        }
+        return deepest;
+    }
+
+    /** The oldest log still needed: that of the oldest unflushed memtable. */
+    long oldestLogNumber() {
+        return frozen.length == 0 ? active.logNumber() : frozen[frozen.length - 1].logNumber();
+    }
+
+    long[] tableNumbers() {
+        long[] numbers = new long[tables.length];
+        for (int i = 0; i < tables.length; i++) {
+            numbers[i] = tables[i].fileNumber();
+        }
+        return numbers;
+    }
+}

@@ -1,0 +1,249 @@
+package io.kvstore.core.internal.lsm;
+
+import io.kvstore.core.CompactionStyle;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.DaoStats;
+import io.kvstore.core.Entry;
+import io.kvstore.core.SyncPolicy;
+import io.kvstore.core.internal.log.WriteAheadLog;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The write path: appends each write to the log, then inserts it into the active memtable, one writer
+ * at a time; switches to a fresh memtable and log when the active one is full, and stalls writers
+ * while {@link DaoOptions#maxFrozenMemtables()} frozen memtables wait for the {@link Flusher}.
+ *
+ * <p>Under leveled compaction it also holds writers back while level 0 piles up, as LevelDB does: from
+ * {@link #SLOWDOWN_FACTOR} times {@link DaoOptions#compactionTrigger()} level 0 tables on, each write
+ * first waits up to a millisecond for level 0 to shrink (which spreads the delay over many writes
+ * rather than stopping one for seconds, and hands the compaction thread some CPU on a busy core); from
+ * {@link #STOP_FACTOR} times the trigger on, writes wait until a compaction brings level 0 below it.
+ * Level 0 is what every point read and range read must consult table by table, and what makes the
+ * space shadowed versions take grow without bound when compaction falls behind.
+ *
+ * <p>Only tables flushed since the store was opened count: the level 0 tables it was opened with
+ * ({@link Version#inherited}, all the tables of a store written under size-tiered compaction) are
+ * moved into levels in the background, and holding writers back until they are would stop a store
+ * that changes compaction style for as long as that takes.
+ */
+final class WriteController {
+    private static final long STALL_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+    /** Lock attempts before a writer parks; a few microseconds of spinning (see {@link #lock}). */
+    private static final int WRITE_LOCK_SPINS = 256;
+    /** Level 0 tables, in compaction triggers, from which writes are slowed down (LevelDB: 8 for a trigger of 4). */
+    static final int SLOWDOWN_FACTOR = 2;
+    /** Level 0 tables, in compaction triggers, from which writes stop (LevelDB: 12 for a trigger of 4). */
+    static final int STOP_FACTOR = 3;
+    /** Longest wait of one write in the slowdown: a millisecond, as LevelDB's. */
+    private static final long SLOWDOWN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final DaoOptions options;
+    private final Path dir;
+    private final WriteAheadLog wal;
+    private final VersionSet versions;
+    private final StoreState state;
+    private final Flusher flusher;
+    private final DaoStats stats;
+    /** Level 0 tables from which writes are slowed down and stopped: never under size-tiered compaction. */
+    private final int slowdownAt;
+    private final int stopAt;
+    /** Serialises writers: log order is memtable order, so a replay rebuilds the memtable as it was. */
+    private final ReentrantLock writeLock = new ReentrantLock();
+    /** Number of the log the next memtable switch moves to, made ahead by the log (GUARDED_BY writeLock). */
+    private long nextLogNumber;
+    private long lastSequence;
+    private volatile long visibleSequence;
+
+    WriteController(DaoOptions options, WriteAheadLog wal, VersionSet versions, StoreState state, DaoStats stats,
+                    Flusher flusher) {
+        this.stats = stats;
+        this.options = options;
+        this.dir = options.dataDirectory();
+        this.wal = wal;
+        this.versions = versions;
+        this.state = state;
+        this.flusher = flusher;
+        boolean leveled = options.compactionStyle() == CompactionStyle.LEVELED;
+        this.slowdownAt = leveled ? SLOWDOWN_FACTOR * options.compactionTrigger() : Integer.MAX_VALUE;
+        this.stopAt = leveled ? STOP_FACTOR * options.compactionTrigger() : Integer.MAX_VALUE;
+        prepareNextLog();
+    }
+
+    /** Stores {@code entry} and waits until it is as durable as the sync policy promises. */
+    void upsert(Entry entry) throws IOException {
+        awaitLevelZero();
+        long position;
+        lock();
+        try {
+            state.ensureWritable();
+            if (versions.current().active.sizeBytes() >= options.flushThresholdBytes()) {
+                switchMemtable();
+            }
+            position = append(entry);
+        } finally {
+            writeLock.unlock();
+        }
+        wal.awaitDurable(position);
+    }
+
+    /**
+     * Stores {@code entry} if that needs no waiting: the log is not synced per write, level 0 is below
+     * the slowdown, the lock comes free within a short spin, and the active memtable has room. Returns
+     * false, having done nothing, otherwise.
+     */
+    boolean tryUpsertNow(Entry entry) throws IOException {
+        if (options.syncPolicy() != SyncPolicy.NONE || versions.current().flushedLevelZeroTables >= slowdownAt
+                || !tryLock()) {
+            return false;
+        }
+        try {
+            state.ensureWritable();
+            if (versions.current().active.sizeBytes() >= options.flushThresholdBytes()) {
+                return false;
+            }
+            append(entry);
+            return true;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** Freezes the active memtable for flushing unless it is empty. */
+    void freezeActive() throws IOException {
+        writeLock.lock();
+        try {
+            state.ensureWritable();
+            if (!versions.current().active.isEmpty()) {
+                switchMemtable();
+            }
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** The sequence number of the last write visible to readers. */
+    long visibleSequence() {
+        return visibleSequence;
+    }
+
+    /**
+     * Takes the writers' lock, spinning briefly before parking: a writer holds it for a log append and
+     * a memtable insert (a few microseconds), far less than the futex wake-up and context switch a park
+     * costs, which made lock hand-over a large share of a write's CPU with writers on two event loops.
+     */
+    void lock() {
+        if (!tryLock()) {
+            writeLock.lock();
+        }
+    }
+
+    void unlock() {
+        writeLock.unlock();
+    }
+
+    /** Marks the store closed under the writers' lock, so that no write is half done when it is. */
+    void closeWrites() {
+        writeLock.lock();
+        try {
+            state.markClosed();
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** Closes the log (forcing it first unless the policy is NONE). REQUIRES: writes closed. */
+    void closeLog() throws IOException {
+        wal.close();
+    }
+
+    /** Spins for the writers' lock as {@link #lock} does, but gives up instead of parking. */
+    private boolean tryLock() {
+        for (int spin = 0; spin < WRITE_LOCK_SPINS; spin++) {
+            if (writeLock.tryLock()) {
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        return false;
+    }
+
+    /** Logs and inserts {@code entry}; returns its log position. REQUIRES writeLock. */
+    private long append(Entry entry) throws IOException {
+        long position;
+        try {
+            position = wal.append(entry);
+        } catch (IOException e) {
+            // A partly written record must not be followed by more: refuse writes until reopened.
+            state.fail(e);
+            throw e;
+        }
+        long sequence = ++lastSequence;
+        versions.current().active.put(entry, sequence);
+        visibleSequence = sequence;
+        return position;
+    }
+
+    /**
+     * Holds the writer back while level 0 is at the slowdown or the stop (see the class comment).
+     * Called without the writers' lock: a compaction that leaves tombstones out takes that lock to
+     * install its result.
+     */
+    private void awaitLevelZero() throws IOException {
+        int tables = versions.current().flushedLevelZeroTables;
+        if (tables < slowdownAt) {
+            return;
+        }
+        long start = System.nanoTime();
+        try {
+            if (tables < stopAt) {
+                versions.awaitFlushedLevelZeroBelow(slowdownAt, SLOWDOWN_NANOS, state::ensureWritable);
+            } else if (!versions.awaitFlushedLevelZeroBelow(stopAt, STALL_TIMEOUT_NANOS, state::ensureWritable)) {
+                throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
+                        + " s: compaction cannot bring level 0 below " + stopAt + " tables");
+            }
+        } finally {
+            stats.writeStalled(System.nanoTime() - start);
+        }
+    }
+
+    /** Waits until fewer than the most frozen memtables are queued. REQUIRES writeLock. */
+    private void awaitFrozenRoom() throws IOException {
+        if (!versions.awaitFrozenBelow(options.maxFrozenMemtables(), STALL_TIMEOUT_NANOS, state::ensureWritable)) {
+            throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
+                    + " s: flushing cannot keep up");
+        }
+    }
+
+    /** REQUIRES writeLock. */
+    private void switchMemtable() throws IOException {
+        if (versions.current().frozen.length >= options.maxFrozenMemtables()) {
+            long start = System.nanoTime();
+            try {
+                awaitFrozenRoom();
+            } finally {
+                stats.writeStalled(System.nanoTime() - start);
+            }
+        }
+        long number = nextLogNumber;
+        Memtable fresh = new Memtable(number);
+        try {
+            wal.rotate(FileNames.log(dir, number));
+        } catch (IOException e) {
+            state.fail(e);
+            throw e;
+        }
+        prepareNextLog();
+        versions.switchMemtable(fresh);
+        flusher.schedule();
+    }
+
+    /** Numbers the log the next memtable switch moves to, and has the log make it ahead. REQUIRES writeLock (or no writers yet). */
+    private void prepareNextLog() {
+        nextLogNumber = versions.newFileNumber();
+        wal.prepare(FileNames.log(dir, nextLogNumber));
+    }
+}

@@ -1,0 +1,417 @@
+package io.kvstore.core.internal.table;
+
+import io.kvstore.core.Bytes;
+import io.kvstore.core.DaoStats;
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Entry;
+import io.kvstore.core.CorruptionException;
+import io.kvstore.core.internal.util.Crc32c;
+import io.kvstore.core.hash.XxHash64;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An open, immutable SSTable read through memory mappings ({@link MappedFile}): the block index, the
+ * Bloom filter and the data blocks stay in the page cache, not on the heap, so heap use does not grow
+ * with the data.
+ *
+ * <p>Each data block's CRC32C is checked the first time it is read after opening; index, filter and
+ * meta are checked at open. Compressed blocks are decompressed on the heap and kept in the store's
+ * {@link BlockCache}. Reads are thread-safe. The table is reference counted: the live set holds one
+ * reference and every range snapshot one more; the last release drops the table's cached blocks and,
+ * once the table is marked obsolete, deletes the file. Mappings are never unmapped explicitly (a
+ * reader racing a compaction may still touch them); the garbage collector releases them.
+ */
+public final class SsTable {
+    private final Path path;
+    private final long fileNumber;
+    private final long fileSize;
+    private final MappedFile file;
+    private final long entryCount;
+    private final long minTimestamp;
+    private final long maxTimestamp;
+    private final byte[] firstKey;
+    private final byte[] lastKey;
+    private final BloomFilter bloom;
+    /** How data blocks are stored; the identity codec lets reads use the mapping in place. */
+    private final BlockCodec codec;
+    private final int formatVersion;
+    private final BlockIndex index;
+    private final BlockCache blocks;
+    /** One bit per data block: its checksum has been verified (racy updates only cost a re-check). */
+    private final long[] verified;
+    private final AtomicInteger references = new AtomicInteger(1);
+    private volatile boolean obsolete;
+    /** Every page was in memory at the last {@link #checkResidency()}. */
+    private volatile boolean resident;
+
+    private SsTable(Path path, long fileNumber, long fileSize, MappedFile file, TableMeta meta, BlockCodec codec,
+                    int formatVersion, BloomFilter bloom, BlockIndex index, BlockCache blocks) {
+        this.path = path;
+        this.fileNumber = fileNumber;
+        this.fileSize = fileSize;
+        this.file = file;
+        this.entryCount = meta.entryCount();
+        this.minTimestamp = meta.minTimestamp();
+        this.maxTimestamp = meta.maxTimestamp();
+        this.firstKey = meta.firstKey();
+        this.lastKey = meta.lastKey();
+        this.codec = codec;
+        this.formatVersion = formatVersion;
+        this.bloom = bloom;
+        this.index = index;
+        this.blocks = blocks;
+        this.verified = new long[(index.count() + 63) >>> 6];
+    }
+
+    /** Opens and validates the table at {@code path}; {@link CorruptionException} names what is wrong. */
+    public static SsTable open(Path path, long fileNumber) throws IOException {
+        return open(path, fileNumber, BlockCache.disabled());
+    }
+
+    /**
+     * Opens and validates the table at {@code path}, keeping its decompressed blocks in {@code blocks};
+     * {@link CorruptionException} names what is wrong.
+     */
+    public static SsTable open(Path path, long fileNumber, BlockCache blocks) throws IOException {
+        return open(path, fileNumber, TableFormat.SEGMENT_SHIFT, blocks);
+    }
+
+    /** Opens with mapping windows of {@code 2^segmentShift} bytes (small windows let tests cross them). */
+    static SsTable open(Path path, long fileNumber, int segmentShift) throws IOException {
+        return open(path, fileNumber, segmentShift, BlockCache.disabled());
+    }
+
+    private static SsTable open(Path path, long fileNumber, int segmentShift, BlockCache blocks) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size < TableFormat.FOOTER_SIZE) {
+                throw new CorruptionException(path, 0, "file of " + size + " bytes is too short for an SSTable");
+            }
+            long footerOffset = size - TableFormat.FOOTER_SIZE;
+            Footer footer = Footer.decode(path, readFully(channel, path, footerOffset, TableFormat.FOOTER_SIZE),
+                    footerOffset);
+            long metaOffset = footer.meta().offset();
+            TableMeta meta = TableMeta.decode(path, footer.version(),
+                    readFully(channel, path, metaOffset, footer.meta().size()), metaOffset);
+            BlockCodec codec = BlockCodec.byId(meta.codecId(), path, metaOffset);
+            long indexOffset = footer.index().offset();
+            int indexSize = footer.index().size();
+            long bloomOffset = footer.bloom().offset();
+            int bloomSize = footer.bloom().size();
+            int bloomLines = meta.bloomLines();
+            int bloomProbes = meta.bloomProbes();
+            int bloomCrc = meta.bloomCrc();
+            int maxBlockSize = footer.maxBlockSize();
+
+            MappedFile file = MappedFile.map(channel, size, maxBlockSize, segmentShift);
+            ByteBuffer indexBuf = file.window(indexOffset);
+            int indexBase = file.indexIn(indexOffset);
+            verifyBlock(path, indexBuf, indexBase, indexSize, indexOffset, -1);
+            BloomFilter bloom = null;
+            if (bloomSize > 0) {
+                ByteBuffer bloomBuf = file.window(bloomOffset);
+                int bloomBase = file.indexIn(bloomOffset);
+                if (bloomLines * (long) BloomFilter.LINE_BYTES != bloomSize
+                        || Crc32c.of(bloomBuf, bloomBase, bloomSize) != bloomCrc) {
+                    throw new CorruptionException(path, bloomOffset, "Bloom filter checksum mismatch");
+                }
+                bloom = new BloomFilter(bloomBuf, bloomBase, bloomLines, bloomProbes);
+            }
+            return new SsTable(path, fileNumber, size, file, meta, codec, footer.version(), bloom,
+                    new BlockIndex(indexBuf, indexBase, indexSize), Objects.requireNonNull(blocks, "blocks"));
+        }
+    }
+
+    /** The hash every table's Bloom filter is probed with; compute it once per lookup. */
+    public static long hash(byte[] key) {
+        return XxHash64.hash(key);
+    }
+
+    /**
+     * The entry stored for {@code key}, or {@code null}; {@code hash} is {@link #hash(byte[])} of the key.
+     * Skips the table by key range and Bloom filter before touching the index.
+     */
+    public Entry get(byte[] key, long hash) throws IOException {
+        return get(key, hash, null);
+    }
+
+    /** {@link #get(byte[], long)} that counts in {@code stats} (if not null) a key its Bloom filter ruled out. */
+    public Entry get(byte[] key, long hash, DaoStats stats) throws IOException {
+        if (Bytes.compare(key, firstKey) < 0 || Bytes.compare(key, lastKey) > 0) {
+            return null;
+        }
+        if (bloom != null && !bloom.mightContain(hash)) {
+            if (stats != null) {
+                stats.bloomRuledOut();
+            }
+            return null;
+        }
+        int block = index.find(key);
+        if (block == index.count()) {
+            return null;
+        }
+        long offset = index.offset(block);
+        int size = index.size(block);
+        ByteBuffer buf;
+        int base;
+        if (codec.isIdentity()) {
+            buf = file.window(offset);
+            base = file.indexIn(offset);
+            ensureVerified(block, buf, base, size, offset);
+        } else {
+            buf = decompressed(block, offset, size);
+            base = 0;
+            size = buf.capacity();
+        }
+        int count = Block.count(buf, base, size);
+        int i = Block.lowerBound(buf, base, size, count, key);
+        if (i == count) {
+            return null;
+        }
+        int entry = Block.entryPosition(buf, base, size, count, i);
+        int keyLength = Block.keyLength(buf, entry);
+        if (Block.compareKey(buf, Block.keyPosition(entry), keyLength, key) != 0) {
+            return null;
+        }
+        return Block.decodeWithKey(buf, entry, key.clone());
+    }
+
+    /**
+     * Whether every page of the file was in memory when last checked: then a lookup reads no disk,
+     * unless the OS evicted pages since. False until the first {@link #checkResidency()}.
+     */
+    public boolean isResident() {
+        return resident;
+    }
+
+    /**
+     * Asks the OS whether every page of the file is in memory (mincore, one system call per mapping
+     * window, through {@link MappedByteBuffer#isLoaded()}) and remembers the answer for
+     * {@link #isResident()}. Its cost grows with the file, so call it where a thread may wait.
+     */
+    public boolean checkResidency() {
+        boolean all = file.isLoaded();
+        resident = all;
+        return all;
+    }
+
+    /** Entries with keys in {@code [from, to)} in key order; {@code null} bounds are open. */
+    public CloseableIterator<Entry> iterator(byte[] from, byte[] to) {
+        return new TableIterator(this, from, to);
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public long fileNumber() {
+        return fileNumber;
+    }
+
+    /** The codec of the table's data blocks: {@code none}, {@code lz4} or {@code zstd}. */
+    public String codecName() {
+        return codec.name();
+    }
+
+    /** The table's format version (docs/FORMAT.md). */
+    public int formatVersion() {
+        return formatVersion;
+    }
+
+    public long fileSize() {
+        return fileSize;
+    }
+
+    public long entryCount() {
+        return entryCount;
+    }
+
+    public long minTimestamp() {
+        return minTimestamp;
+    }
+
+    public long maxTimestamp() {
+        return maxTimestamp;
+    }
+
+    public byte[] firstKey() {
+        return firstKey.clone();
+    }
+
+    public byte[] lastKey() {
+        return lastKey.clone();
+    }
+
+    /** Takes a reference; fails if the table was already released for good. */
+    public void retain() {
+        int r;
+        do {
+            r = references.get();
+            if (r <= 0) {
+                throw new IllegalStateException("table already released: " + path);
+            }
+        } while (!references.compareAndSet(r, r + 1));
+    }
+
+    /** Drops a reference; the last one drops the cached blocks and deletes the file if the table is obsolete. */
+    public void release() throws IOException {
+        int r = references.decrementAndGet();
+        if (r == 0) {
+            blocks.removeTable(fileNumber);
+            if (obsolete) {
+                Files.deleteIfExists(path);
+            }
+        } else if (r < 0) {
+            throw new IllegalStateException("table released too often: " + path);
+        }
+    }
+
+    /** Marks the file for deletion once unreferenced (it left the live set). */
+    public void markObsolete() {
+        obsolete = true;
+    }
+
+    @Override
+    public String toString() {
+        return "SsTable{" + path.getFileName() + ", v" + formatVersion + ", " + codec + ", " + entryCount + " entries, "
+                + fileSize + " bytes}";
+    }
+
+    /** The handle of the data block that may hold {@code key}, or null (for tests). */
+    BlockHandle blockHandleOf(byte[] key) {
+        int block = index.find(key);
+        return block == index.count() ? null : new BlockHandle(index.offset(block), index.size(block));
+    }
+
+    /** The block index, for {@link TableIterator}. */
+    BlockIndex index() {
+        return index;
+    }
+
+    /**
+     * Points {@code cursor} at data block {@code block}: in the mapping, or decompressed on the heap
+     * (through the block cache); its checksum verified on the first read since opening.
+     */
+    void load(int block, BlockCursor cursor) throws CorruptionException {
+        long offset = index.offset(block);
+        int size = index.size(block);
+        ByteBuffer buf;
+        int base;
+        if (codec.isIdentity()) {
+            buf = file.window(offset);
+            base = file.indexIn(offset);
+            ensureVerified(block, buf, base, size, offset);
+        } else {
+            buf = decompressed(block, offset, size);
+            base = 0;
+            size = buf.capacity();
+        }
+        cursor.buf = buf;
+        cursor.base = base;
+        cursor.size = size;
+        cursor.count = Block.count(buf, base, size);
+    }
+
+    private void ensureVerified(int block, ByteBuffer buf, int base, int size, long offset) throws CorruptionException {
+        long bit = 1L << block;
+        if ((verified[block >>> 6] & bit) == 0) {
+            if (codec.isIdentity()) {
+                verifyBlock(path, buf, base, size, offset, block);
+            } else {
+                verifyCompressedBlock(buf, base, size, offset, block);
+            }
+            verified[block >>> 6] |= bit;
+        }
+    }
+
+    /** Checks a compressed data block's checksum, which covers its compressed bytes and uncompressed size. */
+    private void verifyCompressedBlock(ByteBuffer buf, int base, int size, long offset, int block)
+            throws CorruptionException {
+        if (size < TableFormat.COMPRESSED_TRAILER || Crc32c.of(buf, base, size - 4) != buf.getInt(base + size - 4)) {
+            throw new CorruptionException(path, offset, blockName(block) + " checksum mismatch (" + codec + ")");
+        }
+        int uncompressed = buf.getInt(base + size - TableFormat.COMPRESSED_TRAILER);
+        if (uncompressed < TableFormat.BLOCK_TRAILER || uncompressed > TableFormat.MAX_BLOCK_SIZE) {
+            throw new CorruptionException(path, offset, blockName(block) + " has an impossible uncompressed size "
+                    + uncompressed);
+        }
+    }
+
+    /**
+     * Data block {@code block}, stored compressed in {@code size} bytes at {@code offset}: from the
+     * block cache, or verified, decompressed and cached. A block that fails its checks is not cached.
+     */
+    private ByteBuffer decompressed(int block, long offset, int size) throws CorruptionException {
+        ByteBuffer cached = blocks.get(fileNumber, offset);
+        if (cached != null) {
+            return cached;
+        }
+        ByteBuffer buf = file.window(offset);
+        int base = file.indexIn(offset);
+        ensureVerified(block, buf, base, size, offset);
+        ByteBuffer plain = decompress(block, buf, base, size, offset);
+        blocks.put(fileNumber, offset, plain);
+        if (references.get() <= 0) {
+            // A point read (which holds no reference) raced the release: leave nothing behind.
+            blocks.remove(fileNumber, offset);
+        }
+        return plain;
+    }
+
+    /**
+     * The data block stored compressed at {@code [base, base + size)}, decompressed into a heap buffer.
+     * REQUIRES: its checksum verified ({@link #ensureVerified}).
+     */
+    private ByteBuffer decompress(int block, ByteBuffer buf, int base, int size, long offset) throws CorruptionException {
+        int uncompressed = buf.getInt(base + size - TableFormat.COMPRESSED_TRAILER);
+        byte[] out = new byte[uncompressed];
+        try {
+            codec.decompress(buf, base, size - TableFormat.COMPRESSED_TRAILER, out);
+        } catch (IllegalStateException e) {
+            throw new CorruptionException(path, offset, blockName(block) + " does not decompress ("
+                    + e.getMessage() + ")");
+        }
+        ByteBuffer plain = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
+        int count = plain.getInt(uncompressed - TableFormat.BLOCK_TRAILER);
+        if (count < 0 || 4L * count + TableFormat.BLOCK_TRAILER > uncompressed) {
+            throw new CorruptionException(path, offset, blockName(block) + " has an impossible entry count " + count);
+        }
+        return plain;
+    }
+
+    /** Checks a block's checksum and entry count; {@code block} is its number, or -1 for the index. */
+    private static void verifyBlock(Path path, ByteBuffer buf, int base, int size, long offset, int block)
+            throws CorruptionException {
+        if (size < TableFormat.BLOCK_TRAILER || Crc32c.of(buf, base, size - 4) != buf.getInt(base + size - 4)) {
+            throw new CorruptionException(path, offset, blockName(block) + " checksum mismatch");
+        }
+        int count = buf.getInt(base + size - TableFormat.BLOCK_TRAILER);
+        if (count < 0 || 4L * count + TableFormat.BLOCK_TRAILER > size) {
+            throw new CorruptionException(path, offset, blockName(block) + " has an impossible entry count " + count);
+        }
+    }
+
+    private static String blockName(int block) {
+        return block < 0 ? "index block" : "data block " + block;
+    }
+
+    private static byte[] readFully(FileChannel channel, Path path, long position, int length) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate(length);
+        while (buf.hasRemaining()) {
+            int n = channel.read(buf, position + buf.position());
+            if (n < 0) {
+                throw new CorruptionException(path, position, "unexpected end of file");
+            }
+        }
+        return buf.array();
+    }
+}

@@ -1,0 +1,203 @@
+package io.kvstore.core.internal.table;
+
+import io.kvstore.core.Bytes;
+import io.kvstore.core.Compression;
+import io.kvstore.core.Entry;
+import io.kvstore.core.internal.util.Coding;
+import io.kvstore.core.internal.util.Crc32c;
+import io.kvstore.core.hash.XxHash64;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Writes one immutable SSTable in the current format: data blocks (compressed with the table's
+ * codec), a Bloom filter, a block index, a meta block and a footer (see docs/FORMAT.md). Entries must
+ * arrive in strictly increasing key order.
+ *
+ * <p>Heap use while writing: one data block, the filter bits and the index (a small fraction of the table).
+ * REQUIRES: external synchronization (one thread writes a table).
+ */
+public final class SsTableWriter implements AutoCloseable {
+    private final Path path;
+    private final FileChannel channel;
+    private final OutputStream out;
+    private final int blockSize;
+    private final BlockBuilder data = new BlockBuilder();
+    private final BlockBuilder index = new BlockBuilder();
+    private final BloomFilterBuilder bloom;
+    private final BlockCodec codec;
+    /** Compressed bytes of one data block plus its trailer; grown as blocks need. */
+    private byte[] compressed = new byte[0];
+    private final byte[] handle = new byte[TableFormat.HANDLE_SIZE];
+    private long position;
+    private long entryCount;
+    private long minTimestamp = Long.MAX_VALUE;
+    private long maxTimestamp = Long.MIN_VALUE;
+    private byte[] firstKey;
+    private byte[] lastKey;
+    private int maxBlockSize;
+    private boolean finished;
+
+    /** An uncompressed table; see {@link #SsTableWriter(Path, int, int, long, Compression)}. */
+    public SsTableWriter(Path path, int blockSize, int bloomBitsPerKey, long expectedKeys) throws IOException {
+        this(path, blockSize, bloomBitsPerKey, expectedKeys, Compression.NONE);
+    }
+
+    /**
+     * Creates {@code path} (which must not exist) for a table of at most {@code expectedKeys} keys;
+     * the Bloom filter is sized for that many ({@code bloomBitsPerKey} 0 writes no filter). Data blocks
+     * are compressed with {@code compression}, which the table records.
+     */
+    public SsTableWriter(Path path, int blockSize, int bloomBitsPerKey, long expectedKeys, Compression compression)
+            throws IOException {
+        this.path = path;
+        this.blockSize = blockSize;
+        this.codec = BlockCodec.of(compression);
+        this.bloom = bloomBitsPerKey > 0 ? new BloomFilterBuilder(expectedKeys, bloomBitsPerKey) : null;
+        this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        this.out = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16);
+    }
+
+    public void add(Entry entry) throws IOException {
+        byte[] key = entry.key();
+        if (lastKey != null && Bytes.compare(lastKey, key) >= 0) {
+            throw new IllegalArgumentException("keys out of order in " + path + ": " + Bytes.toDebugString(key)
+                    + " after " + Bytes.toDebugString(lastKey));
+        }
+        int valueLength = entry.isTombstone() ? 0 : entry.value().length + (entry.expires() ? 8 : 0);
+        if (data.count() > 0 && data.estimatedSize() + TableFormat.ENTRY_HEADER + key.length + valueLength + 4 > blockSize) {
+            flushDataBlock();
+        }
+        data.add(key, entry.value(), entry.timestamp(), entry.expiresAtMillis());
+        if (bloom != null) {
+            bloom.add(XxHash64.hash(key));
+        }
+        if (firstKey == null) {
+            firstKey = key;
+        }
+        lastKey = key;
+        entryCount++;
+        minTimestamp = Math.min(minTimestamp, entry.timestamp());
+        maxTimestamp = Math.max(maxTimestamp, entry.timestamp());
+    }
+
+    public long entryCount() {
+        return entryCount;
+    }
+
+    /** Size of the file so far: what a compaction has written. */
+    public long bytesWritten() {
+        return position;
+    }
+
+    /** Completes the table, forces it to the device and closes it; returns its size in bytes. */
+    public long finish() throws IOException {
+        if (entryCount == 0) {
+            throw new IllegalStateException("an SSTable needs at least one entry: " + path);
+        }
+        if (data.count() > 0) {
+            flushDataBlock();
+        }
+        int bloomLines = 0;
+        int bloomProbes = 0;
+        int bloomCrc = 0;
+        long bloomOffset = 0;
+        int bloomSize = 0;
+        if (bloom != null) {
+            // Align the filter so each 64-byte line is one cache line of the mapping.
+            int padding = (int) ((BloomFilter.LINE_BYTES - position % BloomFilter.LINE_BYTES) % BloomFilter.LINE_BYTES);
+            write(new byte[padding], padding);
+            byte[] bits = bloom.toBytes();
+            bloomOffset = position;
+            bloomSize = bits.length;
+            bloomLines = bloom.lines();
+            bloomProbes = bloom.probes();
+            bloomCrc = Crc32c.of(bits, 0, bits.length);
+            write(bits, bits.length);
+        }
+        index.finish();
+        long indexOffset = position;
+        int indexSize = index.size();
+        write(index.buffer(), indexSize);
+
+        byte[] meta = new TableMeta(entryCount, minTimestamp, maxTimestamp, bloomLines, bloomProbes, bloomCrc,
+                firstKey, lastKey, codec.id()).encode(TableFormat.V2);
+        long metaOffset = position;
+        write(meta, meta.length);
+
+        maxBlockSize = Math.max(maxBlockSize, Math.max(meta.length, Math.max(indexSize, bloomSize)));
+        byte[] footer = new Footer(TableFormat.V2, new BlockHandle(metaOffset, meta.length),
+                new BlockHandle(indexOffset, indexSize), new BlockHandle(bloomOffset, bloomSize), maxBlockSize).encode();
+        write(footer, footer.length);
+
+        out.flush();
+        channel.force(true);
+        finished = true;
+        out.close();
+        return position;
+    }
+
+    /** Closes and deletes an unfinished table (a failed or abandoned flush or compaction). */
+    public void abort() throws IOException {
+        if (!finished) {
+            finished = true;
+            try {
+                out.close();
+            } catch (IOException ignored) {
+                // The file is being deleted; a failed close changes nothing.
+            }
+            Files.deleteIfExists(path);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        abort();
+    }
+
+    private void flushDataBlock() throws IOException {
+        data.finish();
+        long offset = position;
+        int size;
+        if (codec.isIdentity()) {
+            size = data.size();
+            write(data.buffer(), size);
+        } else {
+            size = writeCompressed(data.buffer(), data.size());
+        }
+        maxBlockSize = Math.max(maxBlockSize, size);
+        new BlockHandle(offset, size).encode(handle, 0);
+        index.add(lastKey, handle, 0);
+        data.reset();
+    }
+
+    /** Writes {@code block[0, length)} compressed, with its trailer; returns the bytes written. */
+    private int writeCompressed(byte[] block, int length) throws IOException {
+        int bound = codec.maxCompressedLength(length) + TableFormat.COMPRESSED_TRAILER;
+        if (compressed.length < bound) {
+            compressed = new byte[bound];
+        }
+        int n = codec.compress(block, length, compressed);
+        Coding.putInt(compressed, n, length);
+        Coding.putInt(compressed, n + 4, Crc32c.of(compressed, 0, n + 4));
+        int size = n + TableFormat.COMPRESSED_TRAILER;
+        if (size > TableFormat.MAX_BLOCK_SIZE) {
+            throw new IllegalArgumentException("compressed block of " + size + " bytes exceeds "
+                    + TableFormat.MAX_BLOCK_SIZE + " in " + path);
+        }
+        write(compressed, size);
+        return size;
+    }
+
+    private void write(byte[] bytes, int length) throws IOException {
+        out.write(bytes, 0, length);
+        position += length;
+    }
+}

@@ -1,0 +1,25 @@
+package io.kvstore.core.hash;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class XxHash64Test {
+
+    /** Reference values from the xxHash project's own tool: {@code printf '%s' "$s" | xxhsum -H64}. */
+    @Test
+    void matchesTheReferenceXxh64() {
+        assertEquals(0xEF46DB3751D8E999L, hash(""));
+        assertEquals(0xD24EC4F1A98C6E5BL, hash("a"));
+        assertEquals(0x44BC2CF5AD770999L, hash("abc"));
+        // 39 bytes: one 32-byte stripe, a 4-byte lane, 3 single bytes.
+        assertEquals(0xFBCEA83C8A378BF1L, hash("Nobody inspects the spammish repetition"));
+        // 43 bytes: one stripe, an 8-byte lane, 3 single bytes.
+        assertEquals(0xFD0311E92A0651D5L, hash("0123456789abcdef0123456789abcdefXYZ12345678"));
+    }
+
+    private static long hash(String s) {
+        return XxHash64.xxh64(s.getBytes(StandardCharsets.UTF_8), 0);
+    }
+}

@@ -1,0 +1,90 @@
+package io.kvstore.core.internal.lsm;
+
+import io.kvstore.core.Compression;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Entry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CompactionRateLimiterTest {
+    private static final long MIB = 1 << 20;
+
+    @TempDir
+    Path dir;
+
+    /** A clock that only moves when the limiter sleeps. */
+    private final AtomicLong nanos = new AtomicLong();
+
+    private CompactionRateLimiter limiter(long bytesPerSecond) {
+        return new CompactionRateLimiter(bytesPerSecond, nanos::get, nanos::addAndGet);
+    }
+
+    @Test
+    void writesAreHeldToTheRateAfterABurstOfATenthOfASecond() {
+        CompactionRateLimiter limiter = limiter(MIB);
+        assertTrue(limiter.acquire(MIB / 10, () -> false));
+        assertEquals(0, nanos.get(), "the burst is free");
+        for (int i = 0; i < 10; i++) {
+            assertTrue(limiter.acquire(MIB, () -> false));
+        }
+        assertEquals(10.0, nanos.get() / 1e9, 0.01, "10 MiB at 1 MiB/s");
+    }
+
+    @Test
+    void timeWithoutWritesRefillsOnlyTheBurst() {
+        CompactionRateLimiter limiter = limiter(MIB);
+        nanos.addAndGet(TimeUnit.SECONDS.toNanos(60));
+        long before = nanos.get();
+        assertTrue(limiter.acquire(2 * MIB, () -> false));
+        assertEquals(1.9, (nanos.get() - before) / 1e9, 0.01, "a minute idle does not buy a minute of bursting");
+    }
+
+    @Test
+    void aCancelledWaitReturnsAtOnce() {
+        CompactionRateLimiter limiter = limiter(1024);
+        assertFalse(limiter.acquire(100 * MIB, () -> nanos.get() > TimeUnit.SECONDS.toNanos(1)));
+        assertTrue(nanos.get() < TimeUnit.SECONDS.toNanos(2), "waits in slices and checks between them");
+    }
+
+    @Test
+    void aNegativeRateIsRefused() {
+        assertThrows(IllegalArgumentException.class,
+                () -> DaoOptions.builder(dir).compactionBytesPerSecond(-1).build());
+    }
+
+    @Test
+    void aRateLimitedCompactionTakesAtLeastItsBytesOverTheRate() throws IOException {
+        long rate = 512 << 10;
+        DaoOptions options = DaoOptions.builder(dir).compression(Compression.NONE).compactionTrigger(100)
+                .compactionBytesPerSecond(rate).build();
+        Random random = new Random(1);
+        try (LsmDao dao = LsmDao.open(options)) {
+            for (int table = 0; table < 2; table++) {
+                for (int i = 0; i < 600; i++) {
+                    byte[] value = new byte[1000];
+                    random.nextBytes(value);
+                    dao.upsert(Entry.value(String.format("k%05d", i * 2 + table).getBytes(), value, 1));
+                }
+                dao.flush();
+            }
+            long start = System.nanoTime();
+            dao.compactOldest(2);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            long written = dao.liveTables()[0].fileSize();
+            double least = (written - rate / 10.0 - 256 * 1100) / rate;
+            assertTrue(seconds >= least, "compacted " + written + " bytes in " + seconds + " s, at least " + least);
+            assertEquals(1, dao.liveTables().length);
+        }
+    }
+}
