@@ -26,10 +26,10 @@ import java.util.zip.CRC32C;
  *       they are mapped, so that a full disk fails that write with an IOException rather than a store
  *       into the mapping (a SIGBUS); {@link #close} cuts the zeros left past the last record, and
  *       after a crash recovery reads them as the end of the log. Used where nothing forces the log
- *       (sync policy none), where a system call per record is a visible share of a write's CPU
- *       (docs/BENCHMARKS.md, "Native transport and a mapped log"). The zeros of the next window are
- *       written ahead on the {@code zeroer} executor, not under the store's write lock on the event
- *       loop that happens to cross the edge.</li>
+ *       (sync policy none): there a write is otherwise a few memory copies, so a system call per
+ *       record would be a large share of its CPU, while one per window is not. The zeros of the next
+ *       window are written ahead on the {@code zeroer} executor, not under the store's write lock on
+ *       the event loop that happens to cross the edge.</li>
  *   <li>written: one positional write(2) per record. Used under the syncing policies, whose fsyncs
  *       then cover exactly what write(2) handed over, and for records larger than a window.</li>
  * </ul>

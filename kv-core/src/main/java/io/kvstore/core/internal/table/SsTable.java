@@ -159,25 +159,15 @@ public final class SsTable {
         if (block == index.count()) {
             return null;
         }
-        long offset = index.offset(block);
-        int size = index.size(block);
-        ByteBuffer buf;
-        int base;
-        if (codec.isIdentity()) {
-            buf = file.window(offset);
-            base = file.indexIn(offset);
-            ensureVerified(block, buf, base, size, offset);
-        } else {
-            buf = decompressed(block, offset, size);
-            base = 0;
-            size = buf.capacity();
-        }
-        int count = Block.count(buf, base, size);
-        int i = Block.lowerBound(buf, base, size, count, key);
-        if (i == count) {
+        // The cursor never leaves this method, so escape analysis can keep it off the heap.
+        BlockCursor cursor = new BlockCursor();
+        load(block, cursor);
+        ByteBuffer buf = cursor.buf;
+        int i = Block.lowerBound(buf, cursor.base, cursor.size, cursor.count, key);
+        if (i == cursor.count) {
             return null;
         }
-        int entry = Block.entryPosition(buf, base, size, count, i);
+        int entry = Block.entryPosition(buf, cursor.base, cursor.size, cursor.count, i);
         int keyLength = Block.keyLength(buf, entry);
         if (Block.compareKey(buf, Block.keyPosition(entry), keyLength, key) != 0) {
             return null;
