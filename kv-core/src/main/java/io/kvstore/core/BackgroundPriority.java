@@ -1,6 +1,7 @@
 package io.kvstore.core;
 
 import io.kvstore.core.internal.util.ThreadPriority;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * The CPU priority of a store's background threads (flushes, compactions), on Linux with JNA on the
@@ -53,6 +54,22 @@ public final class BackgroundPriority {
             return ThreadPriority.idleCurrentThread();
         }
         return nice == 0 || ThreadPriority.lowerCurrentThread(nice);
+    }
+
+    /**
+     * Makes daemon threads named {@code name} that lower themselves to this priority when they start:
+     * for background work outside the store too (streaming keys to a joining node, cleanups, repair
+     * scans), so that it takes the cores requests leave idle instead of queueing them.
+     */
+    public ThreadFactory threadFactory(String name) {
+        return runnable -> {
+            Thread thread = new Thread(() -> {
+                applyToCurrentThread();
+                runnable.run();
+            }, name);
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     @Override

@@ -250,7 +250,7 @@ public final class KvServer {
         // entries streamed to it and repairs with no one until it is.
         NodeRepair repair = NodeRepair.create(vertx, config, dao, () -> membership.get().coordinator().partitioner(), clock,
                 () -> membership.get().replicationFactor(), config.antiEntropyInterval(), config.repairScanBytesPerSecond());
-        NodeCleanup cleanup = new NodeCleanup(dao, membership::map, config.self());
+        NodeCleanup cleanup = new NodeCleanup(dao, membership::map, config.self(), config.storeOptions().backgroundPriority());
         MapChanges changes = new MapChanges(membership, cleanup, config.streamUnreachableTimeout().toMillis());
         MembershipHandler membershipHandler = new MembershipHandler(membership, changes, cleanup, vertx, config.idleTimeout());
         KvServer server = new KvServer(config, vertx, dao, membership, client, storagePool, repair, cleanup, membershipHandler);

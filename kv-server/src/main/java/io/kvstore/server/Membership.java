@@ -65,6 +65,8 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
     private final Map<String, Replica> remoteReplicas = new ConcurrentHashMap<>();
     private final Map<Long, CompletableFuture<Long>> streams = new ConcurrentHashMap<>();
     private final ExecutorService worker;
+    /** Runs the streams of key movements, at the store's background priority: they yield the cores to requests. */
+    private final ExecutorService streamer;
     private final AtomicInteger nextPeer = new AtomicInteger();
     /** One pull at a time on a higher epoch: a burst of requests carrying it makes one. */
     private final java.util.concurrent.atomic.AtomicBoolean pulling = new java.util.concurrent.atomic.AtomicBoolean();
@@ -97,6 +99,7 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.streamer = Executors.newCachedThreadPool(config.storeOptions().backgroundPriority().threadFactory("kv-stream"));
     }
 
     /** Builds the first topology from the stored map, with the hint store if hinted handoff is on. */
@@ -251,7 +254,7 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
                     LOG.warn("node {}: stream of change {} failed: {}", config.self(), id, e.getMessage());
                     throw new UncheckedIOException(e);
                 }
-            }, worker);
+            }, streamer);
         });
     }
 
@@ -332,7 +335,9 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
             vertx.cancelTimer(pullTimer);
         }
         worker.shutdownNow();
+        streamer.shutdownNow();
         worker.awaitTermination(10, TimeUnit.SECONDS);
+        streamer.awaitTermination(10, TimeUnit.SECONDS);
         client.close();
         Topology last = topology;
         if (last != null) {

@@ -2,6 +2,7 @@ package io.kvstore.server;
 
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.OwnedKeys;
+import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.Dao;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -42,17 +43,15 @@ final class NodeCleanup implements AutoCloseable {
     private final Dao dao;
     private final Supplier<ClusterMap> maps;
     private final String self;
-    private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "kv-cleanup");
-        t.setDaemon(true);
-        return t;
-    });
+    /** Runs cleanups at the store's background priority: a rewrite of the store yields the cores to requests. */
+    private final ExecutorService thread;
     /** The run not started yet that new requests join, and the least map epoch it waits for; guarded by this. */
     private CompletableFuture<Report> queued;
     private long queuedEpoch;
 
-    NodeCleanup(Dao dao, Supplier<ClusterMap> maps, String self) {
+    NodeCleanup(Dao dao, Supplier<ClusterMap> maps, String self, BackgroundPriority priority) {
         this.dao = dao;
+        this.thread = Executors.newSingleThreadExecutor(priority.threadFactory("kv-cleanup"));
         this.maps = maps;
         this.self = self;
     }

@@ -49,11 +49,9 @@ final class NodeRepair {
      */
     static NodeRepair create(Vertx vertx, KvServerConfig config, Dao dao, Supplier<Partitioner> placement, HybridClock clock,
             IntSupplier replicationFactor, Duration interval, long scanBytesPerSecond) {
-        ExecutorService executor = Executors.newFixedThreadPool(SCAN_THREADS, r -> {
-            Thread t = new Thread(r, "kv-repair");
-            t.setDaemon(true);
-            return t;
-        });
+        // Repair scans the whole store: at the background priority it takes the cores requests leave idle.
+        ExecutorService executor = Executors.newFixedThreadPool(SCAN_THREADS,
+                config.storeOptions().backgroundPriority().threadFactory("kv-repair"));
         WebClient client = InternodeClients.create(vertx, config,
                 new WebClientOptions().setKeepAlive(true).setTcpNoDelay(true)
                         .setKeepAliveTimeout(KvServer.internodeKeepAliveSeconds(config.idleTimeout()))

@@ -253,8 +253,8 @@ final class ServerCommand {
     }
 
     @Option(names = "--background-priority", paramLabel = "P", defaultValue = "19",
-            description = "CPU priority of the store's flush and compaction threads, so that they yield the"
-                    + " cores to requests: idle (Linux's SCHED_IDLE) or a nice value 0-19, 0 the normal priority")
+            description = "CPU priority of the background threads (flushes, compactions, streams to a joining"
+                    + " node, cleanups, repair scans), so that they yield the cores to requests: idle (Linux's SCHED_IDLE) or a nice value 0-19, 0 the normal priority")
     void backgroundPriority(BackgroundPriority priority) {
         config.backgroundPriority(priority);
     }

@@ -21,14 +21,7 @@ final class BackgroundThread {
 
     BackgroundThread(String name, BackgroundPriority priority) {
         this.name = name;
-        this.executor = Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(() -> {
-                priority.applyToCurrentThread();
-                runnable.run();
-            }, name);
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.executor = Executors.newSingleThreadExecutor(priority.threadFactory(name));
     }
 
     /** Queues {@code task}; false if the thread is shutting down. */
