@@ -9,10 +9,12 @@
 # the p99s. Deletes both stores.
 #
 #   kv-bench/scripts/large-store.sh                                      # 1 GiB heap: 256 MiB and 10 GiB
-#   HEAP=64m STORE_GB=0.2 RATE=500 DURATION=10 kv-bench/scripts/large-store.sh   # a quick run
+#   HEAP=192m STORE_GB=0.5 RATE=500 DURATION=10 kv-bench/scripts/large-store.sh   # a quick run
 #
+# HEAP must hold the engine's default memtables (32 MiB, up to two more waiting to be flushed): 192m
+# or more.
 # Environment: HEAP, SMALL (a size such as 256m; default HEAP/4), STORE_GB, VALUE_BYTES, RATE, THREADS,
-# DURATION, WARMUP, DROP_PAGE_CACHE, WORK (where the stores are made; default a new directory in /tmp).
+# DURATION, WARMUP, DROP_PAGE_CACHE, WORK (where the stores are made; default a new temporary directory).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -30,6 +32,8 @@ mkdir -p "$WORK"
 
 source kv-bench/scripts/processes.sh  # the working directory is the repository root
 source kv-bench/scripts/results.sh
+# A failed run keeps its logs, as processes.sh does, but not a store it was filling.
+trap 'status=$?; if [[ $status == 0 ]]; then rm -rf "$WORK"; else rm -rf "$WORK"/fill-*; echo "failed; logs in $WORK" >&2; fi' EXIT
 
 bytes() { # bytes SIZE -> bytes of a size such as 64m, 1g, 0.5g or 4096 (binary suffixes)
   awk -v s="${1,,}" 'BEGIN { n = s + 0; u = substr(s, length(s)); m = 1

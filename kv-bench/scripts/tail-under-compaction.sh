@@ -13,8 +13,9 @@
 #   RATE=500 DURATION=20 INTERVAL=5 PROBE_S=5 kv-bench/scripts/tail-under-compaction.sh  # a quick run
 #
 # Environment: NODES (1 or 3), RATE (default: HALF x the closed-loop maximum, measured for PROBE_S
-# seconds), DURATION, INTERVAL, WARMUP, VALUE_SIZE (bytes per PUT), CONNECTIONS, NODE_FLAGS (default
-# as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the nodes, e.g. -Xmx1g), LOAD_FLAGS, KEEP.
+# seconds), DURATION, INTERVAL, WARMUP, VALUE_SIZE (bytes per PUT), KEY_SPACE (keys drawn from,
+# uniformly), CONNECTIONS, NODE_FLAGS (default as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the
+# nodes, e.g. -Xmx1g), LOAD_FLAGS, KEEP.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
