@@ -25,6 +25,16 @@ final class BenchKeys {
         return key;
     }
 
+    /**
+     * Writes the ordered key of {@code index} (non-negative) into {@code key}: the index big-endian, then
+     * the same mix as {@link #write}, so that keys sort as their indices do and a store can be filled in
+     * key order.
+     */
+    static void writeOrdered(long index, byte[] key) {
+        putLong(key, 0, index);
+        putLong(key, 8, mix(index ^ 0x5DEECE66DL));
+    }
+
     /** MurmurHash3's fmix64: a bijection on 64-bit values with good avalanche. */
     static long mix(long z) {
         z = (z ^ (z >>> 33)) * 0xFF51AFD7ED558CCDL;

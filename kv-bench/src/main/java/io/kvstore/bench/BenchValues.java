@@ -4,19 +4,20 @@ import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 
 /**
- * The values of the engine benchmarks: {@link #VALUE_BYTES} bytes each, a pure function of the key's
- * index (as {@link BenchKeys} makes keys), so a preloaded store can be checked value by value.
+ * The values of the engine benchmarks: {@link #VALUE_BYTES} bytes each unless asked otherwise, a pure
+ * function of the key's index (as {@link BenchKeys} makes keys), so a preloaded store can be checked
+ * value by value.
  */
 enum BenchValues {
     /** Random bytes: no codec shrinks them. */
     RANDOM("random") {
         @Override
-        byte[] value(long index) {
-            byte[] value = new byte[VALUE_BYTES];
+        byte[] value(long index, int bytes) {
+            byte[] value = new byte[bytes];
             long state = BenchKeys.mix(~index);
-            for (int i = 0; i < VALUE_BYTES; i += 8) {
+            for (int i = 0; i < bytes; i += 8) {
                 state = BenchKeys.mix(state + 0x9E3779B97F4A7C15L);
-                for (int j = 0; j < 8 && i + j < VALUE_BYTES; j++) {
+                for (int j = 0; j < 8 && i + j < bytes; j++) {
                     value[i + j] = (byte) (state >>> (8 * j));
                 }
             }
@@ -32,18 +33,18 @@ enum BenchValues {
      */
     TEXT("text") {
         @Override
-        byte[] value(long index) {
+        byte[] value(long index, int bytes) {
             SplittableRandom random = new SplittableRandom(BenchKeys.mix(index));
-            StringBuilder text = new StringBuilder(2 * VALUE_BYTES)
+            StringBuilder text = new StringBuilder(2 * bytes + 128)
                     .append("{\"id\":").append(random.nextInt(1_000_000))
                     .append(",\"user\":\"").append(word(random)).append('.').append(word(random))
                     .append("\",\"city\":\"").append(CITIES[random.nextInt(CITIES.length)])
                     .append("\",\"tags\":[\"").append(word(random)).append("\",\"").append(word(random))
                     .append("\"],\"note\":\"");
-            while (text.length() < VALUE_BYTES) {
+            while (text.length() < bytes) {
                 text.append(word(random)).append(' ');
             }
-            text.setLength(VALUE_BYTES - 2);
+            text.setLength(bytes - 2);
             text.append("\"}");
             return text.toString().getBytes(StandardCharsets.US_ASCII);
         }
@@ -70,8 +71,13 @@ enum BenchValues {
         this.id = id;
     }
 
-    /** The value stored under the key of {@code index}. */
-    abstract byte[] value(long index);
+    /** The value stored under the key of {@code index}, of {@link #VALUE_BYTES}. */
+    byte[] value(long index) {
+        return value(index, VALUE_BYTES);
+    }
+
+    /** The value of {@code bytes} bytes stored under the key of {@code index} (text is cut to size). */
+    abstract byte[] value(long index, int bytes);
 
     /** The name used in benchmark parameters and store directories. */
     String id() {

@@ -20,7 +20,13 @@ final class FreshStore implements AutoCloseable {
 
     /** Opens an empty store of {@code engine} with the benchmarks' options ({@link PreloadedStore#options}). */
     static FreshStore open(Engine engine, Compression compression) throws IOException {
-        Path directory = Files.createTempDirectory(BenchDirectories.root(), "fill-" + engine.id() + "-");
+        return open(engine, compression, BenchDirectories.root());
+    }
+
+    /** {@link #open(Engine, Compression)} in a new directory under {@code root} (created if missing). */
+    static FreshStore open(Engine engine, Compression compression, Path root) throws IOException {
+        Files.createDirectories(root);
+        Path directory = Files.createTempDirectory(root, "fill-" + engine.id() + "-");
         try {
             return new FreshStore(engine.open(PreloadedStore.options(directory, compression)), directory);
         } catch (IOException | RuntimeException e) {

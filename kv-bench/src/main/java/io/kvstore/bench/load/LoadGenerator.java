@@ -67,6 +67,27 @@ public final class LoadGenerator {
         List<LoadWorker> workers = startWorkers(vertx, options, null, warmupEnd);
         long end = warmupEnd + TimeUnit.SECONDS.toNanos(options.durationSeconds);
         Histogram total = new Histogram(3_600_000_000L, 3);
+        try (IntervalLog windows = options.intervalLog == null ? null
+                : new IntervalLog(options.intervalLog, options.intervalSeconds)) {
+            Counts atWarmupEnd = measure(workers, options, progress, start, warmupEnd, end, total, windows);
+            Counts atEnd = Counts.of(workers);
+            drain(workers, options, progress);
+            Histogram late = intervalHistogram(workers);
+            total.add(late);
+            if (windows != null) {
+                windows.addLate(late);
+            }
+            report(vertx, options, out, atEnd.minus(atWarmupEnd), options.durationSeconds, total);
+        }
+        return 0;
+    }
+
+    /**
+     * Prints progress once a second until {@code end}, adding each measured second to {@code total} and
+     * {@code windows} (if any); returns the counts at the end of the warm-up.
+     */
+    private static Counts measure(List<LoadWorker> workers, LoadOptions options, PrintStream progress, long start,
+            long warmupEnd, long end, Histogram total, IntervalLog windows) throws InterruptedException {
         Counts atWarmupEnd = options.warmupSeconds == 0 ? Counts.of(workers) : null;
         long lastCompleted = 0;
         for (long tick = start + TimeUnit.SECONDS.toNanos(1); ; tick += TimeUnit.SECONDS.toNanos(1)) {
@@ -77,6 +98,9 @@ public final class LoadGenerator {
             boolean measured = atWarmupEnd != null; // was the interval that just ended measured?
             if (measured) {
                 total.add(interval);
+                if (windows != null) {
+                    windows.addSecond(interval);
+                }
             } else if (now >= warmupEnd) {
                 atWarmupEnd = Counts.of(workers); // warm-up ends here: what came before is discarded
             }
@@ -86,14 +110,9 @@ public final class LoadGenerator {
                     (completed - lastCompleted) / 1.0, interval.getValueAtPercentile(99) / 1000.0);
             lastCompleted = completed;
             if (now >= end) {
-                break;
+                return atWarmupEnd;
             }
         }
-        Counts atEnd = Counts.of(workers);
-        drain(workers, options, progress);
-        total.add(intervalHistogram(workers));
-        report(vertx, options, out, atEnd.minus(atWarmupEnd), options.durationSeconds, total);
-        return 0;
     }
 
     private static int preload(Vertx vertx, LoadOptions options, PrintStream out, PrintStream progress)

@@ -88,6 +88,13 @@ final class LoadOptions implements Callable<Integer> {
             + " (HdrHistogram .hgrm)")
     Path hgrm;
 
+    @Option(names = "--interval-log", paramLabel = "FILE", description = "also write the percentiles of each"
+            + " --interval of the measured time, one line per window (timed runs only)")
+    Path intervalLog;
+
+    @Option(names = "--interval", paramLabel = "SECONDS", description = "window of --interval-log")
+    int intervalSeconds = 10;
+
     @Option(names = "--seed", paramLabel = "S", showDefaultValue = Visibility.NEVER,
             description = "random seed (default: time based, printed)")
     long seed = System.nanoTime();
@@ -201,6 +208,8 @@ final class LoadOptions implements Callable<Integer> {
         require(warmupSeconds >= 0, "--warmup must be >= 0, got " + warmupSeconds);
         require(rate >= 0 && !Double.isInfinite(rate), "--rate must be > 0, got " + rate);
         require(preload >= 0, "--preload must be >= 1, got " + preload);
+        require(intervalSeconds >= 1, "--interval must be >= 1, got " + intervalSeconds);
+        require(intervalLog == null || preload == 0, "--interval-log needs a timed run, not --preload");
         require(timeoutMillis >= 1, "--timeout must be >= 1, got " + timeoutMillis);
         require(connections >= threads * targets.size(), "--connections (" + connections
                 + ") must be at least threads x targets (" + threads * targets.size() + ")");

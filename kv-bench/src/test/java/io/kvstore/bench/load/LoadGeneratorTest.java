@@ -101,6 +101,29 @@ class LoadGeneratorTest {
     }
 
     @Test
+    void intervalLogHasOneLineOfPercentilesPerWindow(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("windows.txt");
+        String report = run(0, "--targets", target(), "--ops", "put", "--rate", "400", "--connections", "2",
+                "--duration", "3", "--warmup", "1", "--interval", "1", "--interval-log", log.toString());
+        List<String> lines = Files.readAllLines(log);
+        assertEquals(IntervalLog.HEADER, lines.get(0), String.join("\n", lines));
+        assertEquals(4, lines.size(), "a header and three windows: " + lines);
+        long requests = 0;
+        for (int i = 1; i < lines.size(); i++) {
+            String[] fields = lines.get(i).split(" ");
+            assertEquals(6, fields.length, lines.get(i));
+            assertEquals(i, Integer.parseInt(fields[0]), "seconds since the warm-up: " + lines.get(i));
+            double p50 = Double.parseDouble(fields[2]);
+            double p99 = Double.parseDouble(fields[3]);
+            assertTrue(p50 > 0 && p50 <= p99 && p99 <= Double.parseDouble(fields[5]), lines.get(i));
+            requests += Long.parseLong(fields[1]);
+        }
+        Matcher total = Pattern.compile("requests: (\\d+) ").matcher(report);
+        assertTrue(total.find(), report);
+        assertEquals(Long.parseLong(total.group(1)), requests, 5.0, "the windows hold the measured requests: " + lines);
+    }
+
+    @Test
     void preloadPutsEachKeyOnce() throws Exception {
         String report = run(0, "--targets", target(), "--preload", "2000", "--connections", "8");
         assertTrue(report.contains("requests: 2000 "), report);

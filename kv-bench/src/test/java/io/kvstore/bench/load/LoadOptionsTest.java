@@ -78,6 +78,8 @@ class LoadOptionsTest {
         assertMessage("Invalid value for option '--transport': expected one of [NATIVE, NIO] (case-insensitive) but was 'epoll'",
                 "--transport", "epoll");
         assertMessage("--connections (1) must be at least threads x targets (2)", "--connections", "1", "--threads", "2");
+        assertMessage("--interval must be >= 1, got 0", "--interval", "0");
+        assertMessage("--interval-log needs a timed run, not --preload", "--interval-log", "w.txt", "--preload", "10");
     }
 
     @Test

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Point reads of a store much larger than the heap against one that fits: LargeStoreBenchmark runs twice
+# in a JVM of HEAP, first on a small store (SMALL, default a quarter of the heap), then on a large one
+# (STORE_GB GiB, default 10 times a 1 GiB heap), each filled fresh in key order with VALUE_BYTES-byte
+# values and read at the same RATE from THREADS threads for DURATION seconds (open loop, latency from
+# when each read was due). With DROP_PAGE_CACHE=1 (the default) the kernel's page cache is dropped
+# before each read phase, so the large store is read from the device, as on a machine whose memory it
+# exceeds; that needs root, and each row says whether it happened. Prints both rows and the ratio of
+# the p99s. Deletes both stores.
+#
+#   kv-bench/scripts/large-store.sh                                      # 1 GiB heap: 256 MiB and 10 GiB
+#   HEAP=192m STORE_GB=0.5 RATE=500 DURATION=10 kv-bench/scripts/large-store.sh   # a quick run
+#
+# HEAP must hold the engine's default memtables (32 MiB, up to two more waiting to be flushed): 192m
+# or more.
+# Environment: HEAP, SMALL (a size such as 256m; default HEAP/4), STORE_GB, VALUE_BYTES, RATE, THREADS,
+# DURATION, WARMUP, DROP_PAGE_CACHE, WORK (where the stores are made; default a new temporary directory).
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+HEAP=${HEAP:-1g}
+STORE_GB=${STORE_GB:-10}
+VALUE_BYTES=${VALUE_BYTES:-1024}
+RATE=${RATE:-2000}
+THREADS=${THREADS:-4}
+DURATION=${DURATION:-60}
+WARMUP=${WARMUP:-5}
+DROP_PAGE_CACHE=${DROP_PAGE_CACHE:-1}
+BENCH_JAR=${BENCH_JAR:-kv-bench/target/benchmarks.jar}
+WORK=${WORK:-$(mktemp -d -t kvstore-large-store.XXXXXX)}
+mkdir -p "$WORK"
+
+source kv-bench/scripts/processes.sh  # the working directory is the repository root
+source kv-bench/scripts/results.sh
+# A failed run keeps its logs, as processes.sh does, but not a store it was filling.
+trap 'status=$?; if [[ $status == 0 ]]; then rm -rf "$WORK"; else rm -rf "$WORK"/fill-*; echo "failed; logs in $WORK" >&2; fi' EXIT
+
+bytes() { # bytes SIZE -> bytes of a size such as 64m, 1g, 0.5g or 4096 (binary suffixes)
+  awk -v s="${1,,}" 'BEGIN { n = s + 0; u = substr(s, length(s)); m = 1
+    if (u == "k") m = 2^10; else if (u == "m") m = 2^20; else if (u == "g") m = 2^30; else if (u == "t") m = 2^40
+    printf "%d", n * m }'
+}
+SMALL=${SMALL:-$(( $(bytes "$HEAP") / 4 ))}
+LARGE=$(awk -v g="$STORE_GB" 'BEGIN { printf "%d", g * 2^30 }')
+
+measure() { # measure SIZE -> the benchmark's RESULT line
+  local flags=()
+  [[ $DROP_PAGE_CACHE == 1 ]] && flags+=(--drop-page-cache)
+  echo "store of $1 bytes in a $HEAP heap" >&2
+  java "-Xmx$HEAP" -cp "$BENCH_JAR" io.kvstore.bench.LargeStoreBenchmark --bytes "$1" --dir "$WORK" \
+    --value-bytes "$VALUE_BYTES" --rate "$RATE" --threads "$THREADS" --duration "$DURATION" --warmup "$WARMUP" \
+    "${flags[@]}" 2>>"$WORK/progress.log" | tee -a "$WORK/report.txt" | grep '^RESULT'
+}
+small=$(measure "$SMALL")
+large=$(measure "$LARGE")
+
+echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 2^20 }' /proc/meminfo) of memory," \
+  "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end; HEAP=$HEAP VALUE_BYTES=$VALUE_BYTES RATE=$RATE THREADS=$THREADS" \
+  "DURATION=$DURATION WARMUP=$WARMUP; block cache hit rate: not exposed by the engine"
+echo
+echo "| store | tables MiB | x heap | fill s | page cache | reads/s | p50 ms | p99 ms | p99.9 ms | max ms | MiB read from the device | major faults | missing |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+row() {
+  echo "| $1 | $(awk -v b="$(field table_bytes "$2")" 'BEGIN { printf "%.0f", b / 2^20 }') |" \
+    "$(awk -v b="$(field table_bytes "$2")" -v h="$(field heap_bytes "$2")" 'BEGIN { printf "%.2f", b / h }') |" \
+    "$(field fill_s "$2") | $(field page_cache "$2") | $(field rps "$2") | $(field p50 "$2") | $(field p99 "$2") |" \
+    "$(field p999 "$2") | $(field max "$2") | $(field read_mib "$2") | $(field major_faults "$2") | $(field missing "$2") |"
+}
+row small "$small"
+row large "$large"
+echo
+echo "p99 of the large store over the small one: $(awk -v l="$(field p99 "$large")" -v s="$(field p99 "$small")" \
+  'BEGIN { printf (s > 0 ? "%.2fx" : "n/a"), (s > 0 ? l / s : 0) }')"

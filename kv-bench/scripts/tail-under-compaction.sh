@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The PUT tail while the engine compacts: a long open-loop run of PUTs of new random keys (a key space
+# far larger than the run writes, so nearly every PUT inserts and the store keeps growing, flushing and
+# compacting) at RATE, by default HALF of the closed-loop maximum measured first on the same nodes.
+# Prints the run's p50/p99/p99.9/max, the p99 of every INTERVAL-second window and the worst of them,
+# and what the engine did during the run, from each node's /metrics before and after (summed over
+# the nodes): bytes flushed and compacted, compactions, writes stalled and the time they waited.
+# NODES=1 is one node and plain PUTs; NODES=3 is a 3-node cluster and PUTs with ack=2&from=3.
+# Stops every process it started; deletes the nodes' data unless KEEP=1.
+#
+#   kv-bench/scripts/tail-under-compaction.sh                    # 1 node, 300 s at half the maximum
+#   NODES=3 kv-bench/scripts/tail-under-compaction.sh            # 3 nodes, ack=2&from=3
+#   RATE=500 DURATION=20 INTERVAL=5 PROBE_S=5 kv-bench/scripts/tail-under-compaction.sh  # a quick run
+#
+# Environment: NODES (1 or 3), RATE (default: HALF x the closed-loop maximum, measured for PROBE_S
+# seconds), DURATION, INTERVAL, WARMUP, VALUE_SIZE (bytes per PUT), KEY_SPACE (keys drawn from,
+# uniformly), CONNECTIONS, NODE_FLAGS (default as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the
+# nodes, e.g. -Xmx1g), LOAD_FLAGS, KEEP.
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+NODES=${NODES:-1}
+RATE=${RATE:-}
+HALF=${HALF:-0.5}
+PROBE_S=${PROBE_S:-20}
+DURATION=${DURATION:-300}
+INTERVAL=${INTERVAL:-10}
+WARMUP=${WARMUP:-5}
+VALUE_SIZE=${VALUE_SIZE:-1024}
+CONNECTIONS=${CONNECTIONS:-64}
+KEY_SPACE=${KEY_SPACE:-1000000000000}
+NODE_JAVA_OPTS=${NODE_JAVA_OPTS:-}
+LOAD_FLAGS=${LOAD_FLAGS:-}
+KEEP=${KEEP:-0}
+if [[ $NODES == 1 ]]; then
+  NODE_FLAGS=${NODE_FLAGS:---event-loops 1}
+  REPLICATION=()
+  PUT_LABEL=plain
+elif [[ $NODES == 3 ]]; then
+  NODE_FLAGS=${NODE_FLAGS:---event-loops 1 --storage-threads 1 --transport nio}
+  REPLICATION=(--ack 2 --from 3)
+  PUT_LABEL="ack=2&from=3"
+else
+  echo "NODES must be 1 or 3, got $NODES" >&2
+  exit 2
+fi
+BASE_PORT=${BASE_PORT:-18580}
+SERVER_JAR=${SERVER_JAR:-kv-server/target/kv-server.jar}
+BENCH_JAR=${BENCH_JAR:-kv-bench/target/benchmarks.jar}
+WORK=${WORK:-$(mktemp -d -t kvstore-tail-compaction.XXXXXX)}
+mkdir -p "$WORK"
+
+source kv-bench/scripts/processes.sh  # the working directory is the repository root
+source kv-bench/scripts/results.sh
+if [[ $KEEP == 1 ]]; then  # processes.sh's trap deletes the work directory on success: keep it instead
+  trap 'status=$?; stop_all; echo "data and logs kept in $WORK" >&2' EXIT
+fi
+
+urls=()
+for ((i = 0; i < NODES; i++)); do urls+=("http://127.0.0.1:$((BASE_PORT + i))"); done
+targets=$(IFS=,; echo "${urls[*]}")
+for ((i = 0; i < NODES; i++)); do
+  port=$((BASE_PORT + i))
+  args=(--port "$port" --data-dir "$WORK/data-$port")
+  [[ $NODES != 1 ]] && args+=(--cluster "$targets" --self "${urls[$i]}")
+  # shellcheck disable=SC2086 # flag lists
+  java $NODE_JAVA_OPTS -jar "$SERVER_JAR" "${args[@]}" $NODE_FLAGS >"$WORK/node-$port.log" 2>&1 &
+  pids+=($!)
+done
+for ((i = 0; i < NODES; i++)); do wait_for_port $((BASE_PORT + i)); done
+
+load() { # load ARGS... -> the generator's report; PUTs of new keys of VALUE_SIZE bytes
+  # shellcheck disable=SC2086 # LOAD_FLAGS is a list of flags
+  java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$targets" --ops put \
+    --keys "$KEY_SPACE" --value-size "$VALUE_SIZE" --connections "$CONNECTIONS" "${REPLICATION[@]}" \
+    $LOAD_FLAGS "$@" 2>>"$WORK/progress.log"
+}
+
+# storage_totals -> "flushed_bytes compacted_bytes compactions stalls stall_seconds table_bytes", summed over the nodes
+storage_totals() {
+  local url
+  for url in "${urls[@]}"; do curl -sf "$url/metrics"; done | awk '
+    function add(i) { sum[i] += $NF }
+    $1 ~ /^kv_storage_flushed_bytes_total($|{)/ { add(1) }
+    $1 ~ /^kv_storage_compacted_bytes_total($|{)/ { add(2) }
+    $1 ~ /^kv_storage_compactions_total($|{)/ { add(3) }
+    $1 ~ /^kv_storage_write_stalls_total($|{)/ { add(4) }
+    $1 ~ /^kv_storage_write_stall_seconds_total($|{)/ { add(5) }
+    $1 ~ /^kv_storage_tables_size_bytes($|{)/ { add(6) }
+    END { printf "%.0f %.0f %.0f %.0f %.3f %.0f\n", sum[1], sum[2], sum[3], sum[4], sum[5], sum[6] }'
+}
+storage_totals >/dev/null || { echo "the nodes serve no /metrics: start them without --metrics off" >&2; exit 1; }
+
+if [[ -z $RATE ]]; then
+  echo "finding the closed-loop maximum ($PROBE_S s)" >&2
+  probe=$(load --duration "$PROBE_S" --warmup "$WARMUP" | grep '^RESULT')
+  echo "closed loop: $probe" >>"$WORK/progress.log"
+  max_rps=$(field rps "$probe")
+  RATE=$(awk -v m="$max_rps" -v h="$HALF" 'BEGIN { printf "%d", m * h }')
+  wait_idle "${pids[@]}"  # the probe's flushes and compactions are not the run's
+fi
+
+before=$(storage_totals)
+echo "open loop at $RATE req/s for $DURATION s" >&2
+result=$(load --rate "$RATE" --duration "$DURATION" --warmup "$WARMUP" --interval "$INTERVAL" \
+  --interval-log "$WORK/windows.txt" --hgrm "$WORK/run.hgrm" | grep '^RESULT')
+after=$(storage_totals)
+echo "open loop: $result" >>"$WORK/progress.log"
+
+delta() { # delta COLUMN [DIVISOR] -> after - before of that column of storage_totals, divided
+  awk -v a="$(cut -d' ' -f"$1" <<<"$after")" -v b="$(cut -d' ' -f"$1" <<<"$before")" -v d="${2:-1}" \
+    'BEGIN { v = (a - b) / d; printf (v == int(v) ? "%d" : "%.1f"), v }'
+}
+mib=$((1024 * 1024))
+windows=$(awk '!/^#/ { printf "%s%s", sep, $4; sep = " " }' "$WORK/windows.txt")
+worst=$(awk '!/^#/ && $4 + 0 >= w + 0 { w = $4; at = $1 } END { printf "%s ms (window ending at %s s)", w, at }' "$WORK/windows.txt")
+
+echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end;" \
+  "NODES=$NODES DURATION=$DURATION INTERVAL=$INTERVAL VALUE_SIZE=$VALUE_SIZE CONNECTIONS=$CONNECTIONS;" \
+  "nodes: $NODE_FLAGS${NODE_JAVA_OPTS:+ $NODE_JAVA_OPTS}${max_rps:+; closed-loop maximum $max_rps req/s}"
+echo
+echo "| nodes | PUT | req/s | p50 ms | p99 ms | p99.9 ms | max ms | worst ${INTERVAL} s p99 | flushed MiB | compacted MiB | compactions | stalled writes | stalled s | tables MiB at end | errors/non-2xx |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| $NODES | $PUT_LABEL at $RATE/s | $(field rps "$result") | $(field p50 "$result") | $(field p99 "$result") |" \
+  "$(field p999 "$result") | $(field max "$result") | $worst | $(delta 1 $mib) | $(delta 2 $mib) | $(delta 3) |" \
+  "$(delta 4) | $(delta 5) | $(awk -v t="$(cut -d' ' -f6 <<<"$after")" -v m=$mib 'BEGIN { printf "%.0f", t / m }') |" \
+  "$(field errors "$result")/$(field non2xx "$result") |"
+echo
+echo "p99 ms of each ${INTERVAL} s window: $windows"
+if [[ $KEEP == 1 ]]; then echo "windows, histogram and logs: $WORK"; fi
