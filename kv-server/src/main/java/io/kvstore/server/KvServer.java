@@ -128,15 +128,14 @@ public final class KvServer {
         try {
             // The lease file lives beside the store's files: a clock and its data are moved together.
             clock = new HybridClock(System::currentTimeMillis, ClockLease.open(config.dataDirectory()));
-            maps = ClusterMapStore.open(config.dataDirectory(), config.join() != null ? null
-                    : ClusterMap.seed(config.cluster(), replication.replicationFactor(config.cluster().size()),
-                            config.partitioner(), config.virtualNodes(), config.ringTokens()));
+            // A kept map wins: the seed, whose tokens take long to allocate for many nodes, is made only without one.
+            boolean kept = ClusterMapStore.exists(config.dataDirectory());
+            maps = ClusterMapStore.open(config.dataDirectory(), config.join() != null || kept ? null : seed(config));
             if (config.join() == null && !maps.current().contains(config.self())) {
                 // The kept map is of a cluster this node is not (or no longer) in: --cluster seeds a new one.
                 LOG.warn("node {} is not in the cluster map kept in {} ({}); seeding a new one from --cluster",
                         config.self(), config.dataDirectory(), maps.current());
-                maps.reset(ClusterMap.seed(config.cluster(), replication.replicationFactor(config.cluster().size()),
-                        config.partitioner(), config.virtualNodes(), config.ringTokens()));
+                maps.reset(seed(config));
             }
             dao = config.engine().open(config.storeOptions());
         } catch (IOException | RuntimeException e) {
@@ -197,6 +196,12 @@ public final class KvServer {
             }
         });
         return started;
+    }
+
+    /** The first map of the new cluster {@code config} describes: its nodes, replication factor and placement. */
+    private static ClusterMap seed(KvServerConfig config) {
+        return ClusterMap.seed(config.cluster(), config.replication().replicationFactor(config.cluster().size()),
+                config.partitioner(), config.virtualNodes(), config.ringTokens());
     }
 
     /**

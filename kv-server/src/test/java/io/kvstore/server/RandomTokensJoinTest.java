@@ -12,7 +12,6 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
  * A cluster seeded with {@code --ring-tokens random} keeps random tokens whatever the default: a node
  * started with the default options joins it without tokens, one given {@code --ring-tokens allocated} is refused.
  */
-@Tag("slow")
 class RandomTokensJoinTest {
     @TempDir
     Path dir;
