@@ -27,6 +27,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -161,9 +162,9 @@ public final class KvServer {
                 metrics == null ? (node, peer) -> peer : (node, peer) -> new MeteredReplica(peer, node, metrics.registry()));
         ClusterMap kept = maps.current();
         boolean member = kept != null && kept.contains(config.self()) && kept.state(config.self()) != NodeState.JOINING;
-        boolean seeds = config.join() == null && !(kept != null && kept.contains(config.self()));
+        boolean needsMap = config.join() == null && !(kept != null && kept.contains(config.self()));
         Future<Boolean> mapReady = config.join() != null && !member ? takeMapOf(config, replication, membership, maps)
-                : seeds ? findOrSeedMap(config, replication, membership, maps).map(false)
+                : needsMap ? findOrSeedMap(config, replication, membership, maps).map(false)
                 : Future.succeededFuture(false);
         CompletableFuture<KvServer> started = new CompletableFuture<>();
         mapReady.onComplete(ready -> {
@@ -257,7 +258,7 @@ public final class KvServer {
                         maps.reset(seed(config));
                     }
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             }, membership.worker()));
         });
