@@ -23,14 +23,20 @@ import java.util.List;
  * the token goes, and the objective is quadratic in it, so each range's best point is found in closed
  * form and every range is tried.
  *
- * <p>The first node of a ring gets evenly spaced tokens. While a ring has fewer nodes than {@code RF}
- * (every node then holds every key), tokens are balanced for as many replicas as there are nodes, so
- * that the ring is already even when it outgrows {@code RF}.
+ * <p>The first node of a ring gets evenly spaced tokens. While the ring, new node included, has no more
+ * nodes than {@code RF}, every node holds every key and the replica term means nothing for the ring as
+ * it is: for a small {@code RF} tokens are balanced for one replica fewer than the nodes, so that the
+ * ring is already even when it outgrows {@code RF}; for a large one (where a node's share is close to
+ * the mean anyway once the ring outgrows it) the term is dropped and tokens are placed for the first
+ * replicas' balance only, with the ranges' widths (see {@link #replicasToBalance}).
  *
  * <p>Deterministic: the same tokens placed, token count and replication factor give the same tokens
  * on every JVM. A node's tokens never change once chosen: when a node leaves, the others keep theirs
  * (its ranges go to the nodes after them, as with random tokens). Placing one token evaluates every
- * range of the ring, so a join costs time proportional to its tokens times the ring's tokens.
+ * range of the ring, each looking at the ranges within {@code RF} distinct nodes before it (whose
+ * preference lists the ring keeps), and then recomputes those lists: a join of {@code T} tokens into a
+ * ring of {@code R} costs about {@code T * R * RF^2} steps, and seeding {@code N} nodes at once about
+ * {@code (T * N)^2 * RF^2 / 2}.
  */
 public final class TokenAllocator {
     /** Tokens per node when they are allocated: enough for balance, few enough that each range is large. */
@@ -44,7 +50,15 @@ public final class TokenAllocator {
     /** Weight of the ranges' widths in the objective, which keeps them from shrinking to slivers. */
     private static final double WIDTH_WEIGHT = 2;
 
+    /**
+     * Replication factors below this one are anticipated while the ring has no more nodes than the
+     * factor: from 10 on, the factor's own spread is within the 1.1 times the mean allocation aims at.
+     */
+    static final int ANTICIPATED_FACTORS = 10;
+
     private final TokenRing ring;
+    /** Whether the objective weighs replicated ownership: not when every node holds every key. */
+    private final boolean replicaTerm;
     private final int newNode;
     private final int tokenCount;
     private int placedSoFar;
@@ -54,19 +68,16 @@ public final class TokenAllocator {
     private final int[] sign;
     private final int[] touched;
     private int touchedCount;
-    private final int[] before;
-    private final int[] after;
     private final int[] distinct;
 
-    private TokenAllocator(TokenRing ring, int newNode, int tokenCount) {
+    private TokenAllocator(TokenRing ring, int newNode, int tokenCount, boolean replicaTerm) {
+        this.replicaTerm = replicaTerm;
         this.ring = ring;
         this.newNode = newNode;
         this.tokenCount = tokenCount;
         this.delta = new double[newNode + 1];
         this.sign = new int[newNode + 1];
         this.touched = new int[newNode + 1];
-        this.before = new int[ring.replicas()];
-        this.after = new int[ring.replicas()];
         this.distinct = new int[ring.replicas()];
     }
 
@@ -94,12 +105,13 @@ public final class TokenAllocator {
         if (placed.isEmpty()) {
             return evenlySpaced(tokens);
         }
-        TokenRing ring = new TokenRing(placed, placed.size() + 1, Math.min(replicationFactor, placed.size()));
+        int replicas = replicasToBalance(placed.size() + 1, replicationFactor);
+        TokenRing ring = new TokenRing(placed, placed.size() + 1, Math.max(1, replicas));
         if ((long) ring.size() + tokens > RingPartitioner.MAX_TOKENS) {
             throw new IllegalArgumentException("ring partitioner: " + ring.size() + " tokens placed and " + tokens
                     + " more exceed the limit of " + RingPartitioner.MAX_TOKENS);
         }
-        TokenAllocator allocator = new TokenAllocator(ring, placed.size(), tokens);
+        TokenAllocator allocator = new TokenAllocator(ring, placed.size(), tokens, replicas > 0);
         long[] chosen = new long[tokens];
         for (int t = 0; t < tokens; t++) {
             chosen[t] = allocator.placeOne();
@@ -141,6 +153,22 @@ public final class TokenAllocator {
             ownership[node] = ring.ownership(node);
         }
         return ownership;
+    }
+
+    /**
+     * How many replicas of each range the replica term of the objective balances on a ring of
+     * {@code nodes} nodes, new node included; 0 drops the term. With more nodes than the replication
+     * factor, the factor. Else every node holds every key and only the ring's future matters: below
+     * {@link #ANTICIPATED_FACTORS} it is balanced for one replica fewer than its nodes, as it will be
+     * once it outgrows the factor; from there on a node of {@code RF + 1} holds at most
+     * {@code (RF + 1) / RF} times the mean whatever its tokens, and the term, whose cost grows with
+     * the cube of the replicas, is dropped.
+     */
+    static int replicasToBalance(int nodes, int replicationFactor) {
+        if (replicationFactor < nodes) {
+            return replicationFactor;
+        }
+        return replicationFactor < ANTICIPATED_FACTORS ? nodes - 1 : 0;
     }
 
     private static long[] evenlySpaced(int tokens) {
@@ -193,55 +221,20 @@ public final class TokenAllocator {
      */
     private double evaluate(int range) {
         touchedCount = 0;
-        int replicas = ring.replicas();
-        int size = ring.size();
-        // The ranges before this one whose preference list reaches past the new token.
-        int distinctCount = 0;
-        for (int back = 1; back < size; back++) {
-            int index = range - back < 0 ? range - back + size : range - back;
-            int owner = ring.owner(index);
-            if (!TokenRing.contains(distinct, distinctCount, owner)) {
-                distinct[distinctCount++] = owner;
-                if (distinctCount >= replicas) {
-                    break;
-                }
-            }
-            double width = ring.width(index);
-            int was = ring.walk(index, -1, -1, before);
-            int will = ring.walk(index, range, newNode, after);
-            for (int i = 0; i < was; i++) {
-                add(before[i], -width);
-            }
-            for (int i = 0; i < will; i++) {
-                add(after[i], width);
-            }
-        }
-        // The split range: its left part changes hands, its right part does not.
-        int was = ring.walk(range, -1, -1, before);
-        int will = ring.walk(range, range, newNode, after);
-        for (int i = 0; i < will; i++) {
-            if (!TokenRing.contains(before, was, after[i])) {
-                add(after[i], 0);
-                sign[after[i]] = 1;
-            }
-        }
-        for (int i = 0; i < was; i++) {
-            if (!TokenRing.contains(after, will, before[i])) {
-                add(before[i], 0);
-                sign[before[i]] = -1;
-            }
-        }
         double fixed = 0;
         double quadratic = 0;
         double linear = 0;
-        for (int i = 0; i < touchedCount; i++) {
-            int node = touched[i];
-            double load = ring.ownership(node) - target(node);
-            double moved = load + delta[node];
-            fixed += moved * moved - load * load;
-            int s = sign[node];
-            quadratic += s * s;
-            linear += 2 * s * moved;
+        if (replicaTerm) {
+            replicaChanges(range);
+            for (int i = 0; i < touchedCount; i++) {
+                int node = touched[i];
+                double load = ring.ownership(node) - target(node);
+                double moved = load + delta[node];
+                fixed += moved * moved - load * load;
+                int s = sign[node];
+                quadratic += s * s;
+                linear += 2 * s * moved;
+            }
         }
         // First replicas: the left part moves from the range's owner to the new node.
         double primaryMean = 1.0 / (newNode + 1);
@@ -259,6 +252,41 @@ public final class TokenAllocator {
             sign[touched[i]] = 0;
         }
         return fixed + quadratic * split * split + linear * split;
+    }
+
+    /**
+     * Records in {@link #delta} and {@link #sign} how a token of the new node in range {@code range}
+     * changes the replicated ownership of each node it touches.
+     */
+    private void replicaChanges(int range) {
+        int replicas = ring.replicas();
+        int size = ring.size();
+        // The ranges before this one whose preference list reaches past the new token: unless the new
+        // node is in it already, it enters the list and the list's last node drops out.
+        int distinctCount = 0;
+        for (int back = 1; back < size; back++) {
+            int index = range - back < 0 ? range - back + size : range - back;
+            int owner = ring.owner(index);
+            if (!TokenRing.contains(distinct, distinctCount, owner)) {
+                distinct[distinctCount++] = owner;
+                if (distinctCount >= replicas) {
+                    break;
+                }
+            }
+            if (!ring.replicatedBy(index, newNode)) {
+                double width = ring.width(index);
+                add(ring.lastReplica(index), -width);
+                add(newNode, width);
+            }
+        }
+        // The split range: its left part changes hands the same way, its right part does not.
+        if (!ring.replicatedBy(range, newNode)) {
+            int dropped = ring.lastReplica(range);
+            add(newNode, 0);
+            sign[newNode] = 1;
+            add(dropped, 0);
+            sign[dropped] = -1;
+        }
     }
 
     /** The target ownership of {@code node}: the mean, or for the new node its share so far. */

@@ -20,6 +20,8 @@ final class TokenRing {
     private final int replicas;
     private final double[] ownership;
     private final double[] primaryOwnership;
+    /** Per range, its preference list in walk order: {@code replicas} entries from {@code range * replicas}. */
+    private int[] preferences = new int[0];
 
     /**
      * @param placed   per node (its index in the list), its tokens; they must be distinct
@@ -96,26 +98,32 @@ final class TokenRing {
         return index == 0 ? count - 1 : index - 1;
     }
 
+    /** Whether {@code node} is in the preference list of range {@code index}. */
+    boolean replicatedBy(int index, int node) {
+        int from = index * replicas;
+        for (int i = from; i < from + replicas; i++) {
+            if (preferences[i] == node) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The last node of the preference list of range {@code index}, the one a new replica pushes out. */
+    int lastReplica(int index) {
+        return preferences[index * replicas + replicas - 1];
+    }
+
     /**
-     * Writes into {@code out} the distinct nodes met walking clockwise from token {@code start}, where an
-     * extra token of {@code insertedOwner} may sit just before token {@code insertedBefore} (-1: none); a
-     * walk starting at {@code insertedBefore} meets that extra token first. Returns how many it found:
-     * {@code replicas}, or fewer if the ring holds fewer nodes.
+     * Writes into {@code out} the distinct nodes met walking clockwise from token {@code start}; returns
+     * how many it found: {@code replicas}, or fewer if the ring holds fewer nodes.
      */
-    int walk(int start, int insertedBefore, int insertedOwner, int[] out) {
+    private int walk(int start, int[] out) {
         int found = 0;
         int position = start;
-        boolean insertedPending = insertedBefore >= 0;
-        for (int step = 0; step <= count && found < replicas; ) {
-            int owner;
-            if (insertedPending && position == insertedBefore) {
-                owner = insertedOwner;
-                insertedPending = false;
-            } else {
-                owner = owners[position];
-                position = position + 1 == count ? 0 : position + 1;
-                step++;
-            }
+        for (int step = 0; step < count && found < replicas; step++) {
+            int owner = owners[position];
+            position = position + 1 == count ? 0 : position + 1;
             if (!contains(out, found, owner)) {
                 out[found++] = owner;
             }
@@ -140,14 +148,19 @@ final class TokenRing {
     private void recomputeOwnership() {
         Arrays.fill(ownership, 0);
         Arrays.fill(primaryOwnership, 0);
+        if (preferences.length < count * replicas) {
+            preferences = new int[tokens.length * replicas];
+        }
         int[] set = new int[replicas];
         for (int range = 0; range < count; range++) {
             double width = width(range);
             primaryOwnership[owners[range]] += width;
-            int found = walk(range, -1, -1, set);
+            int found = walk(range, set);
             for (int i = 0; i < found; i++) {
                 ownership[set[i]] += width;
             }
+            // Short only on a ring of fewer nodes than replicas, which the allocator never builds.
+            System.arraycopy(set, 0, preferences, range * replicas, found);
         }
     }
 

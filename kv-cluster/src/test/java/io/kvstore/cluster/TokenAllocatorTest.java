@@ -3,8 +3,10 @@ package io.kvstore.cluster;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -139,6 +141,33 @@ class TokenAllocatorTest {
                 assertEquals(expected, ring.nodeOfHash(hash), () -> "hash " + hash);
             }
         }
+    }
+
+    @ParameterizedTest(name = "100 seeds, RF {0}")
+    @CsvSource({"3", "100"})
+    void seedingAHundredNodesAtOnceIsQuickAndEven(int replicationFactor) {
+        List<long[]> placed = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                () -> TokenAllocator.allocateAll(100, TokenAllocator.DEFAULT_TOKENS, replicationFactor));
+        assertEquals(100, placed.size());
+        double firstReplicas = peakToMean(ownership(placed, 1));
+        assertTrue(firstReplicas <= 1.10, () -> "RF " + replicationFactor + ": the busiest first replica holds "
+                + firstReplicas + " x the mean");
+        double replicated = peakToMean(ownership(placed, replicationFactor));
+        assertTrue(replicated <= 1.10, () -> "RF " + replicationFactor + ": the busiest node holds " + replicated + " x the mean");
+        System.out.printf("100 seeds, RF %d: first replicas peak/mean %.4f, replicas %.4f%n", replicationFactor,
+                firstReplicas, replicated);
+    }
+
+    @Test
+    void whenEveryNodeHoldsEveryKeyOnlyTheFirstReplicasAreBalanced() {
+        assertEquals(3, TokenAllocator.replicasToBalance(4, 3));
+        assertEquals(20, TokenAllocator.replicasToBalance(100, 20));
+        assertEquals(2, TokenAllocator.replicasToBalance(3, 3), "a small RF is anticipated");
+        assertEquals(0, TokenAllocator.replicasToBalance(20, 20), "a large RF is not: every node holds every key");
+        assertEquals(0, TokenAllocator.replicasToBalance(2, 50));
+        List<long[]> placed = TokenAllocator.allocateAll(20, TokenAllocator.DEFAULT_TOKENS, 20);
+        double firstReplicas = peakToMean(ownership(placed, 1));
+        assertTrue(firstReplicas <= 1.10, () -> "the busiest first replica holds " + firstReplicas + " x the mean");
     }
 
     @Test

@@ -32,21 +32,22 @@ final class HttpReplica implements Replica {
     private final int port;
     private final String node;
     private final long timeoutMillis;
-    /** This node's URL and its current map epoch, sent on every request; null sends neither. */
+    /** This node's URL and its current topology, whose map's epoch and fingerprint every request carries; null sends none. */
     private final String self;
-    private final Supplier<String> epoch;
+    private final Supplier<Topology> topology;
 
     HttpReplica(WebClient client, String node, long timeoutMillis) {
         this(client, node, timeoutMillis, null, null);
     }
 
     /**
-     * @param self  this node's URL, sent as {@code X-Kv-Node} so that a peer behind knows whom to pull a map from
-     * @param epoch this node's map epoch as text (kept ready, not formatted per request), sent as {@code X-Kv-Epoch}
+     * @param self     this node's URL, sent as {@code X-Kv-Node} so that a peer behind knows whom to pull a map from
+     * @param topology this node's topology: its map's epoch and fingerprint (kept ready as text) are sent as
+     *                 {@code X-Kv-Epoch} and {@code X-Kv-Map}, read from one topology so that they always match
      */
-    HttpReplica(WebClient client, String node, long timeoutMillis, String self, Supplier<String> epoch) {
+    HttpReplica(WebClient client, String node, long timeoutMillis, String self, Supplier<Topology> topology) {
         this.self = self;
-        this.epoch = epoch;
+        this.topology = topology;
         URI uri = URI.create(node);
         this.client = client;
         this.host = uri.getHost();
@@ -87,8 +88,11 @@ final class HttpReplica implements Replica {
     }
 
     private HttpRequest<Buffer> tagged(HttpRequest<Buffer> request) {
-        if (epoch != null) {
-            request.putHeader(MembershipHandler.EPOCH_HEADER, epoch.get()).putHeader(MembershipHandler.NODE_HEADER, self);
+        Topology current = topology == null ? null : topology.get();
+        if (current != null) {
+            request.putHeader(MembershipHandler.EPOCH_HEADER, current.epochText())
+                    .putHeader(MembershipHandler.FINGERPRINT_HEADER, current.fingerprintText())
+                    .putHeader(MembershipHandler.NODE_HEADER, self);
         }
         return request;
     }

@@ -139,8 +139,10 @@ final class InternalCodec {
 
     private static void expect(HttpResponse<Buffer> response, int status, String method, String node) {
         if (response.statusCode() != status) {
+            // A refusal's reason (a 409 names the two maps) is short; anything else is left out.
+            String body = response.statusCode() == 409 ? response.bodyAsString() : null;
             throw new IllegalStateException(method + " " + node + PATH + " answered "
-                    + response.statusCode() + " instead of " + status);
+                    + response.statusCode() + " instead of " + status + (body == null ? "" : ": " + body.strip()));
         }
     }
 

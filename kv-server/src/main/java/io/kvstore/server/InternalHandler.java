@@ -22,15 +22,21 @@ final class InternalHandler {
     private final int maxBodyBytes;
     private final BodyMemoryBudget bodyBudget;
     private final EpochListener epochs;
+    /** Null: requests are not checked against this node's map. */
+    private final MapDivergence divergence;
 
     InternalHandler(ReplicaEndpoint endpoint, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget) {
-        this(endpoint, maxKeyBytes, maxBodyBytes, bodyBudget, EpochListener.NONE);
+        this(endpoint, maxKeyBytes, maxBodyBytes, bodyBudget, EpochListener.NONE, null);
     }
 
-    /** @param epochs told the map epoch each request carries, so that a node behind pulls the newer map */
+    /**
+     * @param epochs     told the map epoch each request carries, so that a node behind pulls the newer map
+     * @param divergence refuses (409) the requests of a peer on another map of this node's epoch
+     */
     InternalHandler(ReplicaEndpoint endpoint, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget,
-                    EpochListener epochs) {
+                    EpochListener epochs, MapDivergence divergence) {
         this.epochs = epochs;
+        this.divergence = divergence;
         this.endpoint = endpoint;
         this.maxKeyBytes = maxKeyBytes;
         this.maxBodyBytes = maxBodyBytes;
@@ -43,6 +49,14 @@ final class InternalHandler {
 
     void handle(HttpServerRequest request) {
         observeEpoch(request);
+        if (divergence != null) {
+            String refusal = divergence.refusal(request.getHeader(MembershipHandler.EPOCH_HEADER),
+                    request.getHeader(MembershipHandler.FINGERPRINT_HEADER), request.getHeader(MembershipHandler.NODE_HEADER));
+            if (refusal != null) {
+                Responses.send(request, 409, refusal);
+                return;
+            }
+        }
         String query = request.query();
         byte[] key = InternalCodec.requestKey(query);
         if (key.length > maxKeyBytes) {

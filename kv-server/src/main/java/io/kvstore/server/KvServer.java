@@ -27,6 +27,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -118,7 +119,8 @@ public final class KvServer {
      * <p>The node's cluster map comes from its data directory if it kept one; else a node started with
      * {@link KvServerConfig#join()} takes the map of the member it joins through (its replication factor
      * and partitioner; one given explicitly with another value is an error) and asks to join once it
-     * listens; else {@link KvServerConfig#cluster()} seeds the map of a new cluster.
+     * listens; else it takes the newest map listing it that another node of {@link KvServerConfig#cluster()}
+     * holds, and only if none has one seeds the map of a new cluster from its options.
      */
     public static CompletionStage<KvServer> start(KvServerConfig config) {
         ReplicationOptions replication = config.replication();
@@ -128,15 +130,11 @@ public final class KvServer {
         try {
             // The lease file lives beside the store's files: a clock and its data are moved together.
             clock = new HybridClock(System::currentTimeMillis, ClockLease.open(config.dataDirectory()));
-            maps = ClusterMapStore.open(config.dataDirectory(), config.join() != null ? null
-                    : ClusterMap.seed(config.cluster(), replication.replicationFactor(config.cluster().size()),
-                            config.partitioner(), config.virtualNodes(), config.ringTokens()));
-            if (config.join() == null && !maps.current().contains(config.self())) {
-                // The kept map is of a cluster this node is not (or no longer) in: --cluster seeds a new one.
-                LOG.warn("node {} is not in the cluster map kept in {} ({}); seeding a new one from --cluster",
-                        config.self(), config.dataDirectory(), maps.current());
-                maps.reset(ClusterMap.seed(config.cluster(), replication.replicationFactor(config.cluster().size()),
-                        config.partitioner(), config.virtualNodes(), config.ringTokens()));
+            // A kept map wins; without one, a --cluster node first asks its peers (see findOrSeedMap).
+            maps = ClusterMapStore.open(config.dataDirectory(), null);
+            if (config.join() == null && maps.current() != null && !maps.current().contains(config.self())) {
+                LOG.warn("node {} is not in the cluster map kept in {} ({}); taking the map of a --cluster node that"
+                        + " lists it, else seeding a new one", config.self(), config.dataDirectory(), maps.current());
             }
             dao = config.engine().open(config.storeOptions());
         } catch (IOException | RuntimeException e) {
@@ -164,7 +162,9 @@ public final class KvServer {
                 metrics == null ? (node, peer) -> peer : (node, peer) -> new MeteredReplica(peer, node, metrics.registry()));
         ClusterMap kept = maps.current();
         boolean member = kept != null && kept.contains(config.self()) && kept.state(config.self()) != NodeState.JOINING;
+        boolean needsMap = config.join() == null && !(kept != null && kept.contains(config.self()));
         Future<Boolean> mapReady = config.join() != null && !member ? takeMapOf(config, replication, membership, maps)
+                : needsMap ? findOrSeedMap(config, replication, membership, maps).map(false)
                 : Future.succeededFuture(false);
         CompletableFuture<KvServer> started = new CompletableFuture<>();
         mapReady.onComplete(ready -> {
@@ -199,6 +199,90 @@ public final class KvServer {
         return started;
     }
 
+    /** The first map of the new cluster {@code config} describes: its nodes, replication factor and placement. */
+    private static ClusterMap seed(KvServerConfig config) {
+        return ClusterMap.seed(config.cluster(), config.replication().replicationFactor(config.cluster().size()),
+                config.partitioner(), config.virtualNodes(), config.ringTokens());
+    }
+
+    /**
+     * For a node started with {@code --cluster} that kept no map it is in: takes the newest map listing
+     * it that one of the other {@code --cluster} nodes holds, else (none answers with one: the cluster
+     * is new) seeds the map from its own options. Seeding alone would give a node that lost its data
+     * directory a map of epoch 1 that may differ from its peers' (another token choice, say), which
+     * nobody would ever replace, since nodes only adopt newer epochs. Seeds that start together all
+     * seed, and seeding is deterministic, so they agree. Fails if this node's explicit options
+     * contradict the map found.
+     */
+    private static Future<Void> findOrSeedMap(KvServerConfig config, ReplicationOptions replication, Membership membership,
+                                              ClusterMapStore maps) {
+        List<String> peers = new ArrayList<>(config.cluster());
+        peers.remove(config.self());
+        List<Future<ClusterMap>> answers = new ArrayList<>(peers.size());
+        for (String peer : peers) {
+            answers.add(membership.client().map(peer).otherwise((ClusterMap) null));
+        }
+        return Future.all(answers).compose(done -> {
+            ClusterMap found = null;
+            String from = null;
+            List<String> without = new ArrayList<>();
+            for (int i = 0; i < peers.size(); i++) {
+                ClusterMap map = answers.get(i).result();
+                if (map != null && !map.contains(config.self())) {
+                    without.add(peers.get(i) + " (epoch " + map.epoch() + ")");
+                } else if (map != null && (found == null || map.epoch() > found.epoch())) {
+                    found = map;
+                    from = peers.get(i);
+                }
+            }
+            if (!without.isEmpty()) {
+                LOG.warn("node {}: the cluster maps of {} do not list it", config.self(), String.join(", ", without));
+            }
+            ClusterMap chosen = found;
+            String source = from;
+            if (chosen != null) {
+                List<String> conflicts = conflicts(config, replication, chosen);
+                if (!conflicts.isEmpty()) {
+                    return Future.failedFuture(new IllegalArgumentException("node " + config.self() + " kept no cluster map"
+                            + " and the map of " + source + " lists it, but: " + String.join("; ", conflicts)));
+                }
+            }
+            return Future.fromCompletionStage(CompletableFuture.runAsync(() -> {
+                try {
+                    if (chosen != null) {
+                        LOG.info("node {} kept no cluster map it is in; took the map of epoch {} from {}",
+                                config.self(), chosen.epoch(), source);
+                        maps.reset(chosen);
+                    } else {
+                        // Allocating tokens for many seeds takes a moment: off the event loop.
+                        maps.reset(seed(config));
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }, membership.worker()));
+        });
+    }
+
+    /** This node's explicit options that contradict {@code map}: each says which and how; empty if none. */
+    private static List<String> conflicts(KvServerConfig config, ReplicationOptions replication, ClusterMap map) {
+        List<String> conflicts = new ArrayList<>();
+        if (config.partitionerGiven() && !config.partitioner().equalsIgnoreCase(map.partitioner())) {
+            conflicts.add("--partitioner " + config.partitioner() + " but the cluster uses " + map.partitioner());
+        }
+        if (config.virtualNodesGiven() && config.virtualNodes() != map.virtualNodes()) {
+            conflicts.add("--vnodes " + config.virtualNodes() + " but the cluster uses " + map.virtualNodes());
+        }
+        if (config.ringTokensGiven() && config.ringTokens() != map.ringTokens()) {
+            conflicts.add("--ring-tokens " + config.ringTokens().id() + " but the cluster uses " + map.ringTokens().id());
+        }
+        if (replication.replicationFactor() != 0 && replication.replicationFactor() != map.replicationFactor()) {
+            conflicts.add("replication factor " + replication.replicationFactor() + " but the cluster uses "
+                    + map.replicationFactor());
+        }
+        return conflicts;
+    }
+
     /**
      * Fetches the map of the member a joining node joins through, checks that this node's explicit
      * settings agree with it, and keeps it. Completes with whether this node must ask to join: not if
@@ -209,20 +293,7 @@ public final class KvServer {
         String member = config.join();
         return membership.client().map(member).recover(error -> Future.failedFuture(JoinFailure.explain(config, member, error)))
                 .compose(map -> {
-                    List<String> conflicts = new ArrayList<>();
-                    if (config.partitionerGiven() && !config.partitioner().equalsIgnoreCase(map.partitioner())) {
-                        conflicts.add("--partitioner " + config.partitioner() + " but the cluster uses " + map.partitioner());
-                    }
-                    if (config.virtualNodesGiven() && config.virtualNodes() != map.virtualNodes()) {
-                        conflicts.add("--vnodes " + config.virtualNodes() + " but the cluster uses " + map.virtualNodes());
-                    }
-                    if (config.ringTokensGiven() && config.ringTokens() != map.ringTokens()) {
-                        conflicts.add("--ring-tokens " + config.ringTokens().id() + " but the cluster uses " + map.ringTokens().id());
-                    }
-                    if (replication.replicationFactor() != 0 && replication.replicationFactor() != map.replicationFactor()) {
-                        conflicts.add("replication factor " + replication.replicationFactor() + " but the cluster uses "
-                                + map.replicationFactor());
-                    }
+                    List<String> conflicts = conflicts(config, replication, map);
                     if (!conflicts.isEmpty()) {
                         return Future.failedFuture(new IllegalArgumentException("cannot join the cluster of " + member + ": "
                                 + String.join("; ", conflicts)));
@@ -278,10 +349,10 @@ public final class KvServer {
                         metrics == null ? CoordinatorMetrics.NONE : new CoordinatorMetrics(metrics.registry())),
                 ranges,
                 new InternalHandler(new ReplicaEndpoint(local, clock), config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
-                        membership::observe),
+                        membership::observe, membership.divergence()),
                 new StatusHandler(config, dao, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget,
                         ranges, server.slowConnectionsClosed, new ReplicationStatus(membership, replication,
-                        membership.hints())),
+                        membership.hints()), membership::map),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
                 new MetricsHandler(metrics, storageMetrics), membershipHandler);
         Authenticator front = new Authenticator(router,

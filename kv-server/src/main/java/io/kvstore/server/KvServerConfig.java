@@ -123,7 +123,7 @@ public final class KvServerConfig {
         this.self = b.self != null ? b.self : (b.tlsCertificate == null ? "http" : "https") + "://localhost:" + b.port;
         this.cluster = b.cluster != null ? List.copyOf(b.cluster) : List.of(this.self);
         this.partitioner = b.partitioner;
-        this.ringTokens = b.ringTokens;
+        this.ringTokens = b.ringTokens();
         this.virtualNodes = b.virtualNodes();
         this.engine = b.engine;
         this.storeOptions = storeOptions;
@@ -201,7 +201,11 @@ public final class KvServerConfig {
         return virtualNodes;
     }
 
-    /** Where a new cluster's ring tokens come from (a joining node takes the cluster's choice). */
+    /**
+     * Where a new cluster's ring tokens come from (a joining node takes the cluster's choice): as set,
+     * else {@link RingTokens#ALLOCATED} for the {@code ring} partitioner and {@link RingTokens#RANDOM}
+     * (no tokens kept) for the others.
+     */
     public RingTokens ringTokens() {
         return ringTokens;
     }
@@ -413,7 +417,8 @@ public final class KvServerConfig {
         private int virtualNodes;
         /** Whether {@link #virtualNodes} holds a value, given or from a configuration file's defaults. */
         private boolean virtualNodesSet;
-        private RingTokens ringTokens = RingTokens.RANDOM;
+        /** {@code null} until set: then allocated for the ring, random (no tokens) for other partitioners. */
+        private RingTokens ringTokens;
         private Engine engine = Engine.LSM;
         private SyncPolicy syncPolicy = SyncPolicy.NONE;
         private long flushThresholdBytes = DEFAULT_FLUSH_THRESHOLD_BYTES;
@@ -503,7 +508,18 @@ public final class KvServerConfig {
             if (virtualNodesSet) {
                 return virtualNodes;
             }
-            return ringTokens == RingTokens.ALLOCATED ? TokenAllocator.DEFAULT_TOKENS : Partitioners.DEFAULT_VIRTUAL_NODES;
+            return ringTokens() == RingTokens.ALLOCATED ? TokenAllocator.DEFAULT_TOKENS : Partitioners.DEFAULT_VIRTUAL_NODES;
+        }
+
+        private RingTokens ringTokens() {
+            if (ringTokens != null) {
+                return ringTokens;
+            }
+            return isRing() ? RingTokens.ALLOCATED : RingTokens.RANDOM;
+        }
+
+        private boolean isRing() {
+            return "ring".equalsIgnoreCase(partitioner);
         }
 
         /** See {@link KvServerConfig#join()}. */
@@ -743,7 +759,7 @@ public final class KvServerConfig {
             require(Partitioners.names().contains(partitioner),
                     "unknown partitioner '" + partitioner + "'; expected one of " + Partitioners.names());
             require(virtualNodes() >= 1, "virtual nodes must be >= 1, got " + virtualNodes());
-            require(ringTokens == RingTokens.RANDOM || partitioner.equalsIgnoreCase("ring"),
+            require(ringTokens() == RingTokens.RANDOM || isRing(),
                     "--ring-tokens allocated needs the ring partitioner, not " + partitioner);
             require(streamBytesPerSecond >= 1, "stream bytes per second must be >= 1, got " + streamBytesPerSecond);
             require(!streamUnreachableTimeout.isNegative() && !streamUnreachableTimeout.isZero(),

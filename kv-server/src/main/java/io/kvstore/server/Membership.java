@@ -68,6 +68,7 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
     /** Runs the streams of key movements, at the store's background priority: they yield the cores to requests. */
     private final ExecutorService streamer;
     private final AtomicInteger nextPeer = new AtomicInteger();
+    private final MapDivergence divergence;
     /** One pull at a time on a higher epoch: a burst of requests carrying it makes one. */
     private final java.util.concurrent.atomic.AtomicBoolean pulling = new java.util.concurrent.atomic.AtomicBoolean();
     /** The hint store is opened once and follows every topology; null when off. */
@@ -94,6 +95,10 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
                         .setConnectTimeout((int) Math.min(REQUEST_TIMEOUT_MILLIS, config.replicaTimeout().toMillis() * 2)),
                 new PoolOptions().setHttp1MaxSize(2));
         this.membershipClient = new MembershipClient(client, config.self(), this::epoch, REQUEST_TIMEOUT_MILLIS);
+        this.divergence = new MapDivergence(config.self(), () -> {
+            Topology current = topology;
+            return current == null ? null : current.map();
+        });
         this.worker = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "kv-membership");
             t.setDaemon(true);
@@ -136,12 +141,6 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
         return current == null ? 0 : current.map().epoch();
     }
 
-    /** The epoch as internode requests carry it; "0" before the node has a map. */
-    String epochText() {
-        Topology current = topology;
-        return current == null ? "0" : current.epochText();
-    }
-
     String self() {
         return config.self();
     }
@@ -152,6 +151,11 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
 
     ExecutorService worker() {
         return worker;
+    }
+
+    /** Finds the peers that hold another map of this node's epoch. */
+    MapDivergence divergence() {
+        return divergence;
     }
 
     HintedHandoff hints() {
@@ -223,6 +227,7 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
 
     private io.vertx.core.Future<ClusterMap> pullFrom(String node) {
         return membershipClient.map(node).onSuccess(map -> {
+            divergence.check(map.epoch(), map.fingerprintText(), node);
             if (map.epoch() > epoch() && !worker.isShutdown()) {
                 worker.execute(() -> {
                     try {
@@ -296,7 +301,7 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
         for (String node : nodes) {
             replicas.add(node.equals(config.self()) ? local : remoteReplicas.computeIfAbsent(node,
                     url -> peerWrapper.apply(url, new HttpReplica(replicaClient, url, config.replicaTimeout().toMillis(),
-                            config.self(), this::epochText))));
+                            config.self(), this))));
         }
         return replicas;
     }

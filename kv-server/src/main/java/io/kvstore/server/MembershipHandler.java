@@ -38,6 +38,12 @@ final class MembershipHandler {
     static final String STREAM_PATH = "/internal/v0/membership/stream";
     /** The sender's map epoch, on every membership request. */
     static final String EPOCH_HEADER = "X-Kv-Epoch";
+    /**
+     * The {@linkplain io.kvstore.cluster.membership.ClusterMap#fingerprintText() fingerprint} of the
+     * sender's map, with its epoch on internode requests: a map of the same epoch with another
+     * fingerprint is another cluster's ({@link MapDivergence}).
+     */
+    static final String FINGERPRINT_HEADER = "X-Kv-Map";
     /** The sender's URL, on every membership request, so that a node behind knows whom to pull from. */
     static final String NODE_HEADER = "X-Kv-Node";
     /** Marks a change request a member forwarded to the claimant: it is never forwarded again. */

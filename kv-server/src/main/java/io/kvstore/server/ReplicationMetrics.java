@@ -19,6 +19,9 @@ final class ReplicationMetrics {
     static void bind(MeterRegistry registry, Membership membership, HintedHandoff hints, AntiEntropy antiEntropy) {
         FunctionCounter.builder("kv.read.repairs", membership, Membership::readRepairs)
                 .description("Versions read repair wrote to replicas that answered an older one").register(registry);
+        FunctionCounter.builder("kv.cluster.map.diverged", membership.divergence(), MapDivergence::count)
+                .description("Replica requests refused and map pulls made because a peer holds another map of this node's epoch")
+                .register(registry);
         if (hints != null) {
             hintCounter(registry, hints, "stored", "Writes a replica did not acknowledge, kept here as hints", c -> c.stored);
             hintCounter(registry, hints, "replayed", "Hints delivered to their replica", c -> c.replayed);

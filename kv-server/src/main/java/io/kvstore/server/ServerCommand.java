@@ -105,9 +105,10 @@ final class ServerCommand {
         config.virtualNodes(count);
     }
 
-    @Option(names = "--ring-tokens", paramLabel = "CHOICE", defaultValue = "random",
+    @Option(names = "--ring-tokens", paramLabel = "CHOICE",
             description = "random | allocated: where a new cluster's ring tokens come from: hashes of the node URLs,"
-                    + " or chosen as each node joins to even out the nodes' shares of replicas (kept in the cluster map)")
+                    + " or chosen as each node joins to even out the nodes' shares of replicas (kept in the cluster map)"
+                    + " (default: allocated with the ring partitioner)")
     void ringTokens(RingTokens choice) {
         config.ringTokens(choice);
     }

@@ -1,5 +1,6 @@
 package io.kvstore.server;
 
+import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoProperties;
 import io.vertx.core.http.HttpServerRequest;
@@ -7,6 +8,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * {@code GET /v0/status}: what this node is and how it is doing, as JSON (an extension of protocol v0).
@@ -21,10 +23,13 @@ final class StatusHandler {
     private final String transport;
     private final LongAdder slowConnectionsClosed;
     private final ReplicationStatus replication;
+    private final Supplier<ClusterMap> map;
     private final long startedMillis = System.currentTimeMillis();
 
     StatusHandler(KvServerConfig config, Dao dao, String transport, AtomicInteger inFlight, BodyMemoryBudget bodyBudget,
-                  RangeHandler ranges, LongAdder slowConnectionsClosed, ReplicationStatus replication) {
+                  RangeHandler ranges, LongAdder slowConnectionsClosed, ReplicationStatus replication,
+                  Supplier<ClusterMap> map) {
+        this.map = map;
         this.dao = dao;
         this.replication = replication;
         this.transport = transport;
@@ -37,11 +42,15 @@ final class StatusHandler {
 
     void handle(HttpServerRequest request) {
         DaoProperties storage = dao.properties();
+        // Placement comes from the cluster map, not this node's options: a node that joined or found its
+        // peers' map runs on theirs, whatever it was started with.
+        ClusterMap map = this.map.get();
         JsonObject status = new JsonObject()
                 .put("node", config.self())
                 .put("cluster", new JsonArray(config.cluster()))
-                .put("partitioner", config.partitioner())
-                .put("virtualNodes", config.virtualNodes())
+                .put("partitioner", map.partitioner())
+                .put("virtualNodes", map.virtualNodes())
+                .put("ringTokens", map.ringTokens().id())
                 .put("engine", config.engine().id())
                 .put("transport", transport)
                 .put("tlsEngine", config.tlsCertificate() == null ? null : config.tlsEngine().effective().id())

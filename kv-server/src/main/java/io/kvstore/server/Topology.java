@@ -28,6 +28,8 @@ final class Topology {
     private final ClusterMap map;
     /** The epoch as internode requests carry it, formatted once. */
     private final String epochText;
+    /** The map's fingerprint as internode requests carry it, formatted once. */
+    private final String fingerprintText;
     private final ReplicaCoordinator coordinator;
     private final FailureDetector detector;
     private final HybridClock clock;
@@ -43,6 +45,7 @@ final class Topology {
              List<Replica> futureReplicas) {
         this.map = map;
         this.epochText = Long.toString(map.epoch());
+        this.fingerprintText = map.fingerprintText();
         this.coordinator = coordinator;
         this.detector = detector;
         this.clock = clock;
@@ -70,6 +73,10 @@ final class Topology {
 
     String epochText() {
         return epochText;
+    }
+
+    String fingerprintText() {
+        return fingerprintText;
     }
 
     ReplicaCoordinator coordinator() {

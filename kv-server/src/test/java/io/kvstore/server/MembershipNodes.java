@@ -61,6 +61,11 @@ final class MembershipNodes implements AutoCloseable {
                 .antiEntropyInterval(Duration.ZERO));
     }
 
+    /** Node {@code i}'s data directory. */
+    Path dataDirectory(int i) {
+        return dirs.get(i);
+    }
+
     /** Starts node {@code i}: a seed with --cluster, any other with --join through {@code seeds[0]}. */
     void start(int i) throws Exception {
         KvServerConfig.Builder b = config(i);

@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.cluster.TokenAllocator;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.NodeState;
 import io.kvstore.cluster.membership.OwnedKeys;
+import io.kvstore.cluster.membership.RingTokens;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -51,10 +53,13 @@ class MembershipTest {
             assertEquals(1, map.epoch());
             assertEquals(2, map.replicationFactor());
             assertEquals("ring", map.partitioner());
+            assertEquals(RingTokens.ALLOCATED, map.ringTokens(), "a new cluster on the ring allocates its tokens");
+            assertEquals(TokenAllocator.DEFAULT_TOKENS, map.virtualNodes());
             assertEquals(nodes.urls, map.urls());
             assertFalse(map.inTransition());
             HttpResponse<String> json = nodes.send(0, "GET", "/v0/cluster", null);
-            assertTrue(json.body().contains("\"nodes\":[{\"url\":\"" + nodes.urls.get(0) + "\",\"state\":\"normal\"}"), json.body());
+            assertTrue(json.body().contains("\"nodes\":[{\"url\":\"" + nodes.urls.get(0) + "\",\"state\":\"normal\",\"tokens\":[\""),
+                    json.body());
             assertEquals(405, nodes.send(0, "POST", "/v0/cluster", null).statusCode());
         }
     }

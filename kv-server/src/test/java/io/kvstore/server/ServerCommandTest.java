@@ -136,21 +136,47 @@ class ServerCommandTest {
     }
 
     @Test
-    void ringTokensChooseTheDefaultTokenCountAndNeedTheRing() {
-        KvServerConfig random = ServerCommand.parse();
+    void ringTokensAreAllocatedByDefaultWithTheRingAndChooseTheDefaultTokenCount() {
+        KvServerConfig defaulted = ServerCommand.parse();
+        assertEquals(RingTokens.ALLOCATED, defaulted.ringTokens());
+        assertEquals(TokenAllocator.DEFAULT_TOKENS, defaulted.virtualNodes());
+        assertFalse(defaulted.ringTokensGiven());
+        assertFalse(defaulted.virtualNodesGiven());
+        assertEquals(KvServerConfig.builder().build().ringTokens(), defaulted.ringTokens());
+        KvServerConfig random = ServerCommand.parse("--ring-tokens", "random");
         assertEquals(RingTokens.RANDOM, random.ringTokens());
         assertEquals(Partitioners.DEFAULT_VIRTUAL_NODES, random.virtualNodes());
-        assertFalse(random.ringTokensGiven());
+        assertTrue(random.ringTokensGiven());
         KvServerConfig allocated = ServerCommand.parse("--ring-tokens", "allocated");
         assertEquals(RingTokens.ALLOCATED, allocated.ringTokens());
         assertEquals(TokenAllocator.DEFAULT_TOKENS, allocated.virtualNodes());
         assertTrue(allocated.ringTokensGiven());
-        assertFalse(allocated.virtualNodesGiven());
+        assertEquals(32, ServerCommand.parse("--vnodes", "32").virtualNodes());
         assertEquals(32, ServerCommand.parse("--ring-tokens", "allocated", "--vnodes", "32").virtualNodes());
+    }
+
+    @Test
+    void ringTokensApplyOnlyToTheRingAndAreRefusedWithAnotherPartitionerOnlyWhenGiven() {
+        KvServerConfig jump = ServerCommand.parse("--partitioner", "jump");
+        assertEquals(RingTokens.RANDOM, jump.ringTokens(), "no tokens to keep for a partitioner other than the ring");
+        assertEquals(Partitioners.DEFAULT_VIRTUAL_NODES, jump.virtualNodes());
+        assertEquals(RingTokens.RANDOM, ServerCommand.parse("--partitioner", "jump", "--ring-tokens", "random").ringTokens());
+        assertEquals(RingTokens.RANDOM, KvServerConfig.builder().partitioner("maglev").build().ringTokens());
         assertUsageError("--ring-tokens allocated needs the ring partitioner, not jump",
                 "--ring-tokens", "allocated", "--partitioner", "jump");
         assertUsageError("Invalid value for option '--ring-tokens': unknown ring tokens 'even'; expected random or allocated",
                 "--ring-tokens", "even");
+    }
+
+    @Test
+    void ringTokensFromAConfigurationFileAreDefaultsNotChoices() throws IOException {
+        Path file = Files.writeString(dir.resolve("node.properties"), "ring-tokens=random\n");
+        KvServerConfig config = ServerCommand.parse("--config", file.toString());
+        assertEquals(RingTokens.RANDOM, config.ringTokens());
+        assertEquals(Partitioners.DEFAULT_VIRTUAL_NODES, config.virtualNodes());
+        assertFalse(config.ringTokensGiven());
+        assertEquals(RingTokens.ALLOCATED, ServerCommand.parse("--config", file.toString(), "--ring-tokens", "allocated")
+                .ringTokens());
     }
 
     @Test

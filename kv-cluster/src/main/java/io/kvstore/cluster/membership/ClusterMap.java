@@ -1,8 +1,10 @@
 package io.kvstore.cluster.membership;
 
+import io.kvstore.cluster.KeyHash;
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.TokenAllocator;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -33,6 +35,7 @@ public final class ClusterMap {
     private final String partitioner;
     private final int virtualNodes;
     private final List<Member> members;
+    private final long fingerprint;
 
     /**
      * @throws IllegalArgumentException for an epoch below 1, no owners, duplicate nodes, an unknown
@@ -65,6 +68,7 @@ public final class ClusterMap {
             throw new IllegalArgumentException("replication factor " + replicationFactor + " needs between 1 and "
                     + owners + " owning nodes");
         }
+        this.fingerprint = KeyHash.hash64(canonicalText().getBytes(StandardCharsets.UTF_8));
     }
 
     /** The first map of a new cluster with {@link RingTokens#RANDOM} tokens: epoch 1, every node {@code normal}, in the given order. */
@@ -115,6 +119,36 @@ public final class ClusterMap {
     /** Where the ring's tokens come from: allocated if the members carry tokens, else random. */
     public RingTokens ringTokens() {
         return !members.isEmpty() && !members.get(0).tokens().isEmpty() ? RingTokens.ALLOCATED : RingTokens.RANDOM;
+    }
+
+    /**
+     * A hash of everything the map says: two nodes whose maps have the same epoch but different
+     * fingerprints hold two different maps, and would place keys differently. The XXH64 (seed 0) of
+     * the UTF-8 text {@code epoch \n replicationFactor \n partitioner \n virtualNodes \n} followed by
+     * one line per member in map order, {@code url state token,token,...\n} (tokens in decimal).
+     */
+    public long fingerprint() {
+        return fingerprint;
+    }
+
+    /** {@link #fingerprint()} as 16 lowercase hexadecimal digits, as internode requests carry it. */
+    public String fingerprintText() {
+        return String.format("%016x", fingerprint);
+    }
+
+    private String canonicalText() {
+        StringBuilder text = new StringBuilder(64 + members.size() * 48)
+                .append(epoch).append('\n').append(replicationFactor).append('\n')
+                .append(partitioner).append('\n').append(virtualNodes).append('\n');
+        for (Member member : members) {
+            text.append(member.url()).append(' ').append(member.state().id()).append(' ');
+            List<Long> tokens = member.tokens();
+            for (int i = 0; i < tokens.size(); i++) {
+                text.append(i == 0 ? "" : ",").append(tokens.get(i));
+            }
+            text.append('\n');
+        }
+        return text.toString();
     }
 
     /** Every node, in map order. */

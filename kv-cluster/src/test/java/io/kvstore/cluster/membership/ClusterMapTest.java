@@ -3,6 +3,7 @@ package io.kvstore.cluster.membership;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -177,5 +178,23 @@ class ClusterMapTest {
         Files.writeString(dir.resolve(ClusterMapStore.FILE), "{not json");
         IOException e = assertThrows(IOException.class, () -> ClusterMapStore.open(dir, null));
         assertTrue(e.getMessage().contains(ClusterMapStore.FILE), e.getMessage());
+    }
+
+    @Test
+    void theFingerprintTellsMapsOfOneEpochApartAndSurvivesTheCodec() {
+        ClusterMap random = ClusterMap.seed(THREE, 3, "ring", 16, RingTokens.RANDOM);
+        ClusterMap allocated = ClusterMap.seed(THREE, 3, "ring", 16, RingTokens.ALLOCATED);
+        assertEquals(random.epoch(), allocated.epoch());
+        assertNotEquals(random.fingerprint(), allocated.fingerprint(), "same epoch, other tokens");
+        assertEquals(random.fingerprint(), ClusterMap.seed(THREE, 3, "ring", 16, RingTokens.RANDOM).fingerprint());
+        assertEquals(allocated.fingerprint(), ClusterMapCodec.fromJson(ClusterMapCodec.toJson(allocated)).fingerprint());
+        assertNotEquals(random.fingerprint(), ClusterMap.seed(THREE, 2, "ring", 16).fingerprint(), "replication factor");
+        assertNotEquals(random.fingerprint(), ClusterMap.seed(THREE, 3, "ring", 32).fingerprint(), "virtual nodes");
+        assertNotEquals(random.fingerprint(), ClusterMap.seed(List.of("http://a:1", "http://c:3", "http://b:2"), 3, "ring", 16)
+                .fingerprint(), "node order");
+        ClusterMap leaving = random.withState("http://b:2", NodeState.LEAVING);
+        assertNotEquals(leaving.fingerprint(), random.withJoining("http://d:4").fingerprint(), "states and members");
+        assertEquals(16, random.fingerprintText().length());
+        assertEquals(String.format("%016x", random.fingerprint()), random.fingerprintText());
     }
 }
