@@ -41,7 +41,7 @@ class AmplificationBenchmarkTest {
         StringWriter out = new StringWriter();
         CommandLine command = new CommandLine(new AmplificationBenchmark()).setOut(new PrintWriter(out));
         int exit = command.execute("--writes", "20000", "--update-keys", "2000", "--memtable-bytes", "65536",
-                "--level-base-bytes", "262144", "--target-table-bytes", "65536");
+                "--level-base-bytes", "262144", "--target-table-bytes", "65536", "--idle-compaction-millis", "50");
         assertEquals(0, exit, out.toString());
         String[] lines = out.toString().split("\n");
         int table = List.of(lines).indexOf("") + 1;
@@ -58,6 +58,9 @@ class AmplificationBenchmarkTest {
         }
         assertTrue(rows.get(0).startsWith("| inserts | LSM tiered |"), rows.get(0));
         assertTrue(rows.get(5).startsWith("| updates | RocksDB |"), rows.get(5));
+        assertTrue(rows.get(4).startsWith("| updates | LSM leveled |"), rows.get(4));
+        double leveledAtRest = Double.parseDouble(rows.get(4).split("\\|")[10].trim());
+        assertTrue(leveledAtRest <= 1.2, "at rest, level 0 holds at most a tenth of the store: " + rows.get(4));
         try (var left = Files.list(dir)) {
             assertEquals(0, left.count(), "the stores are deleted");
         }
