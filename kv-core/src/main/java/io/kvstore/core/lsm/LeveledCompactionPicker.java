@@ -29,8 +29,8 @@ import java.util.List;
  * <p>A store at rest ({@link #pickAtRest}) also scores level 0 by size: its flushed tables' bytes over
  * {@link #AT_REST_LEVEL_ZERO_SHARE} of the bytes of the levels below. The count trigger alone leaves up
  * to trigger - 1 flushed tables of shadowed versions over a store once writes stop, which on a store
- * a few memtables large is a quarter or more of it; triggering by size while writes arrive would bound
- * that too, but on such a store it compacts every second flush and rewrites half again as much.
+ * a few memtables large is a large share of it; bounding that by size while writes arrive would merge
+ * level 0 into the whole of such a store every second flush, where at rest one merge suffices.
  */
 final class LeveledCompactionPicker {
     /**
