@@ -10,6 +10,7 @@ import io.kvstore.core.Entry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -33,7 +34,9 @@ import picocli.CommandLine.Spec;
  * <ul>
  *   <li>write amplification: bytes written to tables by flushes and compactions over the user bytes
  *       written (keys and values); the write-ahead log adds one more copy to every engine;</li>
- *   <li>space amplification: live table bytes once the store is flushed and its compactions have
+ *   <li>space amplification: live table bytes once the store is flushed, writes have paused for twice
+ *       {@code --idle-compaction-millis} (the LSM engine's leveled compaction holds level 0 to
+ *       its share of a store at rest; every engine gets the same pause) and its compactions have
  *       settled, over the logical size of the live data (keys and values of the newest version of each
  *       key), and over the table bytes of the same store fully compacted ({@code Dao.compact()}), which
  *       leaves out the format's own overhead and counts only what shadowed versions take; the largest
@@ -78,6 +81,9 @@ public final class AmplificationBenchmark implements Callable<Integer> {
     @Option(names = "--target-table-bytes", description = "the LSM engine's targetTableBytes")
     long targetTableBytes = DaoOptions.DEFAULT_TARGET_TABLE_BYTES;
 
+    @Option(names = "--idle-compaction-millis", description = "the LSM engine's idleCompactionDelay; 0: off")
+    long idleCompactionMillis = DaoOptions.DEFAULT_IDLE_COMPACTION_DELAY.toMillis();
+
     @Option(names = "--engines", split = ",", description = "engines to measure: tiered, leveled, rocksdb")
     List<String> engines = ENGINES;
 
@@ -104,9 +110,9 @@ public final class AmplificationBenchmark implements Callable<Integer> {
             }
         }
         out.printf("%,d writes per workload, %d-byte keys, %d-byte values, %,d-byte memtables, trigger %d;"
-                        + " LSM leveled: levelBaseBytes %,d, targetTableBytes %,d%n", writes, BenchKeys.KEY_BYTES,
-                valueBytes, memtableBytes, compactionTrigger, options("leveled", Path.of(".")).levelBaseBytes(),
-                targetTableBytes);
+                        + " LSM leveled: levelBaseBytes %,d, targetTableBytes %,d, idleCompactionDelay %,d ms%n", writes,
+                BenchKeys.KEY_BYTES, valueBytes, memtableBytes, compactionTrigger,
+                options("leveled", Path.of(".")).levelBaseBytes(), targetTableBytes, idleCompactionMillis);
         List<String> rows = new ArrayList<>();
         rows.add("| workload | engine | user MB | written by flushes + compactions MB | write amplification "
                 + "| live logical MB | tables at the end MB | fully compacted MB | space amplification (/ logical) "
@@ -130,7 +136,8 @@ public final class AmplificationBenchmark implements Callable<Integer> {
                 .compactionTrigger(compactionTrigger).compression(Compression.NONE);
         if (!engine.equals("rocksdb")) {
             builder.compactionStyle(engine.equals("leveled") ? CompactionStyle.LEVELED : CompactionStyle.SIZE_TIERED)
-                    .levelBaseBytes(levelBaseBytes).targetTableBytes(targetTableBytes);
+                    .levelBaseBytes(levelBaseBytes).targetTableBytes(targetTableBytes)
+                    .idleCompactionDelay(Duration.ofMillis(idleCompactionMillis));
         }
         return builder.build();
     }
@@ -158,6 +165,8 @@ public final class AmplificationBenchmark implements Callable<Integer> {
                 }
             }
             dao.flush();
+            settle(dao);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2 * idleCompactionMillis));
             settled = settle(dao);
             maxTableBytes = Math.max(maxTableBytes, settled.tableBytes());
             dao.compact();

@@ -41,7 +41,7 @@ class AmplificationBenchmarkTest {
         StringWriter out = new StringWriter();
         CommandLine command = new CommandLine(new AmplificationBenchmark()).setOut(new PrintWriter(out));
         int exit = command.execute("--writes", "20000", "--update-keys", "2000", "--memtable-bytes", "65536",
-                "--level-base-bytes", "262144", "--target-table-bytes", "65536");
+                "--level-base-bytes", "262144", "--target-table-bytes", "65536", "--idle-compaction-millis", "50");
         assertEquals(0, exit, out.toString());
         String[] lines = out.toString().split("\n");
         int table = List.of(lines).indexOf("") + 1;

@@ -42,6 +42,11 @@ public final class DaoOptions {
      * level 0 compactions' worth at the default trigger (docs/BENCHMARKS.md has the sizes tried).
      */
     public static final int DEFAULT_LEVEL_BASE_MEMTABLES = 16;
+    /**
+     * Default {@link #idleCompactionDelay()}: 10 seconds, long enough that a pause within a burst of
+     * writes does not start a compaction that the next flush would have started anyway.
+     */
+    public static final Duration DEFAULT_IDLE_COMPACTION_DELAY = Duration.ofSeconds(10);
     /** Default compaction rate limit: 0, none. */
     public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
     /** Default codec of table data blocks: {@link Compression#LZ4}. */
@@ -72,6 +77,7 @@ public final class DaoOptions {
     private final CompactionStyle compactionStyle;
     private final long targetTableBytes;
     private final long levelBaseBytes;
+    private final Duration idleCompactionDelay;
     private final LongUnaryOperator timestampToMillis;
     private final LongSupplier clock;
 
@@ -92,6 +98,7 @@ public final class DaoOptions {
         this.compactionStyle = b.compactionStyle;
         this.targetTableBytes = b.targetTableBytes;
         this.levelBaseBytes = b.levelBaseBytes;
+        this.idleCompactionDelay = b.idleCompactionDelay;
         this.timestampToMillis = b.timestampToMillis;
         this.clock = b.clock;
     }
@@ -134,6 +141,7 @@ public final class DaoOptions {
         b.compactionStyle = compactionStyle;
         b.targetTableBytes = targetTableBytes;
         b.levelBaseBytes = levelBaseBytes;
+        b.idleCompactionDelay = idleCompactionDelay;
         b.timestampToMillis = timestampToMillis;
         b.clock = clock;
         return b;
@@ -230,6 +238,18 @@ public final class DaoOptions {
     }
 
     /**
+     * Under leveled compaction, how long writes must pause before level 0 is held to its share of the
+     * store: once no write has arrived for this long, level 0 tables flushed since the last compaction
+     * that hold more than a tenth of the bytes of the levels below are merged into the base level, so a
+     * small store at rest does not keep up to {@link #compactionTrigger()} memtables of shadowed
+     * versions. Writers never wait for it, and a large store, whose level 0 is a small share, never
+     * does it. {@link Duration#ZERO} turns it off. Default {@link #DEFAULT_IDLE_COMPACTION_DELAY}.
+     */
+    public Duration idleCompactionDelay() {
+        return idleCompactionDelay;
+    }
+
+    /**
      * Most bytes per second compactions write, so that a large compaction is spread over time rather
      * than taking a core and the disk from requests in a burst; 0 (the default) for no limit. Flushes
      * are never limited, as writers wait for them; a limit below the rate at which flushes arrive lets
@@ -300,7 +320,8 @@ public final class DaoOptions {
                 + ", compactionBytesPerSecond=" + compactionBytesPerSecond
                 + ", compactionStyle=" + compactionStyle
                 + ", targetTableBytes=" + targetTableBytes
-                + ", levelBaseBytes=" + levelBaseBytes() + '}';
+                + ", levelBaseBytes=" + levelBaseBytes()
+                + ", idleCompactionDelay=" + idleCompactionDelay + '}';
     }
 
     /** Builds {@link DaoOptions}; {@link #build()} rejects out-of-range values. */
@@ -322,6 +343,7 @@ public final class DaoOptions {
         private long targetTableBytes = DEFAULT_TARGET_TABLE_BYTES;
         /** 0: {@link #DEFAULT_LEVEL_BASE_MEMTABLES} memtables. */
         private long levelBaseBytes;
+        private Duration idleCompactionDelay = DEFAULT_IDLE_COMPACTION_DELAY;
         private LongUnaryOperator timestampToMillis = HYBRID_TIMESTAMPS;
         private LongSupplier clock = System::currentTimeMillis;
 
@@ -389,6 +411,11 @@ public final class DaoOptions {
             return this;
         }
 
+        public Builder idleCompactionDelay(Duration delay) {
+            this.idleCompactionDelay = Objects.requireNonNull(delay, "idleCompactionDelay");
+            return this;
+        }
+
         public Builder compactionBytesPerSecond(long bytesPerSecond) {
             this.compactionBytesPerSecond = bytesPerSecond;
             return this;
@@ -431,6 +458,8 @@ public final class DaoOptions {
             require(compactionBytesPerSecond >= 0,
                     "compactionBytesPerSecond must be >= 0 (0: no limit), got " + compactionBytesPerSecond);
             require(blockCacheBytes >= 0, "blockCacheBytes must be >= 0 (0: no cache), got " + blockCacheBytes);
+            require(!idleCompactionDelay.isNegative(),
+                    "idleCompactionDelay must not be negative (0: off), got " + idleCompactionDelay);
             require(!tombstoneGrace.isNegative(), "tombstoneGrace must not be negative, got " + tombstoneGrace);
             return new DaoOptions(this);
         }

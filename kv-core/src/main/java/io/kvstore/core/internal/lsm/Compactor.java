@@ -19,6 +19,10 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Runs compactions on a background thread: those the configured policy ({@link LeveledCompactionPicker}
@@ -27,6 +31,11 @@ import java.util.concurrent.CancellationException;
  * or into one that takes their place, leaves out shadowed versions, writes expired values as
  * tombstones, and leaves out tombstones that shadow nothing and are past their grace; no faster than
  * {@link DaoOptions#compactionBytesPerSecond()} if it is set.
+ *
+ * <p>Under leveled compaction, when nothing is due but level 0 would be due at rest
+ * ({@link LeveledCompactionPicker#pickAtRest}), it checks back after
+ * {@link DaoOptions#idleCompactionDelay()}: if no write arrived in between, it compacts what is due at
+ * rest, and otherwise checks back again, so a store that keeps being written is compacted by count only.
  */
 final class Compactor {
     private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
@@ -43,6 +52,10 @@ final class Compactor {
     private final CompactionRateLimiter limiter;
     /** Null under size-tiered compaction. */
     private final LeveledCompactionPicker leveled;
+    /** Runs a check for rest on the compaction thread after the idle delay; null when that is off. */
+    private final Executor afterIdleDelay;
+    /** Whether a check for rest is waiting to run, so that there is at most one. */
+    private final AtomicBoolean restCheckArmed = new AtomicBoolean();
 
     Compactor(DaoOptions options, VersionSet versions, BlockCache blocks, StoreState state, DaoStats stats,
               WriteController writes) {
@@ -57,6 +70,9 @@ final class Compactor {
         this.leveled = options.compactionStyle() == CompactionStyle.LEVELED ? new LeveledCompactionPicker(options) : null;
         this.limiter = options.compactionBytesPerSecond() > 0
                 ? new CompactionRateLimiter(options.compactionBytesPerSecond()) : null;
+        long idleNanos = options.idleCompactionDelay().toNanos();
+        this.afterIdleDelay = leveled == null || idleNanos == 0 ? null
+                : CompletableFuture.delayedExecutor(idleNanos, TimeUnit.NANOSECONDS, thread::execute);
     }
 
     /** Queues compactions while the picker finds one due (none once the store is closing). */
@@ -142,10 +158,23 @@ final class Compactor {
     }
 
     private void compactWhileNeeded() {
+        compactWhileNeeded(false);
+    }
+
+    /**
+     * Compacts while a compaction is due, by {@link #pick} or, {@code atRest}, by
+     * {@link LeveledCompactionPicker#pickAtRest}; then, unless at rest, arms a check for rest if level 0
+     * would be due at rest.
+     */
+    private void compactWhileNeeded(boolean atRest) {
         try {
             while (!state.isClosed()) {
-                Compaction job = pick(versions.current());
+                Version v = versions.current();
+                Compaction job = atRest ? leveled.pickAtRest(v) : pick(v);
                 if (job == null) {
+                    if (!atRest && afterIdleDelay != null && leveled.pickAtRest(v) != null) {
+                        armRestCheck();
+                    }
                     return;
                 }
                 compact(job, () -> { });
@@ -155,6 +184,31 @@ final class Compactor {
         } catch (IOException | RuntimeException e) {
             // Reads and writes go on; tables pile up until the cause is fixed and the store reopened.
             LOG.error("Background compaction failed in {}", dir, e);
+        }
+    }
+
+    /** Checks for rest after the idle delay, unless a check is already waiting. */
+    private void armRestCheck() {
+        if (restCheckArmed.compareAndSet(false, true)) {
+            long writesSoFar = writes.visibleSequence();
+            afterIdleDelay.execute(() -> checkRest(writesSoFar));
+        }
+    }
+
+    /**
+     * On the compaction thread: compacts what is due at rest if no write arrived since the check was
+     * armed ({@code writesThen} writes had), or checks back after another idle delay if writes arrived
+     * and level 0 would still be due at rest.
+     */
+    private void checkRest(long writesThen) {
+        restCheckArmed.set(false);
+        if (state.isClosed()) {
+            return;
+        }
+        if (writes.visibleSequence() == writesThen) {
+            compactWhileNeeded(true);
+        } else if (leveled.pickAtRest(versions.current()) != null) {
+            armRestCheck();
         }
     }
 

@@ -25,8 +25,21 @@ import java.util.List;
  * makes level 0 due by itself, and while fewer than the trigger of flushed tables wait, the oldest
  * (under size-tiered, the largest) goes alone into the base level. So flushed tables are never held up
  * by more than one such move, and the store ends in levels however many it inherited.
+ *
+ * <p>A store at rest ({@link #pickAtRest}) also scores level 0 by size: its flushed tables' bytes over
+ * {@link #AT_REST_LEVEL_ZERO_SHARE} of the bytes of the levels below. The count trigger alone leaves up
+ * to trigger - 1 flushed tables of shadowed versions over a store once writes stop, which on a store
+ * a few memtables large is a large share of it; bounding that by size while writes arrive would merge
+ * level 0 into the whole of such a store every second flush, where at rest one merge suffices.
  */
 final class LeveledCompactionPicker {
+    /**
+     * The share of the levels below that level 0 may hold at rest: a tenth, the share dynamic level
+     * sizes give all the levels between it and the last, so that at rest old versions take no more
+     * room in level 0 than they may in the levels under it.
+     */
+    static final double AT_REST_LEVEL_ZERO_SHARE = 0.1;
+
     private final DaoOptions options;
 
     LeveledCompactionPicker(DaoOptions options) {
@@ -40,6 +53,40 @@ final class LeveledCompactionPicker {
             bytes[v.levels[i]] += v.tables[i].fileSize();
         }
         return LevelTargets.of(bytes, options.levelBaseBytes());
+    }
+
+    /**
+     * The compaction due in {@code v} once writes have stopped: {@link #pick}'s, or else its flushed
+     * level 0 tables into the base level if they hold more than {@link #AT_REST_LEVEL_ZERO_SHARE} of the
+     * bytes below them; null if neither is due.
+     */
+    Compaction pickAtRest(Version v) {
+        Compaction due = pick(v);
+        if (due != null || levelZeroSpaceScore(v) < 1) {
+            return due;
+        }
+        return levelZero(v, flushedLevelZero(v), targets(v).baseLevel());
+    }
+
+    /**
+     * Level 0's score by size at rest: its flushed tables' bytes over {@link #AT_REST_LEVEL_ZERO_SHARE}
+     * of the bytes of the levels below. 0 if it holds one table over nothing else, which holds no
+     * shadowed version that a merge could drop.
+     */
+    static double levelZeroSpaceScore(Version v) {
+        long levelZero = 0;
+        long below = 0;
+        for (int i = 0; i < v.tables.length; i++) {
+            if (v.levels[i] > 0) {
+                below += v.tables[i].fileSize();
+            } else if (!v.inherited[i]) {
+                levelZero += v.tables[i].fileSize();
+            }
+        }
+        if (below == 0) {
+            return v.flushedLevelZeroTables > 1 ? Double.POSITIVE_INFINITY : 0;
+        }
+        return levelZero / (AT_REST_LEVEL_ZERO_SHARE * below);
     }
 
     /** The compaction due in {@code v}, or null if no level scores 1 or more. */

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -113,6 +114,33 @@ class LeveledCompactionTest {
                 assertEquals(LevelTargets.LAST_LEVEL, level, "levels " + Arrays.toString(levels));
             }
             assertEquals(400, range(dao));
+        }
+    }
+
+    @Test
+    void onceWritesPauseLevelZeroOverATenthOfTheStoreMergesIntoTheBaseLevel() throws IOException {
+        byte[][] expected = new byte[KEYS][];
+        DaoOptions options = options().toBuilder().idleCompactionDelay(Duration.ofMillis(20)).build();
+        try (LsmDao dao = LsmDao.open(options)) {
+            for (int i = 0; i < KEYS; i++) {
+                expected[i] = new byte[] {(byte) i};
+                dao.upsert(Entry.value(key(i), expected[i], i + 1));
+            }
+            dao.compact();
+            for (int i = 0; i < KEYS; i += 4) {
+                expected[i] = new byte[] {(byte) i, 2};
+                dao.upsert(Entry.value(key(i), expected[i], KEYS + i + 1));
+            }
+            dao.flush();
+            // A quarter of the keys, in one table: under the count trigger, over a tenth of the store.
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (Arrays.stream(dao.liveLevels()).anyMatch(level -> level == 0)) {
+                assertTrue(System.nanoTime() < deadline, "level 0 merged once writes paused: "
+                        + Arrays.toString(dao.liveLevels()));
+                LockSupport.parkNanos(1_000_000);
+            }
+            assertLevelsDoNotOverlap(dao);
+            checkContents(dao, expected);
         }
     }
 
