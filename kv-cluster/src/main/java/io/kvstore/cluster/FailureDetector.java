@@ -101,7 +101,8 @@ public final class FailureDetector implements AutoCloseable {
 
     /** Node {@code node} failed to answer a request or a probe: an error or a timeout. */
     public void failed(int node, Throwable cause) {
-        if (node == self) {
+        // A closed detector judges no one: the failures of a node that stops are its own, not its peers'.
+        if (node == self || closed) {
             return;
         }
         int failures = failuresInARow.incrementAndGet(node);
@@ -136,7 +137,7 @@ public final class FailureDetector implements AutoCloseable {
         return self;
     }
 
-    /** Stops the probes. Idempotent. */
+    /** Stops the probes; failures reported from now on are ignored. Idempotent. */
     @Override
     public void close() {
         closed = true;

@@ -46,6 +46,16 @@ class FailureDetectorTest {
     }
 
     @Test
+    void aClosedDetectorJudgesNoNodeDown() {
+        FailureDetector detector = detector(List.of(new Pingable(), new Pingable(), new Pingable()));
+        detector.close();
+        for (int i = 0; i < 2 * FailureDetector.FAILURES_TO_DOWN; i++) {
+            detector.failed(1, new IllegalStateException("Client is closed"));
+        }
+        assertEquals(PeerState.UP, detector.state(1), "the failures of a node that stops are its own");
+    }
+
+    @Test
     void aNodeIsDownAfterFailuresInARowAndUpAtItsFirstAnswer() {
         FailureDetector detector = detector(List.of(new Pingable(), new Pingable(), new Pingable()));
         List<Integer> ups = new ArrayList<>();

@@ -1,6 +1,7 @@
 package io.kvstore.core;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What a store holds and what it has done since it opened, read from memory without touching the disk,
@@ -21,17 +22,20 @@ import java.util.List;
  * @param writeStallNanos    time those writes waited
  * @param walSyncs           times the write-ahead log was forced to the device
  * @param bloomNegatives     table lookups a Bloom filter answered without reading a block
+ * @param blockCache         the block cache's hits, misses, evictions and size
  */
 public record DaoProperties(long memtableBytes, int frozenMemtables, long tableBytes, List<Integer> tablesPerLevel,
                             int compactionsPending, long flushes, long flushedBytes, long compactions,
                             long compactedBytes, long writeStalls, long writeStallNanos, long walSyncs,
-                            long bloomNegatives) {
+                            long bloomNegatives, BlockCacheProperties blockCache) {
 
     /** The answer of an engine that keeps no properties. */
-    public static final DaoProperties UNKNOWN = new DaoProperties(-1, -1, -1, List.of(), -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    public static final DaoProperties UNKNOWN = new DaoProperties(-1, -1, -1, List.of(), -1, -1, -1, -1, -1, -1, -1, -1, -1,
+            BlockCacheProperties.UNKNOWN);
 
     public DaoProperties {
         tablesPerLevel = List.copyOf(tablesPerLevel);
+        Objects.requireNonNull(blockCache, "blockCache");
     }
 
     /** Live tables over all levels. */
@@ -43,11 +47,11 @@ public record DaoProperties(long memtableBytes, int frozenMemtables, long tableB
         return count;
     }
 
-    /** The sizes and counts of a store with the counters of {@code stats}. */
+    /** The sizes and counts of a store with the counters of {@code stats} and its block cache's figures. */
     public static DaoProperties of(long memtableBytes, int frozenMemtables, long tableBytes, List<Integer> tablesPerLevel,
-                                   int compactionsPending, DaoStats stats) {
+                                   int compactionsPending, DaoStats stats, BlockCacheProperties blockCache) {
         return new DaoProperties(memtableBytes, frozenMemtables, tableBytes, tablesPerLevel, compactionsPending,
                 stats.flushes(), stats.flushedBytes(), stats.compactions(), stats.compactedBytes(),
-                stats.writeStalls(), stats.writeStallNanos(), stats.walSyncs(), stats.bloomNegatives());
+                stats.writeStalls(), stats.writeStallNanos(), stats.walSyncs(), stats.bloomNegatives(), blockCache);
     }
 }

@@ -504,8 +504,9 @@ public final class KvServer {
     }
 
     /**
-     * Stops accepting connections, lets requests in flight finish (up to 10 s), then closes the
-     * coordinator, the internode client and the store. Idempotent.
+     * Stops accepting connections, lets requests in flight finish (up to 10 s), stops the background
+     * work (map pulls, probes, hint replay, streams, anti-entropy, cleanup), then closes the internode
+     * clients, the coordinator and the store. Idempotent.
      */
     public synchronized CompletionStage<Void> stop() {
         if (stopped != null) {
@@ -520,24 +521,25 @@ public final class KvServer {
         for (String id : ids) {
             undeployed.add(vertx.undeploy(id));
         }
-        // Closing the store flushes and may take a while: it runs on its own thread, never on an event loop.
-        Future.join(undeployed)
-                .onComplete(done -> client.close())
-                .eventually(rangeClient::close)
-                .eventually(vertx::close)
-                .onComplete(closed -> {
-                    Thread closer = new Thread(this::closeStore, "kv-store-close");
-                    closer.start();
-                });
+        // Stopping waits for threads and closing the store flushes: on its own thread, never on an event loop.
+        Future.join(undeployed).onComplete(done -> new Thread(this::close, "kv-store-close").start());
         return stopped;
     }
 
-    /** After the HTTP side is gone: the coordinator's timer, the storage threads, then the store. */
-    private void closeStore() {
+    /**
+     * After the HTTP side is gone: the background work first, while the clients it calls peers with
+     * are open (a call on a closed client fails, which would be logged as a fault of the peer), then
+     * the clients and Vert.x, the storage threads, and the store.
+     */
+    private void close() {
         try {
             membership.close();
             repair.close();
             cleanup.close();
+            client.close();
+            CompletableFuture<Void> clientsClosed = new CompletableFuture<>();
+            rangeClient.close().eventually(vertx::close).onComplete(closed -> clientsClosed.complete(null));
+            clientsClosed.join();
             if (storagePool != null) {
                 storagePool.shutdown();
                 if (!storagePool.awaitTermination(10, TimeUnit.SECONDS)) {

@@ -49,6 +49,21 @@ final class StorageMetrics {
                 DaoProperties::walSyncs);
         counter(registry, "kv.storage.bloom.negatives", null,
                 "Table lookups a Bloom filter answered without reading a block", DaoProperties::bloomNegatives);
+        blockCache(registry);
+    }
+
+    private void blockCache(MeterRegistry registry) {
+        String requests = "Reads of a compressed table's data block, by whether the block cache held it decompressed";
+        FunctionCounter.builder("kv.storage.block.cache.requests", this, m -> known(m.last.blockCache().hits()))
+                .description(requests).tag("result", "hit").register(registry);
+        FunctionCounter.builder("kv.storage.block.cache.requests", this, m -> known(m.last.blockCache().misses()))
+                .description(requests).tag("result", "miss").register(registry);
+        counter(registry, "kv.storage.block.cache.evictions", null, "Blocks the block cache dropped to stay within its bound",
+                p -> p.blockCache().evictions());
+        gauge(registry, "kv.storage.block.cache", "bytes", "Bytes the blocks in the block cache count for",
+                p -> p.blockCache().bytes());
+        gauge(registry, "kv.storage.block.cache.capacity", "bytes", "Bound of the block cache (0: off)",
+                p -> p.blockCache().capacityBytes());
     }
 
     /** Reads the store's properties for the meters to report; cheap, never blocks. */

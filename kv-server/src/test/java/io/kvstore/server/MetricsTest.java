@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.core.Compression;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -13,6 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** GET /metrics parsed, and its counters moved by exactly what a known sequence of requests does. */
 class MetricsTest {
+    private static final String BLOCK_CACHE_HITS = "kv_storage_block_cache_requests_total{result=\"hit\"}";
+    private static final String BLOCK_CACHE_MISSES = "kv_storage_block_cache_requests_total{result=\"miss\"}";
+
     @TempDir
     Path dir;
     TestCluster cluster;
@@ -137,13 +141,7 @@ class MetricsTest {
         for (int i = 0; i < 100; i++) {
             assertEquals(201, cluster.put(0, "id=more" + i, value));
         }
-        // The flush runs in the background at a low CPU priority: wait for it (30 s at most).
-        PrometheusText flushed = scrape(0);
-        for (long deadline = System.nanoTime() + 30_000_000_000L;
-                flushed.value("kv_storage_flushes_total") < 1 && System.nanoTime() < deadline; ) {
-            Thread.sleep(20);
-            flushed = scrape(0);
-        }
+        PrometheusText flushed = scrapeOnceFlushed(0);
         assertEquals(1, flushed.value("kv_storage_flushes_total"));
         assertEquals(1, flushed.value("kv_storage_tables{level=\"0\"}"));
         assertEquals(flushed.value("kv_storage_flushed_bytes_total"), flushed.value("kv_storage_tables_size_bytes"));
@@ -151,6 +149,36 @@ class MetricsTest {
         double negatives = flushed.value("kv_storage_bloom_negatives_total");
         assertEquals(404, cluster.get(0, "id=more5x").statusCode());
         assertEquals(negatives + 1, scrape(0).value("kv_storage_bloom_negatives_total"));
+    }
+
+    @Test
+    void blockCacheMetricsCountAMissThenAHit() throws Exception {
+        cluster = new TestCluster(dir, 1, b -> b.flushThresholdBytes(64 << 10).compression(Compression.LZ4)
+                .blockCacheBytes(1 << 20));
+        PrometheusText empty = scrape(0);
+        assertEquals(1 << 20, empty.value("kv_storage_block_cache_capacity_bytes"));
+        assertEquals(0, empty.value("kv_storage_block_cache_bytes"));
+        assertEquals(0, empty.value(BLOCK_CACHE_HITS));
+        assertEquals(0, empty.value(BLOCK_CACHE_MISSES));
+        assertEquals(0, empty.value("kv_storage_block_cache_evictions_total"));
+        String value = "x".repeat(1000);
+        // Past the flush threshold: the first keys reach a table, the only place a read finds them.
+        for (int i = 0; i < 110; i++) {
+            assertEquals(201, cluster.put(0, "id=k" + i, value));
+        }
+        PrometheusText flushed = scrapeOnceFlushed(0);
+        assertEquals(1, flushed.value("kv_storage_flushes_total"));
+        assertEquals(0, flushed.value(BLOCK_CACHE_MISSES));
+
+        assertEquals(200, cluster.get(0, "id=k0").statusCode());
+        PrometheusText first = scrape(0);
+        assertEquals(1, delta(flushed, first, BLOCK_CACHE_MISSES));
+        assertEquals(0, delta(flushed, first, BLOCK_CACHE_HITS));
+        assertTrue(first.value("kv_storage_block_cache_bytes") > 0, "the block read is cached");
+        assertEquals(200, cluster.get(0, "id=k0").statusCode());
+        PrometheusText second = scrape(0);
+        assertEquals(0, delta(first, second, BLOCK_CACHE_MISSES));
+        assertEquals(1, delta(first, second, BLOCK_CACHE_HITS));
     }
 
     @Test
@@ -218,6 +246,17 @@ class MetricsTest {
         assertTrue(storage.getLong("memtableBytes") >= "value".length(), status);
         assertEquals(0, storage.getLong("tableBytes"), status);
         assertEquals(0, json.getLong("dataBytes"), status);
+    }
+
+    /** Scrapes until the store has flushed a table: flushes run in the background at a low CPU priority (30 s at most). */
+    private PrometheusText scrapeOnceFlushed(int node) throws Exception {
+        PrometheusText flushed = scrape(node);
+        for (long deadline = System.nanoTime() + 30_000_000_000L;
+                flushed.value("kv_storage_flushes_total") < 1 && System.nanoTime() < deadline; ) {
+            Thread.sleep(20);
+            flushed = scrape(node);
+        }
+        return flushed;
     }
 
     private static double delta(PrometheusText before, PrometheusText after, String key) {

@@ -49,6 +49,7 @@ public final class AntiEntropy implements AutoCloseable {
     private final int depth;
     private final Executor executor;
     private final ScheduledExecutorService timer;
+    private volatile boolean closed;
 
     /**
      * @param peers             the other nodes of the cluster
@@ -198,7 +199,11 @@ public final class AntiEntropy implements AutoCloseable {
         if (report == null) {
             return;
         }
-        if (report.succeeded()) {
+        if (closed && !report.succeeded()) {
+            // Closing cut the run short (its connections and threads went): no fault of any peer.
+            LOG.info("anti-entropy of {}: stopped with the node; {} keys sent, {} received", report.node(),
+                    report.keysSent(), report.keysReceived());
+        } else if (report.succeeded()) {
             LOG.info("anti-entropy of {}: {} peers, {} keys sent, {} received, {} ms", report.node(), report.summaries().size(),
                     report.keysSent(), report.keysReceived(), TimeUnit.NANOSECONDS.toMillis(report.durationNanos()));
         } else {
@@ -215,9 +220,13 @@ public final class AntiEntropy implements AutoCloseable {
         return String.valueOf(cause.getMessage() != null ? cause.getMessage() : cause);
     }
 
-    /** Stops the periodic runs; a run under way finishes on its own. */
+    /**
+     * Stops the periodic runs; a run under way finishes on its own, or fails once its caller closes the
+     * connections it uses, which is then no failure to warn about.
+     */
     @Override
     public void close() {
+        closed = true;
         timer.shutdownNow();
     }
 }

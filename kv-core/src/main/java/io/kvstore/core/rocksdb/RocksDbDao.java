@@ -1,5 +1,6 @@
 package io.kvstore.core.rocksdb;
 
+import io.kvstore.core.BlockCacheProperties;
 import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
@@ -209,13 +210,19 @@ public final class RocksDbDao implements Dao {
                     // As LsmDao counts it: a compaction running still counts until it is installed.
                     (int) (db.getLongProperty("rocksdb.compaction-pending")
                             + db.getLongProperty("rocksdb.num-running-compactions")), flushes, flushedBytes, compactions,
-                    Math.max(0, compactedBytes), -1, -1, -1, -1);
+                    Math.max(0, compactedBytes), -1, -1, -1, -1, blockCache());
         } catch (RocksDBException e) {
             log.warn("RocksDB properties of {} unavailable", directory, e);
             return DaoProperties.UNKNOWN;
         } finally {
             lock.unlock();
         }
+    }
+
+    /** The LRU cache's size and bound; its hits, misses and evictions need RocksDB statistics, so are unknown. */
+    private BlockCacheProperties blockCache() throws RocksDBException {
+        return new BlockCacheProperties(-1, -1, -1, db.getLongProperty("rocksdb.block-cache-usage"),
+                db.getLongProperty("rocksdb.block-cache-capacity"));
     }
 
     /** One value of RocksDB's compaction statistics; 0 when absent (no flush or compaction yet). */

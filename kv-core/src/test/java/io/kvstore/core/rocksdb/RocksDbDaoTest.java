@@ -1,5 +1,6 @@
 package io.kvstore.core.rocksdb;
 
+import io.kvstore.core.BlockCacheProperties;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
@@ -41,6 +42,18 @@ class RocksDbDaoTest {
         assertTrue(e.getMessage().contains(directory.getFileName().toString()), e.getMessage());
         assertThrows(IllegalStateException.class, () -> dao.upsert(Entry.tombstone(new byte[] {1}, 1)));
         assertThrows(IllegalStateException.class, () -> dao.range(null, null));
+    }
+
+    @Test
+    void theBlockCacheReportsItsSizeAndBoundButNoCounters() throws IOException {
+        try (RocksDbDao dao = RocksDbDao.open(DaoOptions.defaults(directory))) {
+            BlockCacheProperties cache = dao.properties().blockCache();
+            assertEquals(RocksResources.BLOCK_CACHE_BYTES, cache.capacityBytes());
+            assertTrue(cache.bytes() >= 0 && cache.bytes() <= cache.capacityBytes(), cache.toString());
+            assertEquals(-1, cache.hits());
+            assertEquals(-1, cache.misses());
+            assertEquals(-1, cache.evictions());
+        }
     }
 
     @Test

@@ -331,7 +331,8 @@ public final class LsmDao implements Dao {
             perLevel[level]++;
         }
         int pending = compactor.pick(v) == null ? 0 : 1;
-        return DaoProperties.of(memtableBytes, v.frozen.length, tableBytes, List.of(perLevel), pending, stats);
+        return DaoProperties.of(memtableBytes, v.frozen.length, tableBytes, List.of(perLevel), pending, stats,
+                blocks.properties());
     }
 
     /** Memtables frozen and waiting to be flushed (for tests). */

@@ -2,6 +2,8 @@ package io.kvstore.core.internal.table;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.stats.CacheStats;
+import io.kvstore.core.BlockCacheProperties;
 
 import java.nio.ByteBuffer;
 
@@ -29,6 +31,8 @@ public final class BlockCache {
                 .weigher((Key key, ByteBuffer block) -> block.capacity() + ENTRY_OVERHEAD)
                 // Evict on the thread that inserts, so the bound holds without a background pool.
                 .executor(Runnable::run)
+                // Striped counters: a lookup adds to one cell, so reads on many threads do not contend.
+                .recordStats()
                 .build();
     }
 
@@ -66,6 +70,19 @@ public final class BlockCache {
         }
         blocks.cleanUp();
         return blocks.estimatedSize();
+    }
+
+    /**
+     * Its lookups, evictions and size as the store reports them: from memory, though reading the size
+     * may wait for a thread that is evicting to finish.
+     */
+    public BlockCacheProperties properties() {
+        if (blocks == null) {
+            return BlockCacheProperties.OFF;
+        }
+        CacheStats stats = blocks.stats();
+        long bytes = blocks.policy().eviction().orElseThrow().weightedSize().orElse(0);
+        return new BlockCacheProperties(stats.hitCount(), stats.missCount(), stats.evictionCount(), bytes, capacityBytes);
     }
 
     /** The cached block at {@code offset} of table {@code fileNumber}, or null. */

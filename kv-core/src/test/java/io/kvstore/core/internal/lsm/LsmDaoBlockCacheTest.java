@@ -1,5 +1,6 @@
 package io.kvstore.core.internal.lsm;
 
+import io.kvstore.core.BlockCacheProperties;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
@@ -15,7 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The store's block cache follows its options and lets go of the blocks of tables a compaction replaced. */
+/**
+ * The store's block cache follows its options, lets go of the blocks of tables a compaction replaced, and
+ * reports its lookups, evictions and size in the store's properties.
+ */
 class LsmDaoBlockCacheTest {
     @TempDir
     Path dir;
@@ -55,6 +59,64 @@ class LsmDaoBlockCacheTest {
             }
             assertTrue(dao.blockCache().blockCount() > 0, "blocks of the compacted table");
         }
+    }
+
+    @Test
+    void aKeyReadTwiceMissesTheCacheOnceThenHitsIt() throws IOException {
+        DaoOptions options = DaoOptions.builder(dir).compression(Compression.LZ4).blockCacheBytes(1L << 20).build();
+        try (LsmDao dao = LsmDao.open(options)) {
+            for (int i = 0; i < 100; i++) {
+                dao.upsert(Entry.value(key(i), value(0, i), 1));
+            }
+            dao.flush();
+            assertEquals(new BlockCacheProperties(0, 0, 0, 0, 1L << 20), dao.properties().blockCache());
+
+            assertArrayEquals(value(0, 7), dao.get(key(7)).value());
+            BlockCacheProperties first = dao.properties().blockCache();
+            assertEquals(0, first.hits());
+            assertEquals(1, first.misses());
+            assertTrue(first.bytes() > 0, "the block read is cached: " + first);
+
+            assertArrayEquals(value(0, 7), dao.get(key(7)).value());
+            BlockCacheProperties second = dao.properties().blockCache();
+            assertEquals(1, second.hits());
+            assertEquals(1, second.misses());
+            assertEquals(first.bytes(), second.bytes());
+            assertEquals(0, second.evictions());
+        }
+    }
+
+    @Test
+    void aCacheSmallerThanTheBlocksReadEvictsAndStaysWithinItsBound() throws IOException {
+        long capacity = 4L * options(0).blockSizeBytes();
+        try (LsmDao dao = LsmDao.open(options(capacity))) {
+            for (int i = 0; i < 3000; i++) {
+                dao.upsert(Entry.value(key(i), value(0, i), 1));
+            }
+            dao.flush();
+            for (int i = 0; i < 3000; i++) {
+                dao.get(key(i));
+            }
+            BlockCacheProperties p = dao.properties().blockCache();
+            assertTrue(p.evictions() > 0, "blocks evicted: " + p);
+            assertTrue(p.bytes() <= capacity, "within its bound: " + p);
+            assertEquals(capacity, p.capacityBytes());
+            assertTrue(p.misses() > p.evictions(), "a block is evicted only once it was cached: " + p);
+        }
+    }
+
+    @Test
+    void aCacheThatIsOffCountsNothing() throws IOException {
+        try (LsmDao dao = LsmDao.open(options(0))) {
+            dao.upsert(Entry.value(key(1), value(0, 1), 1));
+            dao.flush();
+            assertArrayEquals(value(0, 1), dao.get(key(1)).value());
+            assertEquals(BlockCacheProperties.OFF, dao.properties().blockCache());
+        }
+    }
+
+    private DaoOptions options(long blockCacheBytes) {
+        return DaoOptions.builder(dir).compression(Compression.LZ4).blockCacheBytes(blockCacheBytes).build();
     }
 
     @Test
