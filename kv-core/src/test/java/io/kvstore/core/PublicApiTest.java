@@ -30,6 +30,7 @@ class PublicApiTest {
     /** Every public top-level type of kv-core outside the internal packages. */
     private static final Set<String> API = Set.of(
             "io.kvstore.core.BackgroundPriority",
+            "io.kvstore.core.BlockCacheProperties",
             "io.kvstore.core.Bytes",
             "io.kvstore.core.CloseableIterator",
             "io.kvstore.core.CompactionStyle",
