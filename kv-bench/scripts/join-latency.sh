@@ -5,7 +5,7 @@
 # it gains streamed to it at the default rate. Prints the latency of both runs and how long the join
 # took (until /v0/cluster shows the newcomer `normal`); the second run's figures include the whole join
 # only if it ended within the run, which the script checks.
-# Stops every process it started.
+# Stops every process it started; KEEP=1 keeps the nodes' logs and the load's second-by-second progress.
 #
 #   kv-bench/scripts/join-latency.sh                                   # 1M keys, PUT at 5000/s
 #   KEYS=100000 RATE=2000 DURATION=10 OP=get kv-bench/scripts/join-latency.sh  # a quick run

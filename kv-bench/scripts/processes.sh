@@ -1,6 +1,7 @@
 # Sourced by the suite scripts: the processes a script starts, stopped on exit, a wait for a port, the
 # CPU time of processes and a wait until they are idle.
-# Expects WORK (the work directory). On failure the work directory stays, with every process's log.
+# Expects WORK (the work directory). On failure, or with KEEP=1, the work directory stays, with every
+# process's log.
 
 pids=()
 stop_all() {
@@ -8,7 +9,10 @@ stop_all() {
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   pids=()
 }
-trap 'status=$?; stop_all; if [[ $status == 0 ]]; then rm -rf "$WORK"; else echo "failed; logs in $WORK" >&2; fi' EXIT
+trap 'status=$?; stop_all
+  if [[ $status != 0 ]]; then echo "failed; logs in $WORK" >&2
+  elif [[ ${KEEP:-0} == 1 ]]; then echo "data and logs kept in $WORK" >&2
+  else rm -rf "$WORK"; fi' EXIT
 
 wait_for_port() {
   for _ in $(seq 1 200); do

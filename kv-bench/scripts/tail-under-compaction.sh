@@ -52,9 +52,6 @@ mkdir -p "$WORK"
 
 source kv-bench/scripts/processes.sh  # the working directory is the repository root
 source kv-bench/scripts/results.sh
-if [[ $KEEP == 1 ]]; then  # processes.sh's trap deletes the work directory on success: keep it instead
-  trap 'status=$?; stop_all; echo "data and logs kept in $WORK" >&2' EXIT
-fi
 
 urls=()
 for ((i = 0; i < NODES; i++)); do urls+=("http://127.0.0.1:$((BASE_PORT + i))"); done
