@@ -107,11 +107,13 @@ public final class ReplicaCoordinator implements AutoCloseable {
      */
     public CompletionStage<Entry> get(byte[] key, Quorum quorum) {
         if (readRepair == ReadRepair.OFF || quorum.from() == 1) {
-            return fanOut("GET", key, quorum, ReplicaCoordinator::newer, null, null, null, replica -> replica.get(key));
+            return fanOut("GET", key, quorum, ReplicaCoordinator::newer, null, null, null, replica -> replica.get(key),
+                    List.of(), List.of());
         }
         int[] targets = partitioner.replicas(key, quorum.from());
         ReadRepairRound repair = new ReadRepairRound(this, readRepair, targets, quorum.ack());
-        return fanOut("GET", key, quorum, ReplicaCoordinator::newer, targets, repair, null, replica -> replica.get(key))
+        return fanOut("GET", key, quorum, ReplicaCoordinator::newer, targets, repair, null, replica -> replica.get(key),
+                        List.of(), List.of())
                 .thenCompose(repair::decide);
     }
 
@@ -142,6 +144,26 @@ public final class ReplicaCoordinator implements AutoCloseable {
      */
     public CompletionStage<Void> write(Entry entry, Quorum quorum) {
         return write(entry.isTombstone() ? "DELETE" : "PUT", entry, quorum);
+    }
+
+    /**
+     * Stores a version made by the caller on {@code from} replicas and on {@code pending} nodes outside
+     * this coordinator's placement (the key's future replicas while the cluster changes); completes once
+     * {@code ack + pending.size()} of them stored it, as Cassandra counts pending endpoints. Whichever
+     * set ends up holding the key, at least {@code ack} of its replicas then hold the version (at most
+     * {@code pending.size()} of the acknowledgements come from nodes outside it), and a slow newcomer
+     * delays no write whose current replicas all answer. Pending nodes that fail are not hinted: repair
+     * brings them what they missed.
+     *
+     * @param pending      the pending nodes' replicas, none of them among the key's {@code from} targets
+     * @param pendingNodes their URLs, in the same order, for error messages
+     */
+    public CompletionStage<Void> write(Entry entry, Quorum quorum, List<Replica> pending, List<String> pendingNodes) {
+        if (pending.size() != pendingNodes.size()) {
+            throw new IllegalArgumentException(pending.size() + " pending replicas but " + pendingNodes.size() + " names");
+        }
+        return fanOut(entry.isTombstone() ? "DELETE" : "PUT", entry.key(), quorum, (a, b) -> null, null, null, entry,
+                replica -> replica.upsert(entry), pending, pendingNodes);
     }
 
     /** Hands a version to one replica outside any request (read repair): a failure is hinted. */
@@ -200,7 +222,8 @@ public final class ReplicaCoordinator implements AutoCloseable {
     }
 
     private CompletionStage<Void> write(String method, Entry entry, Quorum quorum) {
-        return fanOut(method, entry.key(), quorum, (a, b) -> null, null, null, entry, replica -> replica.upsert(entry));
+        return fanOut(method, entry.key(), quorum, (a, b) -> null, null, null, entry, replica -> replica.upsert(entry),
+                List.of(), List.of());
     }
 
     long timeoutNanos() {
@@ -231,10 +254,12 @@ public final class ReplicaCoordinator implements AutoCloseable {
      * @param targets the replicas of the key if the caller computed them already, else null
      * @param repair  the read repair of a GET, told every answer; null if none
      * @param written the version a PUT or DELETE writes, hinted to the replicas that do not acknowledge it
+     * @param pending replicas asked besides the targets, each raising {@code ack} and {@code from} by one
      */
     private <T> CompletionStage<T> fanOut(String method, byte[] key, Quorum quorum, BinaryOperator<T> merge,
                                           int[] targets, ReadRepairRound repair, Entry written,
-                                          Function<Replica, CompletionStage<T>> call) {
+                                          Function<Replica, CompletionStage<T>> call,
+                                          List<Replica> pending, List<String> pendingNodes) {
         if (quorum.from() > replicas.size()) {
             throw new InvalidQuorumException("from=" + quorum.from() + " exceeds the cluster size " + replicas.size());
         }
@@ -245,7 +270,8 @@ public final class ReplicaCoordinator implements AutoCloseable {
         if (targets == null) {
             targets = partitioner.replicas(key, quorum.from());
         }
-        QuorumRound<T> round = new QuorumRound<>(method, key, quorum.ack(), quorum.from(), merge, timeoutNanos);
+        QuorumRound<T> round = new QuorumRound<>(method, key, quorum.ack() + pending.size(),
+                quorum.from() + pending.size(), merge, timeoutNanos);
         for (int position = 0; position < targets.length; position++) {
             int target = targets[position];
             int at = position;
@@ -279,6 +305,23 @@ public final class ReplicaCoordinator implements AutoCloseable {
                     }
                     failed(written, target, cause);
                     round.onFailure(node, cause);
+                }
+            });
+        }
+        for (int i = 0; i < pending.size(); i++) {
+            String node = pendingNodes.get(i);
+            CompletionStage<T> answer;
+            try {
+                answer = call.apply(pending.get(i));
+            } catch (RuntimeException e) {
+                round.onFailure(node, e);
+                continue;
+            }
+            answer.whenComplete((value, error) -> {
+                if (error == null) {
+                    round.onSuccess(value);
+                } else {
+                    round.onFailure(node + " (pending)", unwrap(error));
                 }
             });
         }

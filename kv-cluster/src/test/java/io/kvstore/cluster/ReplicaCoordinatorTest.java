@@ -67,6 +67,59 @@ class ReplicaCoordinatorTest {
     }
 
     @Test
+    void aWriteWithAPendingReplicaNeedsOneMoreAcknowledgementFromAnyOfThem() throws Exception {
+        ManualReplica pending = new ManualReplica();
+        Entry entry = Entry.value(KEY, bytes("v"), clock.now(), Entry.NEVER);
+        CompletableFuture<Void> put = coordinator.write(entry, Quorum.of(2, 3, 3), List.of(pending), List.of("d"))
+                .toCompletableFuture();
+        assertSame(entry, pending.upserts.get(0), "the pending node gets the same version");
+        replica(0).lastUpsert().complete(null);
+        replica(1).lastUpsert().complete(null);
+        assertFalse(put.isDone(), "ack 2 plus one pending: two acknowledgements are not enough");
+        replica(2).lastUpsert().complete(null);
+        assertTrue(put.isDone(), "every current replica answered: a pending node that has not yet does not hold the write");
+        assertNull(put.get());
+    }
+
+    @Test
+    void aPendingReplicaCountsLikeAnyOtherTowardTheRaisedAck() throws Exception {
+        ManualReplica pending = new ManualReplica();
+        Entry entry = Entry.value(KEY, bytes("v"), clock.now(), Entry.NEVER);
+        CompletableFuture<Void> put = coordinator.write(entry, Quorum.of(2, 3, 3), List.of(pending), List.of("d"))
+                .toCompletableFuture();
+        replica(0).lastUpsert().complete(null);
+        pending.lastUpsert().complete(null);
+        assertFalse(put.isDone());
+        replica(2).lastUpsert().complete(null);
+        assertTrue(put.isDone());
+        assertNull(put.get());
+    }
+
+    @Test
+    void aWriteFailsOnceAckPlusPendingCannotBeMetNamingThePendingNode() {
+        ManualReplica pending = new ManualReplica();
+        Entry entry = Entry.value(KEY, bytes("v"), clock.now(), Entry.NEVER);
+        CompletableFuture<Void> put = coordinator.write(entry, Quorum.of(2, 3, 3), List.of(pending), List.of("d"))
+                .toCompletableFuture();
+        pending.lastUpsert().completeExceptionally(new IOException("refused"));
+        replica(0).lastUpsert().complete(null);
+        replica(1).lastUpsert().complete(null);
+        assertFalse(put.isDone(), "3 of 4 can still answer");
+        replica(2).lastUpsert().completeExceptionally(new IOException("down"));
+        ExecutionException e = assertThrows(ExecutionException.class, put::get);
+        NotEnoughReplicasException cause = assertInstanceOf(NotEnoughReplicasException.class, e.getCause());
+        assertTrue(cause.getMessage().contains("needed 3 of 4"), cause.getMessage());
+        assertTrue(cause.getMessage().contains("d (pending)"), cause.getMessage());
+    }
+
+    @Test
+    void pendingReplicasMustComeWithTheirNames() {
+        Entry entry = Entry.value(KEY, bytes("v"), clock.now(), Entry.NEVER);
+        assertThrows(IllegalArgumentException.class,
+                () -> coordinator.write(entry, Quorum.of(2, 3, 3), List.of(new ManualReplica()), List.of()));
+    }
+
+    @Test
     void deleteSendsATombstoneWithAFreshTimestamp() throws Exception {
         long before = clock.now();
         CompletableFuture<Void> delete = coordinator.delete(KEY, Quorum.of(1, 1, 3)).toCompletableFuture();

@@ -2,16 +2,14 @@ package io.kvstore.server;
 
 import io.kvstore.cluster.FailureDetector;
 import io.kvstore.cluster.HybridClock;
-import io.kvstore.cluster.NotEnoughReplicasException;
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Quorum;
 import io.kvstore.cluster.Replica;
 import io.kvstore.cluster.ReplicaCoordinator;
 import io.kvstore.cluster.membership.ClusterMap;
-import io.kvstore.core.Bytes;
 import io.kvstore.core.Entry;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -20,9 +18,11 @@ import java.util.concurrent.CompletionStage;
  * replaces the old one with one volatile write, so a request reads one field to find its way.
  *
  * <p>A write goes to the key's replicas among the owners, as the coordinator decides, and also to each
- * of its future replicas that is not among its current ones; it is acknowledged only once those
- * pending replicas stored it too, so that a node that becomes a replica at the end of the change misses
- * no write acknowledged during it. Reads stay on the current owners.
+ * of its future replicas that is not among its current ones; with P such pending replicas it is
+ * acknowledged once {@code ack + P} of all of them stored it ({@link ReplicaCoordinator#write(Entry,
+ * Quorum, List, List)}), so that {@code ack} of the key's replicas hold it however the change ends,
+ * while a newcomer still warming up delays no write whose current replicas answer. Reads stay on the
+ * current owners.
  */
 final class Topology {
     private final ClusterMap map;
@@ -113,35 +113,22 @@ final class Topology {
     }
 
     private CompletionStage<Void> write(Entry entry, Quorum quorum) {
-        CompletionStage<Void> owners = coordinator.write(entry, quorum);
         if (future == null) {
-            return owners;
+            return coordinator.write(entry, quorum);
         }
         int[] was = coordinator.partitioner().replicas(entry.key(), currentCount);
         int[] will = future.replicas(entry.key(), futureCount);
-        CompletionStage<Void> all = owners;
+        List<Replica> pending = new ArrayList<>(1);
+        List<String> pendingNodes = new ArrayList<>(1);
         for (int target : will) {
             int current = futureToCurrent[target];
             if (current >= 0 && contains(was, current)) {
                 continue;
             }
-            all = all.thenCombine(pending(target, entry), (a, b) -> null);
+            pending.add(futureReplicas[target]);
+            pendingNodes.add(future.nodes().get(target));
         }
-        return all;
-    }
-
-    private CompletionStage<Void> pending(int target, Entry entry) {
-        String node = future.nodes().get(target);
-        CompletionStage<Void> stored;
-        try {
-            stored = futureReplicas[target].upsert(entry);
-        } catch (RuntimeException e) {
-            stored = CompletableFuture.failedFuture(e);
-        }
-        return stored.exceptionally(error -> {
-            throw new NotEnoughReplicasException("write of key '" + Bytes.toDebugString(entry.key())
-                    + "': the pending replica " + node + " did not store it: " + error, 1, 0, List.of(error), error);
-        });
+        return coordinator.write(entry, quorum, pending, pendingNodes);
     }
 
     private static boolean contains(int[] nodes, int node) {
