@@ -5,6 +5,9 @@
 # it gains streamed to it at the default rate. Prints the latency of both runs and how long the join
 # took (until /v0/cluster shows the newcomer `normal`); the second run's figures include the whole join
 # only if it ended within the run, which the script checks.
+# NEWCOMER_NICE runs the fourth node at that nice value: on one machine shared by every node, a fresh
+# JVM's warm-up (JIT compilation) otherwise takes the cores of the three it joins, which a node on a
+# machine of its own would not.
 # Stops every process it started; KEEP=1 keeps the nodes' logs and the load's second-by-second progress.
 #
 #   kv-bench/scripts/join-latency.sh                                   # 1M keys, PUT at 5000/s
@@ -19,6 +22,7 @@ DURATION=${DURATION:-30}
 JOIN_LIMIT_S=${JOIN_LIMIT_S:-900}
 CONNECTIONS=${CONNECTIONS:-64}
 NODE_FLAGS=${NODE_FLAGS:---event-loops 1 --storage-threads 1 --transport nio}
+NEWCOMER_NICE=${NEWCOMER_NICE:-0}
 BASE_PORT=${BASE_PORT:-18480}
 SERVER_JAR=${SERVER_JAR:-kv-server/target/kv-server.jar}
 BENCH_JAR=${BENCH_JAR:-kv-bench/target/benchmarks.jar}
@@ -31,15 +35,15 @@ source kv-bench/scripts/results.sh
 urls=()
 for i in 0 1 2 3; do urls+=("http://127.0.0.1:$((BASE_PORT + i))"); done
 seeds=$(IFS=,; echo "${urls[*]:0:3}")
-start_node() { # start_node INDEX FLAGS...
+start_node() { # start_node INDEX NICE FLAGS...
   local port=$((BASE_PORT + $1))
   # shellcheck disable=SC2086 # NODE_FLAGS is a list of flags
-  java -jar "$SERVER_JAR" --port "$port" --data-dir "$WORK/data-$port" --self "${urls[$1]}" \
-    $NODE_FLAGS "${@:2}" >"$WORK/node-$port.log" 2>&1 &
+  nice -n "$2" java -jar "$SERVER_JAR" --port "$port" --data-dir "$WORK/data-$port" --self "${urls[$1]}" \
+    $NODE_FLAGS "${@:3}" >"$WORK/node-$port.log" 2>&1 &
   pids+=($!)
   wait_for_port "$port"
 }
-for i in 0 1 2; do start_node "$i" --cluster "$seeds"; done
+for i in 0 1 2; do start_node "$i" 0 --cluster "$seeds"; done
 echo "preloading $KEYS keys" >&2
 java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$seeds" --preload "$KEYS" \
   --connections "$CONNECTIONS" >>"$WORK/progress.log" 2>&1
@@ -62,7 +66,7 @@ echo "before the join: $before" >&2
 load "$DURATION" >"$WORK/during.txt" &
 load_pid=$!
 sleep 5  # the generator's warm-up
-start_node 3 --join "${urls[0]}"
+start_node 3 "$NEWCOMER_NICE" --join "${urls[0]}"
 joined_at=$(date +%s.%N)
 join_s=""
 while kill -0 "$load_pid" 2>/dev/null; do
@@ -79,7 +83,7 @@ if [[ -z $join_s ]]; then
 fi
 
 echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg);" \
-  "KEYS=$KEYS OP=$OP RATE=$RATE DURATION=$DURATION; nodes: $NODE_FLAGS"
+  "KEYS=$KEYS OP=$OP RATE=$RATE DURATION=$DURATION NEWCOMER_NICE=$NEWCOMER_NICE; nodes: $NODE_FLAGS"
 echo
 echo "| run | join took | req/s | p50 ms | p99 ms | p99.9 ms | max ms | errors/non-2xx |"
 echo "|---|---|---|---|---|---|---|---|"
