@@ -225,8 +225,9 @@ public final class DaoOptions {
     /**
      * Under leveled compaction, the most bytes of the level that level 0 is compacted into, the base
      * level. Levels are sized from the data: the last holds what it holds, each level above a tenth of
-     * the one below, and the base level is the highest one whose share exceeds a tenth of this size
-     * (no level's limit is set below it). Level 0 is compacted once it holds
+     * the one below, and the base level is the highest one whose share exceeds a tenth of this size;
+     * its limit is that share, so between a tenth of this size and this size. A store no larger than
+     * this compacts level 0 straight into its last level. Level 0 is compacted once it holds
      * {@link #compactionTrigger()} tables. Default: {@link #DEFAULT_LEVEL_BASE_MEMTABLES} times
      * {@link #flushThresholdBytes()}, at least {@link #targetTableBytes()}; a base level several times
      * what a level 0 compaction brings keeps it from rewriting much more than it brings, while levels

@@ -1,14 +1,14 @@
 package io.kvstore.core.internal.lsm;
 
 /**
- * How many bytes each level of leveled compaction may hold, sized from the data as RocksDB's
- * {@code level_compaction_dynamic_level_bytes} sizes them: the last level holds what it holds, each
- * level above it a tenth of the level below, and level 0 compacts into the <em>base level</em>, the
- * deepest level whose share would exceed a tenth of {@code levelBaseBytes}; the levels between 0 and the
- * base level stay empty. So the last level holds about nine tenths of the data whatever its size, and
- * shadowed versions, which can only be in the levels above it, take at most about a ninth more space;
- * with fixed sizes (level 1 at {@code levelBaseBytes}, ten times more per level) the last level may
- * hold as little as a tenth of the data.
+ * How many bytes each level of leveled compaction may hold, sized from the data in the spirit of
+ * RocksDB's {@code level_compaction_dynamic_level_bytes}: the last level holds what it holds and each
+ * level above it a tenth of the level below, with no floor, so the levels above the last hold at most
+ * about a ninth of it and shadowed versions, which can only be there, take at most about a ninth more
+ * space whatever the size of the store. Level 0 compacts into the <em>base level</em>, the deepest level
+ * whose share is at most {@code levelBaseBytes} (and so more than a tenth of it); the levels between 0
+ * and the base level stay empty, and a store no larger than {@code levelBaseBytes} compacts level 0
+ * straight into its last level.
  *
  * @param baseLevel the level that level 0 compacts into
  * @param lastLevel the deepest level; it is never compacted for its size
@@ -38,28 +38,27 @@ record LevelTargets(int baseLevel, int lastLevel, long[] maxBytes) {
             return new LevelTargets(last, last, maxBytes);
         }
         long baseMin = levelBaseBytes / MULTIPLIER;
-        // The size the first non-empty level would have if the largest level were the last.
+        // The share of the first non-empty level if the largest level were the last.
         double size = largest;
         for (int level = last - 1; level >= firstNonEmpty; level--) {
             size /= MULTIPLIER;
         }
         int base = firstNonEmpty;
-        double baseSize;
         if (size <= baseMin) {
-            baseSize = baseMin + 1;
+            // More levels hold data than the data needs; level 0 cannot skip them, as their data is
+            // older than its own, so the first of them takes the smallest share a base level may have.
+            size = baseMin + 1;
         } else {
             while (base > 1 && size > levelBaseBytes) {
                 base--;
                 size /= MULTIPLIER;
             }
-            baseSize = Math.min(size, levelBaseBytes);
+            // Only level 1 can be left over levelBaseBytes; it holds no more than that.
+            size = Math.min(size, levelBaseBytes);
         }
-        double levelSize = baseSize;
         for (int level = base; level < last; level++) {
-            // No level's limit below levelBaseBytes: with smaller upper levels than level 0, every level 0
-            // compaction would cascade through all of them.
-            maxBytes[level] = (long) Math.min(Long.MAX_VALUE, Math.max(levelSize, levelBaseBytes));
-            levelSize *= MULTIPLIER;
+            maxBytes[level] = (long) Math.min(Long.MAX_VALUE, size);
+            size *= MULTIPLIER;
         }
         return new LevelTargets(base, last, maxBytes);
     }

@@ -38,7 +38,9 @@ class LevelTargetsTest {
         LevelTargets targets = LevelTargets.of(levels(100_000 * MIB, 0, 0), BASE);
         // 100,000 MiB at level 6: 10,000 at level 5, 1,000 at 4, 100 at 3 (under 256 MiB: the base level).
         assertEquals(3, targets.baseLevel());
-        assertEquals(BASE, targets.maxBytes()[3], "no level is limited below the base size");
+        // The base level gets its share, not the most a base level may hold: with 256 MiB there it could
+        // hold more old versions than its tenth of the level below.
+        assertEquals(100 * MIB, targets.maxBytes()[3]);
         assertEquals(1_000 * MIB, targets.maxBytes()[4]);
         assertEquals(10_000 * MIB, targets.maxBytes()[5]);
         assertEquals(0, targets.maxBytes()[2], "levels above the base level stay empty");
@@ -53,6 +55,29 @@ class LevelTargetsTest {
             upper += targets.maxBytes()[level];
         }
         assertTrue(upper <= last / 8, "upper levels " + upper + " for " + last + " at the last level");
+    }
+
+    @Test
+    void theBaseLevelOfAStoreAFewTimesItsBaseSizeTakesItsShareNotTheBaseSize() {
+        long base = 64 * MIB;
+        long last = 138_000_000;
+        LevelTargets targets = LevelTargets.of(levels(last, 0, 0), base);
+        assertEquals(LevelTargets.LAST_LEVEL - 1, targets.baseLevel());
+        assertEquals(last / 10, targets.maxBytes()[LevelTargets.LAST_LEVEL - 1], "a tenth of the last level, not 64 MiB");
+    }
+
+    @Test
+    void theBaseLevelTargetStaysWithinATenthOfTheBaseSizeAndTheBaseSizeAsTheStoreGrows() {
+        long base = 64 * MIB;
+        for (long last = 2 * base; last < 1_000_000 * MIB; last = last * 3 / 2) {
+            LevelTargets targets = LevelTargets.of(levels(last, 0, 0), base);
+            long baseTarget = targets.maxBytes()[targets.baseLevel()];
+            assertTrue(baseTarget > base / 10 && baseTarget <= base, "base target " + baseTarget + " for " + last);
+            for (int level = targets.baseLevel(); level < targets.lastLevel() - 1; level++) {
+                assertEquals(targets.maxBytes()[level] * 10.0, targets.maxBytes()[level + 1], 20.0);
+            }
+            assertEquals(last / 10.0, targets.maxBytes()[targets.lastLevel() - 1], 10.0);
+        }
     }
 
     @Test
