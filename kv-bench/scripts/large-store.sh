@@ -38,10 +38,10 @@ trap 'status=$?; if [[ $status == 0 ]]; then rm -rf "$WORK"; else rm -rf "$WORK"
 bytes() { # bytes SIZE -> bytes of a size such as 64m, 1g, 0.5g or 4096 (binary suffixes)
   awk -v s="${1,,}" 'BEGIN { n = s + 0; u = substr(s, length(s)); m = 1
     if (u == "k") m = 2^10; else if (u == "m") m = 2^20; else if (u == "g") m = 2^30; else if (u == "t") m = 2^40
-    printf "%d", n * m }'
+    printf "%.0f", n * m }'  # %d stops at 2^31 - 1 in some awks
 }
 SMALL=${SMALL:-$(( $(bytes "$HEAP") / 4 ))}
-LARGE=$(awk -v g="$STORE_GB" 'BEGIN { printf "%d", g * 2^30 }')
+LARGE=$(awk -v g="$STORE_GB" 'BEGIN { printf "%.0f", g * 2^30 }')
 
 measure() { # measure SIZE -> the benchmark's RESULT line
   local flags=()
