@@ -10,7 +10,7 @@
 #
 #   kv-bench/scripts/tail-under-compaction.sh                    # 1 node, 300 s at half the maximum
 #   NODES=3 kv-bench/scripts/tail-under-compaction.sh            # 3 nodes, ack=2&from=3
-#   RATE=500 DURATION=20 INTERVAL=5 PROBE_S=5 kv-bench/scripts/tail-under-compaction.sh  # a quick run
+#   RATE=500 DURATION=20 INTERVAL=5 PROBE_S=5 PROBE_WARMUP=5 kv-bench/scripts/tail-under-compaction.sh  # a quick run
 #
 # Environment: NODES (1 or 3), RATE (default: HALF x the closed-loop maximum, measured for PROBE_S
 # seconds after PROBE_WARMUP), DURATION, INTERVAL, WARMUP, VALUE_SIZE (bytes per PUT), KEY_SPACE (keys drawn from,
