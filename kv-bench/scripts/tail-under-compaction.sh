@@ -10,10 +10,10 @@
 #
 #   kv-bench/scripts/tail-under-compaction.sh                    # 1 node, 300 s at half the maximum
 #   NODES=3 kv-bench/scripts/tail-under-compaction.sh            # 3 nodes, ack=2&from=3
-#   RATE=500 DURATION=20 INTERVAL=5 PROBE_S=5 kv-bench/scripts/tail-under-compaction.sh  # a quick run
+#   RATE=500 DURATION=20 INTERVAL=5 PROBE_S=5 PROBE_WARMUP=5 kv-bench/scripts/tail-under-compaction.sh  # a quick run
 #
 # Environment: NODES (1 or 3), RATE (default: HALF x the closed-loop maximum, measured for PROBE_S
-# seconds), DURATION, INTERVAL, WARMUP, VALUE_SIZE (bytes per PUT), KEY_SPACE (keys drawn from,
+# seconds after PROBE_WARMUP), DURATION, INTERVAL, WARMUP, VALUE_SIZE (bytes per PUT), KEY_SPACE (keys drawn from,
 # uniformly), CONNECTIONS, NODE_FLAGS (default as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the
 # nodes, e.g. -Xmx1g), LOAD_FLAGS, KEEP.
 set -euo pipefail
@@ -23,6 +23,7 @@ NODES=${NODES:-1}
 RATE=${RATE:-}
 HALF=${HALF:-0.5}
 PROBE_S=${PROBE_S:-20}
+PROBE_WARMUP=${PROBE_WARMUP:-30}  # fresh JVMs take tens of seconds to reach their rate, three of them longer
 DURATION=${DURATION:-300}
 INTERVAL=${INTERVAL:-10}
 WARMUP=${WARMUP:-5}
@@ -90,7 +91,7 @@ storage_totals >/dev/null || { echo "the nodes serve no /metrics: start them wit
 
 if [[ -z $RATE ]]; then
   echo "finding the closed-loop maximum ($PROBE_S s)" >&2
-  probe=$(load --duration "$PROBE_S" --warmup "$WARMUP" | grep '^RESULT')
+  probe=$(load --duration "$PROBE_S" --warmup "$PROBE_WARMUP" | grep '^RESULT')
   echo "closed loop: $probe" >>"$WORK/progress.log"
   max_rps=$(field rps "$probe")
   RATE=$(awk -v m="$max_rps" -v h="$HALF" 'BEGIN { printf "%d", m * h }')
