@@ -24,8 +24,8 @@
 #   configures. 4 KiB blocks; 32 MiB memtables, at most 3; level-0 compaction at 4 tables;
 #   2 background jobs.
 # - A 128 MiB LRU block cache for RocksDB on both sides (RocksDbDao's); our engine caches only blocks it
-#   decompressed (these are stored uncompressed) and reads its mapped tables through the page cache. KEYS=5000000 (580 MB of
-#   entries) does not fit that block cache; KEYS=1000000 (116 MB) about does.
+#   decompressed (these are stored uncompressed) and reads its mapped tables through the page cache.
+#   KEYS=5000000 (580 MB of entries) does not fit that block cache; KEYS=1000000 (116 MB) about does.
 # - Warm-up, then equal measured time: JMH runs WARMUPS iterations and then ITERATIONS iterations of
 #   SECONDS_PER_ITERATION for each read; db_bench reads for ITERATIONS x SECONDS_PER_ITERATION after
 #   a warm-up run as long. Fills: one warm-up fill, then ITERATIONS fills averaged, on every side
