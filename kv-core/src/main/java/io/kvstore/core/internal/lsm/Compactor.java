@@ -263,7 +263,7 @@ final class Compactor {
         List<CloseableIterator<Entry>> sources = new ArrayList<>(inputs.length);
         for (SsTable table : inputs) {
             expectedKeys += table.entryCount();
-            sources.add(table.iterator(null, null));
+            sources.add(table.compactionIterator());
         }
         long now = options.clock().getAsLong();
         long graceEnds = graceEndsBeforeMillis(now);

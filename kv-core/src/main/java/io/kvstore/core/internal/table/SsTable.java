@@ -161,7 +161,7 @@ public final class SsTable {
         }
         // The cursor never leaves this method, so escape analysis can keep it off the heap.
         BlockCursor cursor = new BlockCursor();
-        load(block, cursor);
+        load(block, cursor, true);
         ByteBuffer buf = cursor.buf;
         int i = Block.lowerBound(buf, cursor.base, cursor.size, cursor.count, key);
         if (i == cursor.count) {
@@ -196,7 +196,17 @@ public final class SsTable {
 
     /** Entries with keys in {@code [from, to)} in key order; {@code null} bounds are open. */
     public CloseableIterator<Entry> iterator(byte[] from, byte[] to) {
-        return new TableIterator(this, from, to);
+        return new TableIterator(this, from, to, true);
+    }
+
+    /**
+     * Every entry in key order, for a compaction: blocks come from the block cache when it holds them but
+     * are not added to it. A compaction reads each block once, just before the table goes away; caching
+     * those blocks would push out the ones readers come back to, and fill the heap with blocks that are
+     * promoted and then dropped, which lengthens every young collection.
+     */
+    public CloseableIterator<Entry> compactionIterator() {
+        return new TableIterator(this, null, null, false);
     }
 
     public Path path() {
@@ -289,9 +299,10 @@ public final class SsTable {
 
     /**
      * Points {@code cursor} at data block {@code block}: in the mapping, or decompressed on the heap
-     * (through the block cache); its checksum verified on the first read since opening.
+     * (from the block cache, or into it if {@code fillCache}); its checksum verified on the first read
+     * since opening.
      */
-    void load(int block, BlockCursor cursor) throws CorruptionException {
+    void load(int block, BlockCursor cursor, boolean fillCache) throws CorruptionException {
         long offset = index.offset(block);
         int size = index.size(block);
         ByteBuffer buf;
@@ -301,7 +312,7 @@ public final class SsTable {
             base = file.indexIn(offset);
             ensureVerified(block, buf, base, size, offset);
         } else {
-            buf = decompressed(block, offset, size);
+            buf = decompressed(block, offset, size, fillCache);
             base = 0;
             size = buf.capacity();
         }
@@ -338,9 +349,10 @@ public final class SsTable {
 
     /**
      * Data block {@code block}, stored compressed in {@code size} bytes at {@code offset}: from the
-     * block cache, or verified, decompressed and cached. A block that fails its checks is not cached.
+     * block cache, or verified, decompressed and, if {@code fillCache}, cached. A block that fails its
+     * checks is not cached.
      */
-    private ByteBuffer decompressed(int block, long offset, int size) throws CorruptionException {
+    private ByteBuffer decompressed(int block, long offset, int size, boolean fillCache) throws CorruptionException {
         ByteBuffer cached = blocks.get(fileNumber, offset);
         if (cached != null) {
             return cached;
@@ -349,6 +361,9 @@ public final class SsTable {
         int base = file.indexIn(offset);
         ensureVerified(block, buf, base, size, offset);
         ByteBuffer plain = decompress(block, buf, base, size, offset);
+        if (!fillCache) {
+            return plain;
+        }
         blocks.put(fileNumber, offset, plain);
         if (references.get() <= 0) {
             // A point read (which holds no reference) raced the release: leave nothing behind.

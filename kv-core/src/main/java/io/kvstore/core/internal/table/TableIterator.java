@@ -7,24 +7,29 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.NoSuchElementException;
 
-/** Walks a table's data blocks in order from the block that may hold {@code from}, up to {@code to}. */
+/**
+ * Walks a table's data blocks in order from the block that may hold {@code from}, up to {@code to}; adds
+ * the blocks it decompresses to the block cache only if {@code fillCache}.
+ */
 final class TableIterator implements CloseableIterator<Entry> {
     private final SsTable table;
     private final byte[] to;
     private final int blockCount;
+    private final boolean fillCache;
     private final BlockCursor cursor = new BlockCursor();
     private int block;
     private int index;
     private Entry next;
 
-    TableIterator(SsTable table, byte[] from, byte[] to) {
+    TableIterator(SsTable table, byte[] from, byte[] to, boolean fillCache) {
         this.table = table;
+        this.fillCache = fillCache;
         this.to = to;
         this.blockCount = table.index().count();
         try {
             block = from == null ? 0 : table.index().find(from);
             if (block < blockCount) {
-                table.load(block, cursor);
+                table.load(block, cursor, fillCache);
                 index = from == null ? 0 : Block.lowerBound(cursor.buf, cursor.base, cursor.size, cursor.count, from);
             }
             advance();
@@ -45,7 +50,7 @@ final class TableIterator implements CloseableIterator<Entry> {
                 return;
             }
             if (++block < blockCount) {
-                table.load(block, cursor);
+                table.load(block, cursor, fillCache);
                 index = 0;
             }
         }

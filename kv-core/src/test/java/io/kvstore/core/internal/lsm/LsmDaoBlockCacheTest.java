@@ -62,6 +62,36 @@ class LsmDaoBlockCacheTest {
     }
 
     @Test
+    void aCompactionReadsThroughTheCacheWithoutFillingIt() throws IOException {
+        long capacity = 16L * options(0).blockSizeBytes();
+        DaoOptions options = DaoOptions.builder(dir).compression(Compression.LZ4).blockCacheBytes(capacity)
+                .compactionTrigger(100).build();
+        try (LsmDao dao = LsmDao.open(options)) {
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 3000; i++) {
+                    dao.upsert(Entry.value(key(i), value(round, i), 1 + round));
+                }
+                dao.flush();
+            }
+            assertArrayEquals(value(2, 5), dao.get(key(5)).value());
+            BlockCacheProperties before = dao.properties().blockCache();
+            assertEquals(1, before.misses(), "one block read: " + before);
+
+            dao.compact();
+
+            BlockCacheProperties after = dao.properties().blockCache();
+            assertEquals(1, dao.liveTables().length);
+            assertEquals(1, after.hits(), "the block the read cached is read from the cache: " + after);
+            assertTrue(after.misses() > 16, "the other blocks (far more than the cache holds) are looked up: " + after);
+            assertEquals(0, after.evictions(), "none of them is cached, so nothing is pushed out: " + after);
+            assertEquals(0, after.bytes(), "and the replaced tables' blocks are gone: " + after);
+            for (int i = 0; i < 3000; i++) {
+                assertArrayEquals(value(2, i), dao.get(key(i)).value());
+            }
+        }
+    }
+
+    @Test
     void aKeyReadTwiceMissesTheCacheOnceThenHitsIt() throws IOException {
         DaoOptions options = DaoOptions.builder(dir).compression(Compression.LZ4).blockCacheBytes(1L << 20).build();
         try (LsmDao dao = LsmDao.open(options)) {
