@@ -15,7 +15,7 @@
 # Environment: NODES (1 or 3), RATE (default: HALF x the closed-loop maximum, measured for PROBE_S
 # seconds after PROBE_WARMUP), DURATION, INTERVAL, WARMUP, VALUE_SIZE (bytes per PUT), KEY_SPACE (keys drawn from,
 # uniformly), CONNECTIONS, NODE_FLAGS (default as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the
-# nodes, e.g. -Xmx1g), LOAD_FLAGS, KEEP.
+# nodes, e.g. -Xmx1g), LOAD_JAVA_OPTS (the generator's), LOAD_FLAGS, KEEP.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -31,6 +31,7 @@ VALUE_SIZE=${VALUE_SIZE:-1024}
 CONNECTIONS=${CONNECTIONS:-64}
 KEY_SPACE=${KEY_SPACE:-1000000000000}
 NODE_JAVA_OPTS=${NODE_JAVA_OPTS:-}
+LOAD_JAVA_OPTS=${LOAD_JAVA_OPTS:-}
 LOAD_FLAGS=${LOAD_FLAGS:-}
 KEEP=${KEEP:-0}
 if [[ $NODES == 1 ]]; then
@@ -68,8 +69,8 @@ done
 for ((i = 0; i < NODES; i++)); do wait_for_port $((BASE_PORT + i)); done
 
 load() { # load ARGS... -> the generator's report; PUTs of new keys of VALUE_SIZE bytes
-  # shellcheck disable=SC2086 # LOAD_FLAGS is a list of flags
-  java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$targets" --ops put \
+  # shellcheck disable=SC2086 # LOAD_JAVA_OPTS and LOAD_FLAGS are lists
+  java $LOAD_JAVA_OPTS -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$targets" --ops put \
     --keys "$KEY_SPACE" --value-size "$VALUE_SIZE" --connections "$CONNECTIONS" "${REPLICATION[@]}" \
     $LOAD_FLAGS "$@" 2>>"$WORK/progress.log"
 }

@@ -13,6 +13,11 @@ final class FreshStore implements AutoCloseable {
     final Dao dao;
     private final Path directory;
 
+    /** Where the store keeps its files. */
+    Path directory() {
+        return directory;
+    }
+
     private FreshStore(Dao dao, Path directory) {
         this.dao = dao;
         this.directory = directory;

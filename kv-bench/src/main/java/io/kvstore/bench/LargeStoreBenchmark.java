@@ -1,5 +1,6 @@
 package io.kvstore.bench;
 
+import io.kvstore.core.BlockCacheProperties;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
@@ -23,10 +24,11 @@ import picocli.CommandLine.Option;
  * already written, so compaction never merges overlapping data and the fill writes each byte a few
  * times rather than about ten times per level; a full compaction after the fill leaves the same
  * tables whatever the order. Then reads random present keys in an open loop ({@link OpenLoopReads}) and
- * prints the percentiles, the bytes read from the device meanwhile, and a {@code RESULT} line.
+ * prints the percentiles, what the block cache, the collector and the page cache did meanwhile, and a
+ * {@code RESULT} line.
  *
  * <pre>
- * java -Xmx1g -cp kv-bench/target/benchmarks.jar io.kvstore.bench.LargeStoreBenchmark --bytes 10g --rate 2000 --drop-page-cache
+ * java -Xmx1g -cp kv-bench/target/benchmarks.jar io.kvstore.bench.LargeStoreBenchmark --bytes 10g --rate 2000 --page-cache warmed
  * </pre>
  */
 @Command(name = "large-store-benchmark", mixinStandardHelpOptions = true, showDefaultValues = true, usageHelpWidth = 110,
@@ -55,8 +57,13 @@ public final class LargeStoreBenchmark implements Callable<Integer> {
     @Option(names = "--warmup", paramLabel = "SECONDS", description = "reads before measuring, results discarded")
     int warmupSeconds = 5;
 
-    @Option(names = "--drop-page-cache", description = "sync and drop the kernel's page cache before the reads (needs root)")
-    boolean dropPageCache;
+    @Option(names = "--page-cache", paramLabel = "MODE",
+            description = "the kernel's page cache before the reads: ${COMPLETION-CANDIDATES} (kept: as the fill left it;"
+                    + " dropped: synced and emptied, needs root; warmed: synced, then every table read once)")
+    PageCacheMode pageCache = PageCacheMode.kept;
+
+    /** What the page cache holds when the reads start. */
+    enum PageCacheMode { kept, dropped, warmed }
 
     @Option(names = "--seed", paramLabel = "S", showDefaultValue = Visibility.NEVER,
             description = "random seed of the reads (default: time based, printed)")
@@ -85,13 +92,23 @@ public final class LargeStoreBenchmark implements Callable<Integer> {
                             + " block cache %.0f MiB; filled and compacted in %.1f s%n",
                     keys, BenchKeys.KEY_BYTES, valueBytes, tableBytes / 1048576.0, tableBytes / (double) heap,
                     heap / 1048576.0, DaoOptions.defaultBlockCacheBytes() / 1048576.0, fillSeconds);
-            String pageCache = dropPageCache ? PageCache.drop() : "kept (--drop-page-cache not given)";
-            out.println("page cache: " + pageCache);
-            ProcessIo before = ProcessIo.now();
+            String pageCacheState = switch (pageCache) {
+                case kept -> "kept";
+                case dropped -> PageCache.drop();
+                case warmed -> PageCache.warm(store.directory());
+            };
+            out.println("page cache: " + pageCacheState);
+            ProcessIo ioBefore = ProcessIo.now();
+            GcActivity gcBefore = GcActivity.now();
+            BlockCacheProperties cacheBefore = store.dao.properties().blockCache();
             OpenLoopReads.Result result = new OpenLoopReads(store.dao, keys, valueBytes)
                     .run(rate, threads, warmupSeconds, durationSeconds, seed);
-            ProcessIo io = ProcessIo.now().since(before);
-            report(out, result, io, tableBytes, heap, fillSeconds, pageCache);
+            BlockCacheProperties cache = store.dao.properties().blockCache();
+            long hits = cache.hits() - cacheBefore.hits();
+            long lookups = hits + cache.misses() - cacheBefore.misses();
+            double hitRate = lookups == 0 ? 0 : hits / (double) lookups;
+            report(out, result, ProcessIo.now().since(ioBefore), GcActivity.now().since(gcBefore), hitRate,
+                    tableBytes, heap, fillSeconds, pageCacheState);
             return result.missing() == 0 ? 0 : 1;
         }
     }
@@ -114,8 +131,8 @@ public final class LargeStoreBenchmark implements Callable<Integer> {
         return (System.nanoTime() - started) / 1e9;
     }
 
-    private void report(PrintStream out, OpenLoopReads.Result result, ProcessIo io, long tableBytes, long heap,
-                        double fillSeconds, String pageCache) {
+    private void report(PrintStream out, OpenLoopReads.Result result, ProcessIo io, GcActivity gc, double blockCacheHitRate,
+                        long tableBytes, long heap, double fillSeconds, String pageCache) {
         Histogram latency = result.latencyMicros();
         out.printf(Locale.ROOT, "reads: open loop at %.0f/s from %d threads for %d s after %d s of warm-up (seed %d):"
                         + " %,d reads = %.0f/s, %d missing%n",
@@ -126,14 +143,17 @@ public final class LargeStoreBenchmark implements Callable<Integer> {
         double p999 = latency.getValueAtPercentile(99.9) / 1000.0;
         double max = latency.getMaxValue() / 1000.0;
         out.printf(Locale.ROOT, "latency ms: p50=%.3f p99=%.3f p99.9=%.3f max=%.3f%n", p50, p99, p999, max);
-        out.println("block cache hit rate: not exposed by the engine (DaoProperties has no block cache counters)");
-        out.printf(Locale.ROOT, "from the device during the reads (warm-up included): %s MiB, %s major page faults%n",
+        out.printf(Locale.ROOT, "during the reads (warm-up included): block cache hit rate %.1f%%; %d collections"
+                        + " pausing %d ms; from the device %s MiB, %s major and %s minor page faults%n",
+                100 * blockCacheHitRate, gc.collections(), gc.millis(),
                 io.readBytes() < 0 ? "unknown" : String.format(Locale.ROOT, "%.1f", io.readBytes() / 1048576.0),
-                io.majorFaults() < 0 ? "unknown" : Long.toString(io.majorFaults()));
+                io.majorFaults() < 0 ? "unknown" : Long.toString(io.majorFaults()),
+                io.minorFaults() < 0 ? "unknown" : Long.toString(io.minorFaults()));
         out.printf(Locale.ROOT, "RESULT table_bytes=%d heap_bytes=%d fill_s=%.1f rate=%.0f rps=%.0f p50=%.3f p99=%.3f"
-                        + " p999=%.3f max=%.3f missing=%d read_mib=%.1f major_faults=%d page_cache=%s%n",
+                        + " p999=%.3f max=%.3f missing=%d read_mib=%.1f major_faults=%d minor_faults=%d gc=%d gc_ms=%d"
+                        + " block_cache_hits=%.3f page_cache=%s%n",
                 tableBytes, heap, fillSeconds, rate, result.reads() / (double) durationSeconds, p50, p99, p999, max,
-                result.missing(), io.readBytes() / 1048576.0, io.majorFaults(),
-                pageCache.startsWith("not") ? "not-dropped" : pageCache.startsWith("kept") ? "kept" : "dropped");
+                result.missing(), io.readBytes() / 1048576.0, io.majorFaults(), io.minorFaults(), gc.collections(),
+                gc.millis(), blockCacheHitRate, pageCache.startsWith("not") ? "unchanged" : pageCache.split(" ")[0]);
     }
 }

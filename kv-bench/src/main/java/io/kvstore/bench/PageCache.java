@@ -1,10 +1,19 @@
 package io.kvstore.bench;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
 
-/** Empties the kernel's page cache, so that the next reads of a store come from the device. */
+/**
+ * Sets the kernel's page cache before a read phase: empty, so that the next reads of a store come from
+ * the device, or holding the whole store, so that they come from memory whatever the store's size.
+ */
 final class PageCache {
     private static final Path DROP_CACHES = Path.of("/proc/sys/vm/drop_caches");
 
@@ -28,5 +37,32 @@ final class PageCache {
             return "not dropped: cannot write " + DROP_CACHES + " (" + e.getClass().getSimpleName()
                     + (e.getMessage() == null ? "" : ": " + e.getMessage()) + "); run as root on a host that allows it";
         }
+    }
+
+    /**
+     * Writes dirty pages back ({@code sync}), then reads every file under {@code directory} once from
+     * start to end, so that the page cache holds the store (if memory does) and no write-back runs
+     * under the reads that follow. Returns {@code "warmed"} and the bytes read.
+     */
+    static String warm(Path directory) throws IOException, InterruptedException {
+        Process sync = new ProcessBuilder("sync").inheritIO().start();
+        if (sync.waitFor() != 0) {
+            return "not warmed: sync exited with " + sync.exitValue();
+        }
+        ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
+        long bytes = 0;
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(directory)) {
+            files = walk.filter(Files::isRegularFile).toList();
+        }
+        for (Path file : files) {
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                for (int read = channel.read(buffer); read >= 0; read = channel.read(buffer)) {
+                    bytes += read;
+                    buffer.clear();
+                }
+            }
+        }
+        return String.format(Locale.ROOT, "warmed (%.0f MiB read)", bytes / 1048576.0);
     }
 }

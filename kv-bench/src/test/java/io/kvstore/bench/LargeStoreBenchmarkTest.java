@@ -46,7 +46,7 @@ class LargeStoreBenchmarkTest {
     @Test
     void helpListsTheOptions() {
         String usage = new CommandLine(new LargeStoreBenchmark()).getUsageMessage(CommandLine.Help.Ansi.OFF);
-        assertTrue(usage.contains("--bytes=SIZE") && usage.contains("--drop-page-cache"), usage);
+        assertTrue(usage.contains("--bytes=SIZE") && usage.contains("--page-cache=MODE") && usage.contains("warmed"), usage);
     }
 
     @Test
