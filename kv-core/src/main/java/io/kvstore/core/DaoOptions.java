@@ -49,6 +49,8 @@ public final class DaoOptions {
     public static final Duration DEFAULT_IDLE_COMPACTION_DELAY = Duration.ofSeconds(10);
     /** Default compaction rate limit: 0, none. */
     public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
+    /** Default rate of writes while level 0 is at the slowdown: 16 MiB/s, RocksDB's {@code delayed_write_rate}. */
+    public static final long DEFAULT_DELAYED_WRITE_BYTES_PER_SECOND = 16L << 20;
     /** Default codec of table data blocks: {@link Compression#LZ4}. */
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
@@ -74,6 +76,7 @@ public final class DaoOptions {
     private final Compression compression;
     private final long blockCacheBytes;
     private final long compactionBytesPerSecond;
+    private final long delayedWriteBytesPerSecond;
     private final CompactionStyle compactionStyle;
     private final long targetTableBytes;
     private final long levelBaseBytes;
@@ -95,6 +98,7 @@ public final class DaoOptions {
         this.compression = b.compression;
         this.blockCacheBytes = b.blockCacheBytes;
         this.compactionBytesPerSecond = b.compactionBytesPerSecond;
+        this.delayedWriteBytesPerSecond = b.delayedWriteBytesPerSecond;
         this.compactionStyle = b.compactionStyle;
         this.targetTableBytes = b.targetTableBytes;
         this.levelBaseBytes = b.levelBaseBytes;
@@ -138,6 +142,7 @@ public final class DaoOptions {
         b.compression = compression;
         b.blockCacheBytes = blockCacheBytes;
         b.compactionBytesPerSecond = compactionBytesPerSecond;
+        b.delayedWriteBytesPerSecond = delayedWriteBytesPerSecond;
         b.compactionStyle = compactionStyle;
         b.targetTableBytes = targetTableBytes;
         b.levelBaseBytes = levelBaseBytes;
@@ -182,8 +187,9 @@ public final class DaoOptions {
 
     /**
      * Number of tables that starts a background compaction: of similar size under size-tiered
-     * compaction, at level 0 under leveled compaction, where writes also slow down from twice and stop
-     * at three times this many level 0 tables until compaction catches up.
+     * compaction, at level 0 under leveled compaction, where writes also slow down from five times
+     * ({@link #delayedWriteBytesPerSecond()}) and stop at nine times this many level 0 tables until
+     * compaction catches up.
      */
     public int compactionTrigger() {
         return compactionTrigger;
@@ -261,6 +267,16 @@ public final class DaoOptions {
     }
 
     /**
+     * Under leveled compaction, the most bytes per second (keys and values) all writers together may
+     * write while level 0 holds from five times {@link #compactionTrigger()} tables until the stop at
+     * nine times: a brake on a burst that compaction cannot follow, spread over every write, rather
+     * than a wait for each write that would cap the writes per second whatever their size.
+     */
+    public long delayedWriteBytesPerSecond() {
+        return delayedWriteBytesPerSecond;
+    }
+
+    /**
      * How the data blocks of new tables are compressed; each table records its codec, so a store
      * holds tables of several codecs after a change. Default {@link #DEFAULT_COMPRESSION}.
      */
@@ -319,6 +335,7 @@ public final class DaoOptions {
                 + ", compression=" + compression
                 + ", blockCacheBytes=" + blockCacheBytes
                 + ", compactionBytesPerSecond=" + compactionBytesPerSecond
+                + ", delayedWriteBytesPerSecond=" + delayedWriteBytesPerSecond
                 + ", compactionStyle=" + compactionStyle
                 + ", targetTableBytes=" + targetTableBytes
                 + ", levelBaseBytes=" + levelBaseBytes()
@@ -340,6 +357,7 @@ public final class DaoOptions {
         private Compression compression = DEFAULT_COMPRESSION;
         private long blockCacheBytes = defaultBlockCacheBytes();
         private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
+        private long delayedWriteBytesPerSecond = DEFAULT_DELAYED_WRITE_BYTES_PER_SECOND;
         private CompactionStyle compactionStyle = DEFAULT_COMPACTION_STYLE;
         private long targetTableBytes = DEFAULT_TARGET_TABLE_BYTES;
         /** 0: {@link #DEFAULT_LEVEL_BASE_MEMTABLES} memtables. */
@@ -422,6 +440,11 @@ public final class DaoOptions {
             return this;
         }
 
+        public Builder delayedWriteBytesPerSecond(long bytesPerSecond) {
+            this.delayedWriteBytesPerSecond = bytesPerSecond;
+            return this;
+        }
+
         public Builder compression(Compression codec) {
             this.compression = Objects.requireNonNull(codec, "compression");
             return this;
@@ -456,6 +479,8 @@ public final class DaoOptions {
             require(levelBaseBytes == 0 || levelBaseBytes >= targetTableBytes,
                     "levelBaseBytes must be 0 (the default: " + DEFAULT_LEVEL_BASE_MEMTABLES
                             + " memtables) or >= targetTableBytes (" + targetTableBytes + "), got " + levelBaseBytes);
+            require(delayedWriteBytesPerSecond > 0,
+                    "delayedWriteBytesPerSecond must be > 0, got " + delayedWriteBytesPerSecond);
             require(compactionBytesPerSecond >= 0,
                     "compactionBytesPerSecond must be >= 0 (0: no limit), got " + compactionBytesPerSecond);
             require(blockCacheBytes >= 0, "blockCacheBytes must be >= 0 (0: no cache), got " + blockCacheBytes);

@@ -49,7 +49,7 @@ final class Compactor {
     private final BackgroundThread thread;
     private final DaoStats stats;
     /** Null when compactions are not rate limited. */
-    private final CompactionRateLimiter limiter;
+    private final ByteRateLimiter limiter;
     /** Null under size-tiered compaction. */
     private final LeveledCompactionPicker leveled;
     /** Runs a check for rest on the compaction thread after the idle delay; null when that is off. */
@@ -69,7 +69,7 @@ final class Compactor {
         this.thread = new BackgroundThread("kvstore-compaction", options.backgroundPriority());
         this.leveled = options.compactionStyle() == CompactionStyle.LEVELED ? new LeveledCompactionPicker(options) : null;
         this.limiter = options.compactionBytesPerSecond() > 0
-                ? new CompactionRateLimiter(options.compactionBytesPerSecond()) : null;
+                ? new ByteRateLimiter(options.compactionBytesPerSecond()) : null;
         long idleNanos = options.idleCompactionDelay().toNanos();
         this.afterIdleDelay = leveled == null || idleNanos == 0 ? null
                 : CompletableFuture.delayedExecutor(idleNanos, TimeUnit.NANOSECONDS, thread::execute);

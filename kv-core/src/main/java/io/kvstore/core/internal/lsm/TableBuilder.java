@@ -45,7 +45,7 @@ final class TableBuilder {
     /** {@link #build}, writing no faster than {@code limiter} allows (none: unlimited). */
     static Built build(Path dir, long number, Iterator<Entry> entries, long expectedKeys, DaoOptions options,
                        BlockCache blocks, long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled,
-                       CompactionRateLimiter limiter) throws IOException {
+                       ByteRateLimiter limiter) throws IOException {
         Path path = FileNames.table(dir, number);
         long newestDropped = Long.MIN_VALUE;
         try (SsTableWriter writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(),
@@ -82,7 +82,7 @@ final class TableBuilder {
     static BuiltTables buildSplit(Path dir, LongSupplier numbers, Iterator<Entry> entries, long keysPerTable,
                                   DaoOptions options, BlockCache blocks, long targetBytes, long nowMillis,
                                   Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled,
-                                  CompactionRateLimiter limiter) throws IOException {
+                                  ByteRateLimiter limiter) throws IOException {
         List<SsTable> written = new ArrayList<>();
         long newestDropped = Long.MIN_VALUE;
         SsTableWriter writer = null;
@@ -147,12 +147,12 @@ final class TableBuilder {
      * every 1024, checks for cancellation. One per build, told when a new table starts.
      */
     private static final class Pacer {
-        private final CompactionRateLimiter limiter;
+        private final ByteRateLimiter limiter;
         private final BooleanSupplier cancelled;
         private long seen;
         private long charged;
 
-        Pacer(CompactionRateLimiter limiter, BooleanSupplier cancelled) {
+        Pacer(ByteRateLimiter limiter, BooleanSupplier cancelled) {
             this.limiter = limiter;
             this.cancelled = cancelled;
         }

@@ -17,13 +17,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * at a time; switches to a fresh memtable and log when the active one is full, and stalls writers
  * while {@link DaoOptions#maxFrozenMemtables()} frozen memtables wait for the {@link Flusher}.
  *
- * <p>Under leveled compaction it also holds writers back while level 0 piles up, as LevelDB does: from
- * {@link #SLOWDOWN_FACTOR} times {@link DaoOptions#compactionTrigger()} level 0 tables on, each write
- * first waits up to a millisecond for level 0 to shrink (which spreads the delay over many writes
- * rather than stopping one for seconds, and hands the compaction thread some CPU on a busy core); from
- * {@link #STOP_FACTOR} times the trigger on, writes wait until a compaction brings level 0 below it.
- * Level 0 is what every point read and range read must consult table by table, and what makes the
- * space shadowed versions take grow without bound when compaction falls behind.
+ * <p>Under leveled compaction it also holds writers back while level 0 piles up, as RocksDB does: from
+ * {@link #SLOWDOWN_FACTOR} times {@link DaoOptions#compactionTrigger()} level 0 tables on, all writers
+ * together write no more than {@link DaoOptions#delayedWriteBytesPerSecond()} (which spreads the delay
+ * over many writes rather than stopping one for seconds); from {@link #STOP_FACTOR} times the trigger
+ * on, writes wait until a compaction brings level 0 below it. Level 0 is what every point read and
+ * range read must consult table by table, and what makes the space shadowed versions take grow without
+ * bound when compaction falls behind. The thresholds are RocksDB's (20 and 36 for a trigger of 4), not
+ * LevelDB's (8 and 12): level 0 then absorbs the flushes that arrive while the one compaction thread
+ * works through a large compaction deeper down, instead of writers waiting for it; and the slowdown is
+ * a rate rather than LevelDB's millisecond per write, which with writes handed to a few storage
+ * threads capped them at a few thousand per second, however small.
  *
  * <p>Only tables flushed since the store was opened count: the level 0 tables it was opened with
  * ({@link Version#inherited}, all the tables of a store written under size-tiered compaction) are
@@ -34,12 +38,12 @@ final class WriteController {
     private static final long STALL_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
     /** Lock attempts before a writer parks; a few microseconds of spinning (see {@link #lock}). */
     private static final int WRITE_LOCK_SPINS = 256;
-    /** Level 0 tables, in compaction triggers, from which writes are slowed down (LevelDB: 8 for a trigger of 4). */
-    static final int SLOWDOWN_FACTOR = 2;
-    /** Level 0 tables, in compaction triggers, from which writes stop (LevelDB: 12 for a trigger of 4). */
-    static final int STOP_FACTOR = 3;
-    /** Longest wait of one write in the slowdown: a millisecond, as LevelDB's. */
-    private static final long SLOWDOWN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Level 0 tables, in compaction triggers, from which writes are slowed down (RocksDB: 20 for a trigger of 4). */
+    static final int SLOWDOWN_FACTOR = 5;
+    /** Level 0 tables, in compaction triggers, from which writes stop (RocksDB: 36 for a trigger of 4). */
+    static final int STOP_FACTOR = 9;
+    /** Bytes a write counts for in the slowdown besides its key and value (sequence, timestamp, lengths). */
+    private static final int WRITE_OVERHEAD_BYTES = 24;
 
     private final DaoOptions options;
     private final Path dir;
@@ -51,6 +55,8 @@ final class WriteController {
     /** Level 0 tables from which writes are slowed down and stopped: never under size-tiered compaction. */
     private final int slowdownAt;
     private final int stopAt;
+    /** Paces writers in the slowdown; shared by all of them. */
+    private final ByteRateLimiter delayedWrites;
     /** Serialises writers: log order is memtable order, so a replay rebuilds the memtable as it was. */
     private final ReentrantLock writeLock = new ReentrantLock();
     /** Number of the log the next memtable switch moves to, made ahead by the log (GUARDED_BY writeLock). */
@@ -70,12 +76,13 @@ final class WriteController {
         boolean leveled = options.compactionStyle() == CompactionStyle.LEVELED;
         this.slowdownAt = leveled ? SLOWDOWN_FACTOR * options.compactionTrigger() : Integer.MAX_VALUE;
         this.stopAt = leveled ? STOP_FACTOR * options.compactionTrigger() : Integer.MAX_VALUE;
+        this.delayedWrites = new ByteRateLimiter(options.delayedWriteBytesPerSecond());
         prepareNextLog();
     }
 
     /** Stores {@code entry} and waits until it is as durable as the sync policy promises. */
     void upsert(Entry entry) throws IOException {
-        awaitLevelZero();
+        awaitLevelZero(entry);
         long position;
         lock();
         try {
@@ -92,11 +99,16 @@ final class WriteController {
 
     /**
      * Stores {@code entry} if that needs no waiting: the log is not synced per write, level 0 is below
-     * the slowdown, the lock comes free within a short spin, and the active memtable has room. Returns
-     * false, having done nothing, otherwise.
+     * the slowdown (or at it, with the slowdown's rate leaving room for this write), the lock comes free
+     * within a short spin, and the active memtable has room. Returns false, having done nothing,
+     * otherwise (a write let through by the slowdown's rate is charged to it all the same).
      */
     boolean tryUpsertNow(Entry entry) throws IOException {
-        if (options.syncPolicy() != SyncPolicy.NONE || versions.current().flushedLevelZeroTables >= slowdownAt
+        if (options.syncPolicy() != SyncPolicy.NONE) {
+            return false;
+        }
+        int levelZero = versions.current().flushedLevelZeroTables;
+        if (levelZero >= stopAt || levelZero >= slowdownAt && !delayedWrites.tryAcquire(slowdownBytes(entry))
                 || !tryLock()) {
             return false;
         }
@@ -192,22 +204,33 @@ final class WriteController {
      * Called without the writers' lock: a compaction that leaves tombstones out takes that lock to
      * install its result.
      */
-    private void awaitLevelZero() throws IOException {
+    private void awaitLevelZero(Entry entry) throws IOException {
         int tables = versions.current().flushedLevelZeroTables;
         if (tables < slowdownAt) {
             return;
         }
+        if (tables < stopAt) {
+            long waited = delayedWrites.acquireNanos(slowdownBytes(entry), state::isClosed);
+            if (waited > 0) {
+                stats.writeStalled(waited);
+            }
+            state.ensureWritable();
+            return;
+        }
         long start = System.nanoTime();
         try {
-            if (tables < stopAt) {
-                versions.awaitFlushedLevelZeroBelow(slowdownAt, SLOWDOWN_NANOS, state::ensureWritable);
-            } else if (!versions.awaitFlushedLevelZeroBelow(stopAt, STALL_TIMEOUT_NANOS, state::ensureWritable)) {
+            if (!versions.awaitFlushedLevelZeroBelow(stopAt, STALL_TIMEOUT_NANOS, state::ensureWritable)) {
                 throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
                         + " s: compaction cannot bring level 0 below " + stopAt + " tables");
             }
         } finally {
             stats.writeStalled(System.nanoTime() - start);
         }
+    }
+
+    /** What {@code entry} counts for against {@link DaoOptions#delayedWriteBytesPerSecond()}. */
+    private static long slowdownBytes(Entry entry) {
+        return entry.key().length + (entry.value() == null ? 0 : entry.value().length) + WRITE_OVERHEAD_BYTES;
     }
 
     /** Waits until fewer than the most frozen memtables are queued. REQUIRES writeLock. */

@@ -38,8 +38,10 @@ class LevelZeroStallTest {
 
     @Test
     void writersSlowDownThenStopWhileCompactionLetsLevelZeroPileUp() throws Exception {
+        long delayedRate = 16 << 10;
         DaoOptions options = DaoOptions.builder(dir).compactionStyle(CompactionStyle.LEVELED)
-                .compactionTrigger(TRIGGER).build();
+                .compactionTrigger(TRIGGER).delayedWriteBytesPerSecond(delayedRate).build();
+        byte[] large = new byte[4096]; // more than the slowdown's burst, a tenth of a second of its rate
         int slowdown = WriteController.SLOWDOWN_FACTOR * TRIGGER;
         int stop = WriteController.STOP_FACTOR * TRIGGER;
         try (LsmDao dao = LsmDao.open(options)) {
@@ -66,12 +68,18 @@ class LevelZeroStallTest {
                 }
                 assertEquals(slowdown, levelZeroTables(dao));
                 long stalls = dao.properties().writeStalls();
+                long stalledNanos = dao.properties().writeStallNanos();
 
-                dao.upsert(Entry.value(b("slowed"), b("v"), 100));
-                assertEquals(stalls + 1, dao.properties().writeStalls(), "a write at the slowdown waits, briefly");
+                dao.upsert(Entry.value(b("small"), b("v"), 99));
+                assertEquals(stalls, dao.properties().writeStalls(), "a write within the slowdown's rate does not wait");
+                dao.upsert(Entry.value(b("slowed"), large, 100));
+                assertEquals(stalls + 1, dao.properties().writeStalls(), "a write beyond the slowdown's rate waits");
+                double waited = (dao.properties().writeStallNanos() - stalledNanos) / 1e9;
+                assertTrue(waited >= (large.length - delayedRate / 10.0) / delayedRate * 0.99,
+                        "for the bytes beyond the burst at the slowdown's rate: " + waited + " s");
                 List<Runnable> handedOver = new ArrayList<>();
                 Executor recording = handedOver::add;
-                CompletableFuture<Void> async = dao.upsertAsync(Entry.value(b("async"), b("v"), 101), recording);
+                CompletableFuture<Void> async = dao.upsertAsync(Entry.value(b("async"), large, 101), recording);
                 assertFalse(async.isDone(), "a write that may wait is not made on the caller's thread");
                 assertEquals(1, handedOver.size());
                 handedOver.get(0).run();

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class CompactionRateLimiterTest {
+class ByteRateLimiterTest {
     private static final long MIB = 1 << 20;
 
     @TempDir
@@ -26,13 +26,13 @@ class CompactionRateLimiterTest {
     /** A clock that only moves when the limiter sleeps. */
     private final AtomicLong nanos = new AtomicLong();
 
-    private CompactionRateLimiter limiter(long bytesPerSecond) {
-        return new CompactionRateLimiter(bytesPerSecond, nanos::get, nanos::addAndGet);
+    private ByteRateLimiter limiter(long bytesPerSecond) {
+        return new ByteRateLimiter(bytesPerSecond, nanos::get, nanos::addAndGet);
     }
 
     @Test
     void writesAreHeldToTheRateAfterABurstOfATenthOfASecond() {
-        CompactionRateLimiter limiter = limiter(MIB);
+        ByteRateLimiter limiter = limiter(MIB);
         assertTrue(limiter.acquire(MIB / 10, () -> false));
         assertEquals(0, nanos.get(), "the burst is free");
         for (int i = 0; i < 10; i++) {
@@ -42,8 +42,31 @@ class CompactionRateLimiterTest {
     }
 
     @Test
+    void tryAcquireTakesOnlyWhatTheBucketHoldsAndNeverWaits() {
+        ByteRateLimiter limiter = limiter(MIB);
+        long burst = MIB / 10;
+        assertFalse(limiter.tryAcquire(burst + 1), "more than the burst");
+        assertTrue(limiter.tryAcquire(burst / 2));
+        assertTrue(limiter.tryAcquire(burst - burst / 2));
+        assertFalse(limiter.tryAcquire(1), "the bucket is empty");
+        assertEquals(0, nanos.get(), "no wait");
+        nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(50));
+        assertTrue(limiter.tryAcquire(MIB / 20), "50 ms at 1 MiB/s refilled a twentieth of a MiB");
+    }
+
+    @Test
+    void acquireNanosReportsTheWait() {
+        ByteRateLimiter limiter = limiter(MIB);
+        assertEquals(0, limiter.acquireNanos(MIB / 10, () -> false), "the burst is free");
+        long waited = limiter.acquireNanos(MIB, () -> false);
+        assertEquals(TimeUnit.SECONDS.toNanos(1), waited, TimeUnit.MILLISECONDS.toNanos(1));
+        assertEquals(waited, nanos.get());
+        assertEquals(-1, limiter.acquireNanos(100 * MIB, () -> true), "cancelled");
+    }
+
+    @Test
     void timeWithoutWritesRefillsOnlyTheBurst() {
-        CompactionRateLimiter limiter = limiter(MIB);
+        ByteRateLimiter limiter = limiter(MIB);
         nanos.addAndGet(TimeUnit.SECONDS.toNanos(60));
         long before = nanos.get();
         assertTrue(limiter.acquire(2 * MIB, () -> false));
@@ -52,7 +75,7 @@ class CompactionRateLimiterTest {
 
     @Test
     void aCancelledWaitReturnsAtOnce() {
-        CompactionRateLimiter limiter = limiter(1024);
+        ByteRateLimiter limiter = limiter(1024);
         assertFalse(limiter.acquire(100 * MIB, () -> nanos.get() > TimeUnit.SECONDS.toNanos(1)));
         assertTrue(nanos.get() < TimeUnit.SECONDS.toNanos(2), "waits in slices and checks between them");
     }

@@ -1,0 +1,98 @@
+package io.kvstore.core.internal.lsm;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+/**
+ * Holds a stream of bytes to a rate: a token bucket filled at {@code bytesPerSecond}, holding at most a
+ * tenth of a second of it, from which each caller takes the bytes it has written (or is about to
+ * write) and waits while it is empty. Compactions use one at {@link io.kvstore.core.DaoOptions#compactionBytesPerSecond()},
+ * so that a large compaction is spread over time instead of taking a core, and the disk, from requests
+ * in a burst (flushes are never limited: writers wait for them); writers share one at
+ * {@link io.kvstore.core.DaoOptions#delayedWriteBytesPerSecond()} while level 0 is at the slowdown
+ * ({@link WriteController}). Thread-safe: concurrent callers are paced one after another.
+ */
+final class ByteRateLimiter {
+    /** Longest single wait, so that a waiter of a closing store notices soon. */
+    private static final long MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private final long bytesPerSecond;
+    private final long burstBytes;
+    private final LongSupplier nanoClock;
+    private final Sleeper sleeper;
+    private double available;
+    private long refilledAt;
+
+    /** A limiter at {@code bytesPerSecond} ({@code > 0}) on the system's clock. */
+    ByteRateLimiter(long bytesPerSecond) {
+        this(bytesPerSecond, System::nanoTime, LockSupport::parkNanos);
+    }
+
+    ByteRateLimiter(long bytesPerSecond, LongSupplier nanoClock, Sleeper sleeper) {
+        if (bytesPerSecond <= 0) {
+            throw new IllegalArgumentException("bytesPerSecond must be > 0, got " + bytesPerSecond);
+        }
+        this.bytesPerSecond = bytesPerSecond;
+        this.burstBytes = Math.max(1, bytesPerSecond / 10);
+        this.nanoClock = nanoClock;
+        this.sleeper = sleeper;
+        this.refilledAt = nanoClock.getAsLong();
+        this.available = burstBytes;
+    }
+
+    /**
+     * Takes {@code bytes}, waiting as long as the rate requires; returns early (false) once
+     * {@code cancelled} says so.
+     */
+    boolean acquire(long bytes, BooleanSupplier cancelled) {
+        return acquireNanos(bytes, cancelled) >= 0;
+    }
+
+    /** Takes {@code bytes} if the bucket holds them now, and returns whether it did; never waits. */
+    synchronized boolean tryAcquire(long bytes) {
+        refill();
+        if (available < bytes) {
+            return false;
+        }
+        available -= bytes;
+        return true;
+    }
+
+    /**
+     * {@link #acquire}, returning the nanoseconds it waited (0 if the bucket held the bytes), or -1 if
+     * it returned early because {@code cancelled} said so.
+     */
+    synchronized long acquireNanos(long bytes, BooleanSupplier cancelled) {
+        refill();
+        available -= bytes;
+        long waited = 0;
+        while (available < 0) {
+            if (cancelled.getAsBoolean()) {
+                return -1;
+            }
+            long waitNanos = Math.min((long) Math.ceil(-available * 1e9 / bytesPerSecond), MAX_WAIT_NANOS);
+            sleeper.sleepNanos(waitNanos);
+            waited += waitNanos;
+            refill();
+        }
+        return waited;
+    }
+
+    /** REQUIRES: this object's lock. */
+    private void refill() {
+        long now = nanoClock.getAsLong();
+        long elapsed = now - refilledAt;
+        if (elapsed > 0) {
+            available = Math.min(burstBytes, available + elapsed * (double) bytesPerSecond / 1e9);
+            refilledAt = now;
+        }
+    }
+
+    /** How the limiter waits (tests replace it). */
+    @FunctionalInterface
+    interface Sleeper {
+        void sleepNanos(long nanos);
+    }
+}
