@@ -5,7 +5,8 @@
 # values and read at the same RATE from THREADS threads for DURATION seconds (open loop, latency from
 # when each read was due). PAGE_CACHE says what the kernel's page cache holds when the reads start:
 # warmed (the default: written back, then every table read once, so both stores are read from memory
-# and only the store's size against the heap differs), dropped (emptied, so the large store is read
+# and only the store's size against the heap differs, unless the kernel reclaims idle page cache, as
+# DAMON's pageout does: the major faults column tells), dropped (emptied, so the large store is read
 # from the device, as on a machine whose memory it exceeds; needs root) or kept (as the fill left it,
 # write-back still running). Prints both rows and the ratio of the p99s. Deletes both stores.
 #

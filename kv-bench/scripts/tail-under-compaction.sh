@@ -10,10 +10,11 @@
 #
 #   kv-bench/scripts/tail-under-compaction.sh                    # 1 node, 300 s at half the maximum
 #   NODES=3 kv-bench/scripts/tail-under-compaction.sh            # 3 nodes, ack=2&from=3
+#   VALUE_SIZE=100 kv-bench/scripts/tail-under-compaction.sh     # the values of the HTTP suite
 #   RATE=500 DURATION=20 INTERVAL=5 PROBE_S=5 PROBE_WARMUP=5 kv-bench/scripts/tail-under-compaction.sh  # a quick run
 #
 # Environment: NODES (1 or 3), RATE (default: HALF x the closed-loop maximum, measured for PROBE_S
-# seconds after PROBE_WARMUP), DURATION, INTERVAL, WARMUP, VALUE_SIZE (bytes per PUT), KEY_SPACE (keys drawn from,
+# seconds, by default DURATION, after PROBE_WARMUP), DURATION, INTERVAL, WARMUP, VALUE_SIZE (bytes per PUT), KEY_SPACE (keys drawn from,
 # uniformly), CONNECTIONS, NODE_FLAGS (default as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the
 # nodes, e.g. -Xmx1g), LOAD_JAVA_OPTS (the generator's), LOAD_FLAGS, KEEP.
 set -euo pipefail
@@ -22,9 +23,11 @@ cd "$(dirname "$0")/../.."
 NODES=${NODES:-1}
 RATE=${RATE:-}
 HALF=${HALF:-0.5}
-PROBE_S=${PROBE_S:-20}
-PROBE_WARMUP=${PROBE_WARMUP:-30}  # fresh JVMs take tens of seconds to reach their rate, three of them longer
 DURATION=${DURATION:-300}
+# The maximum is measured over as long as the run: a short burst outruns compaction, and half of it
+# would be more than the store sustains.
+PROBE_S=${PROBE_S:-$DURATION}
+PROBE_WARMUP=${PROBE_WARMUP:-30}  # fresh JVMs take tens of seconds to reach their rate, three of them longer
 INTERVAL=${INTERVAL:-10}
 WARMUP=${WARMUP:-5}
 VALUE_SIZE=${VALUE_SIZE:-1024}

@@ -84,6 +84,10 @@ class ByteRateLimiterTest {
     void aNegativeRateIsRefused() {
         assertThrows(IllegalArgumentException.class,
                 () -> DaoOptions.builder(dir).compactionBytesPerSecond(-1).build());
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+                () -> DaoOptions.builder(dir).delayedWriteBytesPerSecond(0).build());
+        assertTrue(zero.getMessage().contains("delayedWriteBytesPerSecond"), zero.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new ByteRateLimiter(0));
     }
 
     @Test
