@@ -12,7 +12,8 @@ import java.util.function.LongSupplier;
  * so that a large compaction is spread over time instead of taking a core, and the disk, from requests
  * in a burst (flushes are never limited: writers wait for them); writers share one at
  * {@link io.kvstore.core.DaoOptions#delayedWriteBytesPerSecond()} while level 0 is at the slowdown
- * ({@link WriteController}). Thread-safe: concurrent callers are paced one after another.
+ * ({@link WriteController}). Thread-safe: concurrent callers all wait until what they took together
+ * has been paid back at the rate.
  */
 final class ByteRateLimiter {
     /** Longest single wait, so that a waiter of a closing store notices soon. */
@@ -64,20 +65,33 @@ final class ByteRateLimiter {
      * {@link #acquire}, returning the nanoseconds it waited (0 if the bucket held the bytes), or -1 if
      * it returned early because {@code cancelled} said so.
      */
-    synchronized long acquireNanos(long bytes, BooleanSupplier cancelled) {
-        refill();
-        available -= bytes;
+    long acquireNanos(long bytes, BooleanSupplier cancelled) {
         long waited = 0;
-        while (available < 0) {
+        long debtNanos;
+        synchronized (this) {
+            refill();
+            available -= bytes;
+            debtNanos = debtNanos();
+        }
+        // Sleeps outside the lock, so that tryAcquire (on an event loop) never waits behind a sleeper.
+        while (debtNanos > 0) {
             if (cancelled.getAsBoolean()) {
                 return -1;
             }
-            long waitNanos = Math.min((long) Math.ceil(-available * 1e9 / bytesPerSecond), MAX_WAIT_NANOS);
-            sleeper.sleepNanos(waitNanos);
-            waited += waitNanos;
-            refill();
+            long slice = Math.min(debtNanos, MAX_WAIT_NANOS);
+            sleeper.sleepNanos(slice);
+            waited += slice;
+            synchronized (this) {
+                refill();
+                debtNanos = debtNanos();
+            }
         }
         return waited;
+    }
+
+    /** How long the bucket takes to come back to empty from what callers took beyond it. REQUIRES: this object's lock. */
+    private long debtNanos() {
+        return available >= 0 ? 0 : (long) Math.ceil(-available * 1e9 / bytesPerSecond);
     }
 
     /** REQUIRES: this object's lock. */

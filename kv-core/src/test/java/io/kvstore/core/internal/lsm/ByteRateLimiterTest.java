@@ -9,6 +9,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -52,6 +54,30 @@ class ByteRateLimiterTest {
         assertEquals(0, nanos.get(), "no wait");
         nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(50));
         assertTrue(limiter.tryAcquire(MIB / 20), "50 ms at 1 MiB/s refilled a twentieth of a MiB");
+    }
+
+    @Test
+    void tryAcquireDoesNotWaitBehindACallerThatSleeps() throws Exception {
+        CountDownLatch sleeping = new CountDownLatch(1);
+        CountDownLatch wake = new CountDownLatch(1);
+        ByteRateLimiter limiter = new ByteRateLimiter(MIB, nanos::get, n -> {
+            sleeping.countDown();
+            try {
+                assertTrue(wake.await(10, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            nanos.addAndGet(n);
+        });
+        CompletableFuture<Long> slow = CompletableFuture.supplyAsync(() -> limiter.acquireNanos(2 * MIB, () -> false));
+        try {
+            assertTrue(sleeping.await(10, TimeUnit.SECONDS), "the first caller sleeps");
+            boolean taken = CompletableFuture.supplyAsync(() -> limiter.tryAcquire(1)).get(5, TimeUnit.SECONDS);
+            assertFalse(taken, "the bucket is in debt, and tryAcquire says so at once");
+        } finally {
+            wake.countDown();
+        }
+        assertTrue(slow.get(10, TimeUnit.SECONDS) > 0);
     }
 
     @Test
