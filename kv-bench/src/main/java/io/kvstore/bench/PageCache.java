@@ -27,9 +27,9 @@ final class PageCache {
      */
     static String drop() throws InterruptedException {
         try {
-            Process sync = new ProcessBuilder("sync").inheritIO().start();
-            if (sync.waitFor() != 0) {
-                return "not dropped: sync exited with " + sync.exitValue();
+            int sync = sync();
+            if (sync != 0) {
+                return "not dropped: sync exited with " + sync;
             }
             Files.writeString(DROP_CACHES, "3");
             return "dropped";
@@ -45,9 +45,9 @@ final class PageCache {
      * under the reads that follow. Returns {@code "warmed"} and the bytes read.
      */
     static String warm(Path directory) throws IOException, InterruptedException {
-        Process sync = new ProcessBuilder("sync").inheritIO().start();
-        if (sync.waitFor() != 0) {
-            return "not warmed: sync exited with " + sync.exitValue();
+        int sync = sync();
+        if (sync != 0) {
+            return "not warmed: sync exited with " + sync;
         }
         ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
         long bytes = 0;
@@ -64,5 +64,10 @@ final class PageCache {
             }
         }
         return String.format(Locale.ROOT, "warmed (%.0f MiB read)", bytes / 1048576.0);
+    }
+
+    /** Runs {@code sync}, writing every dirty page back; returns its exit status. */
+    private static int sync() throws IOException, InterruptedException {
+        return new ProcessBuilder("sync").inheritIO().start().waitFor();
     }
 }
