@@ -56,8 +56,8 @@ import org.slf4j.LoggerFactory;
  * request to a live replica of its key, so the coordinating node holds a copy itself. It reads the map
  * again when a response carries a newer {@link #EPOCH_HEADER epoch}, when a node fails to answer
  * (which also marks that node down for a second, doubling up to
- * half a minute while it keeps failing) and every {@link Builder#refreshInterval refresh
- * interval}. Routing only saves a network hop: any node coordinates any key, so a stale map never
+ * half a minute while it keeps failing) and on the first request once the map is older than the
+ * {@link Builder#refreshInterval refresh interval} (no timer: an idle client asks nothing). Routing only saves a network hop: any node coordinates any key, so a stale map never
  * makes an answer wrong. A request that got no answer because its connection could not be made or
  * was closed (a node killed, or closing an idle connection just as it was reused) is sent to the next
  * live node; a write applied before the close is then applied once more, with a newer timestamp. A GET
@@ -100,7 +100,8 @@ public final class KvClient implements AutoCloseable {
     private final List<String> seeds;
     private final Routing routing;
     private final long timeoutMillis;
-    private final long periodicRefresh;
+    /** Age at which the map is read again on the next request; 0: only on errors and newer epochs. */
+    private final long refreshIntervalNanos;
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private final BlockingKvClient blocking;
     /** The Authorization header's value, or null. */
@@ -137,8 +138,7 @@ public final class KvClient implements AutoCloseable {
         }
         this.map = ClusterMap.ofSeeds(seeds);
         this.blocking = new BlockingKvClient(this, b.timeout);
-        this.periodicRefresh = routing == Routing.REPLICA && !b.refreshInterval.isZero()
-                ? vertx.setPeriodic(b.refreshInterval.toMillis(), id -> requestRefresh(true)) : -1;
+        this.refreshIntervalNanos = routing == Routing.REPLICA ? b.refreshInterval.toNanos() : 0;
     }
 
     /** A client with default settings that reads the cluster map from the first of {@code seeds} to answer. */
@@ -275,9 +275,6 @@ public final class KvClient implements AutoCloseable {
             return;
         }
         closed = true;
-        if (periodicRefresh >= 0) {
-            vertx.cancelTimer(periodicRefresh);
-        }
         Future<Void> done = Future.join(http.close(), net.close()).mapEmpty();
         if (ownsVertx) {
             done = done.eventually(vertx::close);
@@ -312,6 +309,9 @@ public final class KvClient implements AutoCloseable {
             CompletableFuture<T> result, int attempt) {
         ClusterMap current = map;
         long now = System.nanoTime();
+        if (refreshIntervalNanos > 0 && now - lastRefreshNanos >= refreshIntervalNanos) {
+            requestRefresh(true);
+        }
         int node = pickNode(current, key, from, now);
         SocketAddress address = current.addresses[node];
         String nodeUrl = current.nodes.get(node);
@@ -543,7 +543,10 @@ public final class KvClient implements AutoCloseable {
             return this;
         }
 
-        /** How often to read the cluster map again regardless of errors; 0 never; default 30 s. */
+        /**
+         * The age at which the cluster map is read again, regardless of errors, by the next request
+         * (which does not wait for it); 0 never; default 30 s.
+         */
         public Builder refreshInterval(Duration interval) {
             this.refreshInterval = interval;
             return this;

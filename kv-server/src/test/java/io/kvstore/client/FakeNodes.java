@@ -8,6 +8,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
 import java.util.function.Consumer;
 
 /**
@@ -20,6 +21,8 @@ final class FakeNodes implements AutoCloseable {
     final List<HttpServer> servers = new ArrayList<>();
     /** "node index: method uri" of every data request, in arrival order. */
     final ConcurrentLinkedQueue<String> received = new ConcurrentLinkedQueue<>();
+    /** A permit per {@code /v0/status} answered: each is one read of the cluster map by a client. */
+    final Semaphore mapReads = new Semaphore(0);
 
     FakeNodes(int size, int virtualNodes, Consumer<HttpServerRequest> answer) throws Exception {
         for (int i = 0; i < size; i++) {
@@ -32,6 +35,7 @@ final class FakeNodes implements AutoCloseable {
             HttpServer server = vertx.createHttpServer().requestHandler(request -> {
                 if (request.path().equals("/v0/status")) {
                     request.response().end(status.encode());
+                    mapReads.release();
                 } else if (request.path().equals("/v0/entity")) {
                     received.add(index + ": " + request.method() + " " + request.uri());
                     answer.accept(request);

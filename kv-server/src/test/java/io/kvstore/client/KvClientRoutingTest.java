@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -108,6 +109,24 @@ class KvClientRoutingTest {
                 perNode[line.charAt(0) - '0']++;
             }
             assertEquals(List.of(2, 2, 2), List.of(perNode[0], perNode[1], perNode[2]));
+        }
+    }
+
+    @Test
+    void aRequestReadsTheMapAgainOnceItIsOlderThanTheRefreshInterval() throws Exception {
+        try (FakeNodes nodes = new FakeNodes(2, 16, request -> request.response().setStatusCode(201).end());
+             KvClient aging = KvClient.builder().seeds(nodes.urls).refreshInterval(Duration.ofNanos(1)).build()) {
+            assertTrue(nodes.mapReads.tryAcquire(1, 5, TimeUnit.SECONDS), "the map is read at build");
+            aging.blocking().put(key("a"), new byte[] {1});
+            assertTrue(nodes.mapReads.tryAcquire(1, 5, TimeUnit.SECONDS), "a request on an aged map reads it again");
+        }
+        try (FakeNodes nodes = new FakeNodes(2, 16, request -> request.response().setStatusCode(201).end());
+             KvClient fresh = KvClient.builder().seeds(nodes.urls).build()) {
+            for (int i = 0; i < 50; i++) {
+                fresh.blocking().put(key("k" + i), new byte[] {1});
+            }
+            fresh.refresh().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertEquals(2, nodes.mapReads.availablePermits(), "read at build and on refresh(), not by requests on a fresh map");
         }
     }
 

@@ -106,6 +106,11 @@ final class LoadWorker {
         client.close();
     }
 
+    /** Has the client read the cluster map again, as its periodic refresh does. */
+    void refreshClusterMap() {
+        client.refresh();
+    }
+
     /** Open loop: sends this lane's request due at {@code slot}, at once if it is late, else on time. */
     private void scheduleLane(long slot) {
         if (stopping) {
