@@ -60,6 +60,15 @@ public interface Dao extends Closeable {
     CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException;
 
     /**
+     * The same entries as {@link #range}, for a pass over much of the store (a repair scan, a stream
+     * of keys to another node): the blocks it reads do not enter the engine's block cache, so that the
+     * pass does not push out the blocks point reads keep coming back to. This default is {@link #range}.
+     */
+    default CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
+        return range(from, to);
+    }
+
+    /**
      * Sizes, table counts and counters of the store, read from memory: cheap enough for a caller that
      * must not block. This default knows nothing ({@link DaoProperties#UNKNOWN}).
      */

@@ -254,6 +254,28 @@ public abstract class DaoContractTest {
     }
 
     @Test
+    void aScanReturnsWhatTheRangeReturns() throws IOException {
+        Dao dao = openDefault();
+        for (int i = 0; i < 300; i++) {
+            dao.upsert(Entry.value(key(String.format("k%03d", i)), value("v" + i), 1));
+            if (i % 100 == 99) {
+                dao.flush();
+            }
+        }
+        for (int i = 0; i < 300; i += 7) {
+            dao.upsert(i % 2 == 0 ? Entry.tombstone(key(String.format("k%03d", i)), 2)
+                    : Entry.value(key(String.format("k%03d", i)), value("newer" + i), 2));
+        }
+        String[][] bounds = {{null, null}, {"k050", "k250"}, {"k100", null}, {null, "k017"}, {"k200", "k100"}, {"z", null}};
+        for (String[] b : bounds) {
+            byte[] from = b[0] == null ? null : key(b[0]);
+            byte[] to = b[1] == null ? null : key(b[1]);
+            assertEquals(toList(dao.range(from, to)), toList(dao.scan(from, to)), Arrays.toString(b));
+        }
+        assertEquals(300, toList(dao.scan(null, null)).size());
+    }
+
+    @Test
     void closingIteratorEarlyAndTwiceIsAllowed() throws IOException {
         Dao dao = daoWithKeys("a", "b", "c");
         CloseableIterator<Entry> iterator = dao.range(null, null);

@@ -91,7 +91,7 @@ public final class KeyStreamer {
         int[] scratchA = new int[rf];
         long sent = 0;
         byte[] lastKey = null;
-        try (CloseableIterator<Entry> scan = dao.range(after, null)) {
+        try (CloseableIterator<Entry> scan = dao.scan(after, null)) {
             while (scan.hasNext()) {
                 Entry entry = scan.next();
                 if (after != null && Arrays.equals(entry.key(), after)) {

@@ -259,7 +259,7 @@ public final class RepairResponder implements RepairPeer {
         long started = System.nanoTime();
         SharedKeys shared = held.sharedKeys();
         long scanned = 0;
-        try (CloseableIterator<Entry> it = dao.range(null, null)) {
+        try (CloseableIterator<Entry> it = dao.scan(null, null)) {
             while (it.hasNext()) {
                 Entry entry = it.next();
                 throttle.acquire(sizeOf(entry));
@@ -287,7 +287,7 @@ public final class RepairResponder implements RepairPeer {
         List<KeyVersion> versions = new ArrayList<>();
         byte[] from = after == null ? null : successor(after);
         byte[] to = upTo == null ? null : successor(upTo);
-        try (CloseableIterator<Entry> it = dao.range(from, to)) {
+        try (CloseableIterator<Entry> it = dao.scan(from, to)) {
             while (it.hasNext()) {
                 Entry entry = it.next();
                 throttle.acquire(sizeOf(entry));

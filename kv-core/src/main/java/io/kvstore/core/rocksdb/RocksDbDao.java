@@ -167,12 +167,21 @@ public final class RocksDbDao implements Dao {
 
     @Override
     public CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException {
+        return read(from, to, true);
+    }
+
+    @Override
+    public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
+        return read(from, to, false);
+    }
+
+    private CloseableIterator<Entry> read(byte[] from, byte[] to, boolean fillCache) throws IOException {
         Lock lock = enter();
         try {
             if (from != null && to != null && Bytes.compare(from, to) >= 0) {
                 return new EmptyIterator();
             }
-            RocksRangeIterator iterator = new RocksRangeIterator(db, from, to, clock.getAsLong(), openIterators::remove);
+            RocksRangeIterator iterator = new RocksRangeIterator(db, from, to, fillCache, clock.getAsLong(), openIterators::remove);
             openIterators.add(iterator);
             return iterator;
         } finally {

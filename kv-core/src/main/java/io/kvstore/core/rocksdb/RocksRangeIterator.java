@@ -31,10 +31,11 @@ final class RocksRangeIterator implements CloseableIterator<Entry> {
     private final long nowMillis;
     private boolean closed;
 
-    RocksRangeIterator(RocksDB db, byte[] from, byte[] to, long nowMillis, Consumer<RocksRangeIterator> onClose) {
+    RocksRangeIterator(RocksDB db, byte[] from, byte[] to, boolean fillCache, long nowMillis,
+            Consumer<RocksRangeIterator> onClose) {
         this.onClose = onClose;
         this.nowMillis = nowMillis;
-        this.readOptions = new ReadOptions();
+        this.readOptions = new ReadOptions().setFillCache(fillCache);
         this.upperBound = to == null ? null : new Slice(to);
         if (upperBound != null) {
             readOptions.setIterateUpperBound(upperBound);

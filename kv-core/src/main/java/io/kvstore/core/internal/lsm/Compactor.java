@@ -263,7 +263,7 @@ final class Compactor {
         List<CloseableIterator<Entry>> sources = new ArrayList<>(inputs.length);
         for (SsTable table : inputs) {
             expectedKeys += table.entryCount();
-            sources.add(table.compactionIterator());
+            sources.add(table.passingIterator(null, null));
         }
         long now = options.clock().getAsLong();
         long graceEnds = graceEndsBeforeMillis(now);

@@ -194,6 +194,16 @@ public final class LsmDao implements Dao {
 
     @Override
     public CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException {
+        return read(from, to, true);
+    }
+
+    @Override
+    public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
+        return read(from, to, false);
+    }
+
+    /** The entries of {@code [from, to)} in a snapshot; {@code fillCache}: tables' blocks enter the block cache. */
+    private CloseableIterator<Entry> read(byte[] from, byte[] to, boolean fillCache) throws IOException {
         state.ensureOpen();
         VersionSet.Snapshot snapshot = versions.retainCurrent(writes::visibleSequence);
         Version v = snapshot.version();
@@ -205,7 +215,7 @@ public final class LsmDao implements Dao {
                 sources.add(memtable.iterator(from, to, sequence));
             }
             for (SsTable table : v.tables) {
-                sources.add(table.iterator(from, to));
+                sources.add(fillCache ? table.iterator(from, to) : table.passingIterator(from, to));
             }
             return new RangeIterator(new MergeIterator(sources), v.tables, options.clock().getAsLong());
         } catch (RuntimeException e) {

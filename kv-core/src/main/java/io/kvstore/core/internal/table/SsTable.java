@@ -200,13 +200,13 @@ public final class SsTable {
     }
 
     /**
-     * Every entry in key order, for a compaction: blocks come from the block cache when it holds them but
-     * are not added to it. A compaction reads each block once, just before the table goes away; caching
-     * those blocks would push out the ones readers come back to, and fill the heap with blocks that are
+     * Entries with keys in {@code [from, to)} in key order for a compaction or a scan, which read each
+     * block once: blocks come from the block cache when it holds them but are not added to it. Caching
+     * them would push out the ones readers come back to, and fill the heap with blocks that are
      * promoted and then dropped, which lengthens every young collection.
      */
-    public CloseableIterator<Entry> compactionIterator() {
-        return new TableIterator(this, null, null, false);
+    public CloseableIterator<Entry> passingIterator(byte[] from, byte[] to) {
+        return new TableIterator(this, from, to, false);
     }
 
     public Path path() {

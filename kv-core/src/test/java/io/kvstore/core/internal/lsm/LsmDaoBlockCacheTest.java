@@ -1,6 +1,7 @@
 package io.kvstore.core.internal.lsm;
 
 import io.kvstore.core.BlockCacheProperties;
+import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
@@ -10,6 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -88,6 +91,36 @@ class LsmDaoBlockCacheTest {
             for (int i = 0; i < 3000; i++) {
                 assertArrayEquals(value(2, i), dao.get(key(i)).value());
             }
+        }
+    }
+
+    @Test
+    void aScanReadsThroughTheCacheWithoutFillingItWhereARangeFillsIt() throws IOException {
+        long capacity = 16L * options(0).blockSizeBytes();
+        try (LsmDao dao = LsmDao.open(options(capacity))) {
+            for (int i = 0; i < 3000; i++) {
+                dao.upsert(Entry.value(key(i), value(0, i), 1));
+            }
+            dao.flush();
+            assertArrayEquals(value(0, 5), dao.get(key(5)).value());
+            BlockCacheProperties before = dao.properties().blockCache();
+
+            List<Entry> scanned = new ArrayList<>();
+            try (CloseableIterator<Entry> scan = dao.scan(null, null)) {
+                scan.forEachRemaining(scanned::add);
+            }
+            assertEquals(3000, scanned.size());
+            BlockCacheProperties afterScan = dao.properties().blockCache();
+            assertEquals(1, afterScan.hits(), "the block the read cached is read from the cache: " + afterScan);
+            assertTrue(afterScan.misses() > 16, "the other blocks (far more than the cache holds) are looked up: " + afterScan);
+            assertEquals(0, afterScan.evictions(), "none of them is cached: " + afterScan);
+            assertEquals(before.bytes(), afterScan.bytes(), "the cache holds what it held: " + afterScan);
+
+            try (CloseableIterator<Entry> range = dao.range(null, null)) {
+                range.forEachRemaining(entry -> { });
+            }
+            assertTrue(dao.properties().blockCache().evictions() > 0, "a range caches the blocks it reads: "
+                    + dao.properties().blockCache());
         }
     }
 
