@@ -45,7 +45,8 @@ public final class SsTable {
     private final BlockCodec codec;
     private final int formatVersion;
     private final BlockIndex index;
-    private final BlockCache blocks;
+    /** This table's decompressed blocks in the store's block cache (caches nothing if uncompressed). */
+    private final BlockCache.Table cached;
     /** One bit per data block: its checksum has been verified (racy updates only cost a re-check). */
     private final long[] verified;
     private final AtomicInteger references = new AtomicInteger(1);
@@ -68,7 +69,7 @@ public final class SsTable {
         this.formatVersion = formatVersion;
         this.bloom = bloom;
         this.index = index;
-        this.blocks = blocks;
+        this.cached = codec.isIdentity() ? BlockCache.disabled().newTable(0) : blocks.newTable(index.count());
         this.verified = new long[(index.count() + 63) >>> 6];
     }
 
@@ -266,7 +267,7 @@ public final class SsTable {
     public void release() throws IOException {
         int r = references.decrementAndGet();
         if (r == 0) {
-            blocks.removeTable(fileNumber);
+            cached.release();
             if (obsolete) {
                 Files.deleteIfExists(path);
             }
@@ -353,21 +354,16 @@ public final class SsTable {
      * checks is not cached.
      */
     private ByteBuffer decompressed(int block, long offset, int size, boolean fillCache) throws CorruptionException {
-        ByteBuffer cached = blocks.get(fileNumber, offset);
-        if (cached != null) {
-            return cached;
+        ByteBuffer hit = cached.get(block);
+        if (hit != null) {
+            return hit;
         }
         ByteBuffer buf = file.window(offset);
         int base = file.indexIn(offset);
         ensureVerified(block, buf, base, size, offset);
         ByteBuffer plain = decompress(block, buf, base, size, offset);
-        if (!fillCache) {
-            return plain;
-        }
-        blocks.put(fileNumber, offset, plain);
-        if (references.get() <= 0) {
-            // A point read (which holds no reference) raced the release: leave nothing behind.
-            blocks.remove(fileNumber, offset);
+        if (fillCache) {
+            cached.put(block, plain); // after the release (a point read holds no reference), nothing is kept
         }
         return plain;
     }

@@ -1,5 +1,6 @@
 package io.kvstore.core.internal.table;
 
+import io.kvstore.core.BlockCacheProperties;
 import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Compression;
@@ -23,7 +24,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -115,6 +115,38 @@ class BlockCacheTest {
     }
 
     @Test
+    void aBlockReadAgainSurvivesTheEvictionThatTakesABlockReadOnce() throws IOException {
+        // Room for four blocks (a block may end a little past or before BLOCK_SIZE), not five.
+        BlockCache cache = BlockCache.ofCapacity(4L * (BLOCK_SIZE + BlockCache.ENTRY_OVERHEAD) + BLOCK_SIZE / 2);
+        TreeMap<byte[], Entry> entries = entries(5000);
+        SsTable table = open("000001.sst", 1, entries, Compression.LZ4, cache);
+        List<byte[]> firstKeyOfBlock = new ArrayList<>();
+        BlockHandle last = null;
+        for (byte[] key : entries.keySet()) {
+            BlockHandle handle = table.blockHandleOf(key);
+            if (!handle.equals(last)) {
+                firstKeyOfBlock.add(key);
+                last = handle;
+            }
+        }
+        assertTrue(firstKeyOfBlock.size() > 5, "blocks: " + firstKeyOfBlock.size());
+        for (int block = 0; block < 4; block++) {
+            get(table, firstKeyOfBlock.get(block));
+        }
+        assertEquals(4, cache.blockCount(), "four blocks fit");
+        get(table, firstKeyOfBlock.get(0));
+        assertEquals(new BlockCacheProperties(1, 4, 0, cache.weightBytes(), cache.capacityBytes()), cache.properties());
+
+        get(table, firstKeyOfBlock.get(4));
+        assertEquals(1, cache.properties().evictions(), "a fifth block pushes one out");
+        assertEquals(4, cache.blockCount());
+        get(table, firstKeyOfBlock.get(0));
+        assertEquals(2, cache.properties().hits(), "the block read twice got a second chance");
+        get(table, firstKeyOfBlock.get(1));
+        assertEquals(6, cache.properties().misses(), "the oldest block read once was the one dropped");
+    }
+
+    @Test
     void aZeroCapacityCachesNothingAndANegativeOneIsRefused() throws IOException {
         BlockCache cache = BlockCache.ofCapacity(0);
         TreeMap<byte[], Entry> entries = entries(2000);
@@ -175,10 +207,30 @@ class BlockCacheTest {
         one.markObsolete();
         one.release();
         assertEquals(each, cache.blockCount());
-        assertNull(cache.get(1, one.blockHandleOf(keys.get(0)).offset()));
         two.release();
         assertEquals(0, cache.blockCount());
         assertEquals(0, cache.weightBytes());
+    }
+
+    @Test
+    void releasedTablesDoNotLeaveTheCacheGrowing() throws IOException {
+        BlockCache cache = BlockCache.ofCapacity(1 << 20);
+        TreeMap<byte[], Entry> entries = entries(2000);
+        List<byte[]> keys = new ArrayList<>(entries.keySet());
+        SsTable kept = open("000000.sst", 1000, entries, Compression.LZ4, cache);
+        get(kept, keys.get(0));
+        for (int t = 1; t <= 50; t++) {
+            SsTable table = open(String.format("%06d.sst", t), t, entries, Compression.LZ4, cache);
+            for (int i = 0; i < keys.size(); i += 50) {
+                get(table, keys.get(i));
+            }
+            table.release();
+        }
+        assertEquals(1, cache.blockCount(), "the kept table's block");
+        assertTrue(cache.ringEntries() < 100, "entries of released tables are cleared out: " + cache.ringEntries());
+        long hits = cache.properties().hits();
+        get(kept, keys.get(0));
+        assertEquals(hits + 1, cache.properties().hits(), "and the kept block is still read from the cache");
     }
 
     @ParameterizedTest
