@@ -45,7 +45,7 @@ TLS=${TLS:-}
 if [[ $NODES == 1 ]]; then
   NODE_FLAGS=${NODE_FLAGS:---event-loops 1}
 else
-  NODE_FLAGS=${NODE_FLAGS:---event-loops 1 --storage-threads 1 --transport nio}
+  NODE_FLAGS=${NODE_FLAGS:---event-loops 1 --storage-threads 1 --transport nio --background-priority 19}  # nodes share the cores: docs/TUNING.md
 fi
 BASE_PORT=${BASE_PORT:-18280}
 SERVER_JAR=${SERVER_JAR:-kv-server/target/kv-server.jar}

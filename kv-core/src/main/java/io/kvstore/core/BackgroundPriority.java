@@ -7,9 +7,10 @@ import java.util.concurrent.ThreadFactory;
  * The CPU priority of background threads (a store's flushes and compactions, a node's streams, cleanups
  * and repair scans), on Linux with JNA on the class path: either a nice value, or {@link #IDLE}, the
  * kernel's SCHED_IDLE policy (RocksDB's {@code CpuPriority::kIdle}). A request thread that wakes always
- * preempts a SCHED_IDLE thread at once, where a nice-19 one may keep the core for the rest of its slice;
- * a SCHED_IDLE thread still gets a small share of a busy core (less than a nice-19 one), so it is
- * slowed, never stopped: writers stall, and stop competing, when it falls behind. Elsewhere the threads
+ * preempts a SCHED_IDLE thread at once, where a nice-19 one may keep the core for the rest of its slice,
+ * and the scheduler places a waking thread on a core that runs only SCHED_IDLE threads as on an idle
+ * one, where it counts a core busy with a nice-19 thread as busy. A SCHED_IDLE thread still gets a
+ * small share of a busy core (less than a nice-19 one), so it is slowed, never stopped: writers stall, and stop competing, when it falls behind. Elsewhere the threads
  * keep the normal priority.
  */
 public final class BackgroundPriority {

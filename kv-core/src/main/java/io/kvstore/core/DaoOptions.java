@@ -31,7 +31,7 @@ public final class DaoOptions {
     /** Default number of frozen memtables allowed to wait for flushing before writers stall: 2. */
     public static final int DEFAULT_MAX_FROZEN_MEMTABLES = 2;
     /** Default CPU priority of the flush and compaction threads: see {@link #backgroundPriority()}. */
-    public static final BackgroundPriority DEFAULT_BACKGROUND_PRIORITY = BackgroundPriority.nice(19);
+    public static final BackgroundPriority DEFAULT_BACKGROUND_PRIORITY = BackgroundPriority.IDLE;
 
     /** Default compaction style: {@link CompactionStyle#LEVELED}. */
     public static final CompactionStyle DEFAULT_COMPACTION_STYLE = CompactionStyle.LEVELED;
@@ -203,12 +203,12 @@ public final class DaoOptions {
     /**
      * CPU priority of the flush and compaction threads on Linux, with JNA on the class path (see
      * {@link BackgroundPriority}); {@link BackgroundPriority#NORMAL} leaves them as they are. Default
-     * {@link #DEFAULT_BACKGROUND_PRIORITY}: on a machine whose cores the requests keep busy, a flush or
-     * compaction at the normal priority takes a core for tens of milliseconds and every request
-     * queues behind it; at a lower one it yields to them, and still gets a share of a busy core (the
-     * writers stall, and stop competing, when it falls behind). {@link BackgroundPriority#IDLE} helps a
-     * lightly loaded node's tail but costs nodes that share their cores write throughput;
-     * docs/BENCHMARKS.md has the figures.
+     * {@link #DEFAULT_BACKGROUND_PRIORITY}, {@link BackgroundPriority#IDLE}: a flush or compaction at
+     * the normal priority takes a core for tens of milliseconds and every request queues behind it;
+     * even at nice 19 it keeps a core the scheduler then counts as busy, so requests queue on the
+     * other. At SCHED_IDLE it takes only what requests leave, and still gets a small share of a busy
+     * core (the writers stall, and stop competing, when it falls behind). docs/TUNING.md has the
+     * figures.
      */
     public BackgroundPriority backgroundPriority() {
         return backgroundPriority;

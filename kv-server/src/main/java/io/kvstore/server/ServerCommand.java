@@ -253,7 +253,7 @@ final class ServerCommand {
         config.nativeTransport(transport == Transport.NATIVE);
     }
 
-    @Option(names = "--background-priority", paramLabel = "P", defaultValue = "19",
+    @Option(names = "--background-priority", paramLabel = "P", defaultValue = "idle",
             description = "CPU priority of the background threads (flushes, compactions, streams to a joining"
                     + " node, cleanups, repair scans), so that they yield the cores to requests: idle (Linux's SCHED_IDLE) or a nice value 0-19, 0 the normal priority")
     void backgroundPriority(BackgroundPriority priority) {
