@@ -96,12 +96,7 @@ class LsmDaoBlockCacheTest {
 
     @Test
     void aScanReadsThroughTheCacheWithoutFillingItWhereARangeFillsIt() throws IOException {
-        long capacity = 16L * options(0).blockSizeBytes();
-        try (LsmDao dao = LsmDao.open(options(capacity))) {
-            for (int i = 0; i < 3000; i++) {
-                dao.upsert(Entry.value(key(i), value(0, i), 1));
-            }
-            dao.flush();
+        try (LsmDao dao = openWithOneTable(16L * options(0).blockSizeBytes())) {
             assertArrayEquals(value(0, 5), dao.get(key(5)).value());
             BlockCacheProperties before = dao.properties().blockCache();
 
@@ -152,11 +147,7 @@ class LsmDaoBlockCacheTest {
     @Test
     void aCacheSmallerThanTheBlocksReadEvictsAndStaysWithinItsBound() throws IOException {
         long capacity = 4L * options(0).blockSizeBytes();
-        try (LsmDao dao = LsmDao.open(options(capacity))) {
-            for (int i = 0; i < 3000; i++) {
-                dao.upsert(Entry.value(key(i), value(0, i), 1));
-            }
-            dao.flush();
+        try (LsmDao dao = openWithOneTable(capacity)) {
             for (int i = 0; i < 3000; i++) {
                 dao.get(key(i));
             }
@@ -176,6 +167,16 @@ class LsmDaoBlockCacheTest {
             assertArrayEquals(value(0, 1), dao.get(key(1)).value());
             assertEquals(BlockCacheProperties.OFF, dao.properties().blockCache());
         }
+    }
+
+    /** A store with a block cache of {@code blockCacheBytes} and one table of 3,000 keys, far more than 16 blocks. */
+    private LsmDao openWithOneTable(long blockCacheBytes) throws IOException {
+        LsmDao dao = LsmDao.open(options(blockCacheBytes));
+        for (int i = 0; i < 3000; i++) {
+            dao.upsert(Entry.value(key(i), value(0, i), 1));
+        }
+        dao.flush();
+        return dao;
     }
 
     private DaoOptions options(long blockCacheBytes) {
