@@ -57,11 +57,12 @@ import org.slf4j.LoggerFactory;
  * again when a response carries a newer {@link #EPOCH_HEADER epoch}, when a node fails to answer
  * (which also marks that node down for a second, doubling up to
  * half a minute while it keeps failing) and on the first request once the map is older than the
- * {@link Builder#refreshInterval refresh interval} (no timer: an idle client asks nothing). Routing only saves a network hop: any node coordinates any key, so a stale map never
- * makes an answer wrong. A request that got no answer because its connection could not be made or
- * was closed (a node killed, or closing an idle connection just as it was reused) is sent to the next
- * live node; a write applied before the close is then applied once more, with a newer timestamp. A GET
- * is also sent again after a timeout; a PUT or DELETE is not (it may be in progress).
+ * {@link Builder#refreshInterval refresh interval} (no timer: an idle client asks nothing). Routing
+ * only saves a network hop: any node coordinates any key, so a stale map never makes an answer wrong.
+ * A request that got no answer because its connection could not be made or was closed (a node
+ * killed, or closing an idle connection just as it was reused) is sent to the next live node; a write
+ * applied before the close is then applied once more, with a newer timestamp. A GET is also sent
+ * again after a timeout; a PUT or DELETE is not (it may be in progress).
  *
  * <p>Seeds given as {@code https://} URLs make the client speak TLS, trusting {@link Builder#trustedCa};
  * a cluster started with {@code --client-token-file} needs {@link Builder#token}.

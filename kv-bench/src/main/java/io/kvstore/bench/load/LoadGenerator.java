@@ -106,8 +106,8 @@ public final class LoadGenerator {
             } else if (now >= warmupEnd) {
                 atWarmupEnd = Counts.of(workers); // warm-up ends here: what came before is discarded
             } else if (now >= mapRefresh) {
-                // The client's periodic map refresh takes paths the requests never take; the first one
-                // deoptimizes the compiled request path once, which belongs in the warm-up.
+                // Reading the cluster map takes paths the requests never take; the first read after
+                // the request path is compiled deoptimizes it once, which belongs in the warm-up.
                 workers.forEach(LoadWorker::refreshClusterMap);
                 mapRefresh = Long.MAX_VALUE;
             }

@@ -106,7 +106,7 @@ final class LoadWorker {
         client.close();
     }
 
-    /** Has the client read the cluster map again, as its periodic refresh does. */
+    /** Has the client read the cluster map again, as it does on a request once its map is old. */
     void refreshClusterMap() {
         client.refresh();
     }

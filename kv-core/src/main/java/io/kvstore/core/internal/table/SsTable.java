@@ -69,7 +69,7 @@ public final class SsTable {
         this.formatVersion = formatVersion;
         this.bloom = bloom;
         this.index = index;
-        this.cached = codec.isIdentity() ? BlockCache.disabled().newTable(0) : blocks.newTable(index.count());
+        this.cached = codec.isIdentity() ? BlockCache.Table.NONE : blocks.newTable(index.count());
         this.verified = new long[(index.count() + 63) >>> 6];
     }
 
