@@ -28,6 +28,11 @@ final class FreshStore implements AutoCloseable {
         return open(engine, compression, BenchDirectories.root());
     }
 
+    /** {@code dao}, a store opened in {@code directory}, which is deleted when the store is closed. */
+    static FreshStore wrap(Dao dao, Path directory) {
+        return new FreshStore(dao, directory);
+    }
+
     /** {@link #open(Engine, Compression)} in a new directory under {@code root} (created if missing). */
     static FreshStore open(Engine engine, Compression compression, Path root) throws IOException {
         Files.createDirectories(root);

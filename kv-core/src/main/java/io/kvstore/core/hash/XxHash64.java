@@ -3,6 +3,7 @@ package io.kvstore.core.hash;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Objects;
 
 /**
  * XXH64, as specified by the xxHash project: well mixed (passes SMHasher), fast on short keys, and
@@ -30,17 +31,27 @@ public final class XxHash64 {
         return xxh64(bytes, 0);
     }
 
+    /** XXH64 of {@code bytes[offset, offset + length)} with seed 0: {@link #hash(byte[])} of a copy of them. */
+    public static long hash(byte[] bytes, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, bytes.length);
+        return xxh64(bytes, offset, length, 0);
+    }
+
     /** XXH64 of {@code bytes} with the given seed. */
     public static long xxh64(byte[] bytes, long seed) {
-        int length = bytes.length;
-        int i = 0;
+        return xxh64(bytes, 0, bytes.length, seed);
+    }
+
+    private static long xxh64(byte[] bytes, int offset, int length, long seed) {
+        int i = offset;
+        int end = offset + length;
         long h;
         if (length >= 32) {
             long v1 = seed + P1 + P2;
             long v2 = seed + P2;
             long v3 = seed;
             long v4 = seed - P1;
-            int limit = length - 32;
+            int limit = end - 32;
             do {
                 v1 = round(v1, (long) LONGS.get(bytes, i));
                 v2 = round(v2, (long) LONGS.get(bytes, i + 8));
@@ -57,16 +68,16 @@ public final class XxHash64 {
             h = seed + P5;
         }
         h += length;
-        for (; i + 8 <= length; i += 8) {
+        for (; i + 8 <= end; i += 8) {
             h ^= round(0, (long) LONGS.get(bytes, i));
             h = Long.rotateLeft(h, 27) * P1 + P4;
         }
-        if (i + 4 <= length) {
+        if (i + 4 <= end) {
             h ^= ((int) INTS.get(bytes, i) & 0xFFFFFFFFL) * P1;
             h = Long.rotateLeft(h, 23) * P2 + P3;
             i += 4;
         }
-        for (; i < length; i++) {
+        for (; i < end; i++) {
             h ^= (bytes[i] & 0xFFL) * P5;
             h = Long.rotateLeft(h, 11) * P1;
         }

@@ -16,13 +16,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongPredicate;
 
 /**
  * Runs compactions on a background thread: those the configured policy ({@link LeveledCompactionPicker}
@@ -232,12 +232,19 @@ final class Compactor {
     }
 
     /**
-     * Whether a merge may leave out {@code tombstone}: no newer source may hold a version it must shadow
-     * (its timestamp is below {@code dropTombstonesBelow}) and its grace period is over.
+     * Whether a merge may leave out a tombstone of {@code timestamp}: no newer source may hold a version it
+     * must shadow (its timestamp is below {@code dropTombstonesBelow}) and its grace period is over.
      */
-    private boolean mayDrop(Entry tombstone, long dropTombstonesBelow, long graceEndsBeforeMillis) {
-        return tombstone.timestamp() < dropTombstonesBelow
-                && options.timestampToMillis().applyAsLong(tombstone.timestamp()) < graceEndsBeforeMillis;
+    private boolean mayDrop(long timestamp, long dropTombstonesBelow, long graceEndsBeforeMillis) {
+        return timestamp < dropTombstonesBelow && options.timestampToMillis().applyAsLong(timestamp) < graceEndsBeforeMillis;
+    }
+
+    private static List<CloseableIterator<Entry>> passingIterators(SsTable[] tables) {
+        List<CloseableIterator<Entry>> sources = new ArrayList<>(tables.length);
+        for (SsTable table : tables) {
+            sources.add(table.passingIterator(null, null));
+        }
+        return sources;
     }
 
     /** Tombstones written before this instant (wall-clock milliseconds) are past their grace. */
@@ -260,32 +267,43 @@ final class Compactor {
     private boolean compact(Compaction job, Runnable afterMerge, KeptKeys kept) throws IOException {
         SsTable[] inputs = job.inputs();
         long expectedKeys = 0;
-        List<CloseableIterator<Entry>> sources = new ArrayList<>(inputs.length);
         for (SsTable table : inputs) {
             expectedKeys += table.entryCount();
-            sources.add(table.passingIterator(null, null));
         }
         long now = options.clock().getAsLong();
         long graceEnds = graceEndsBeforeMillis(now);
+        LongPredicate mayDropTombstone = timestamp -> mayDrop(timestamp, job.dropTombstonesBelow(), graceEnds);
         SsTable[] outputs;
         long newestDropped;
-        try (MergeIterator merged = new MergeIterator(sources)) {
-            Iterator<Entry> entries = kept == null ? merged : kept.over(merged);
+        // A cleanup filters keys, which takes them as arrays: it merges entries as objects, every other
+        // compaction in place.
+        MergeIterator merged = null;
+        try {
+            SortedEntries entries;
+            if (kept == null) {
+                entries = new CursorMerge(inputs);
+            } else {
+                merged = new MergeIterator(passingIterators(inputs));
+                entries = SortedEntries.of(kept.over(merged));
+            }
             if (job.outputLevel() == 0) {
                 TableBuilder.Built built = TableBuilder.build(dir, versions.newFileNumber(), entries, expectedKeys,
-                        options, blocks, now, tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds),
-                        state::isClosed, limiter);
+                        options, blocks, now, mayDropTombstone, state::isClosed, limiter);
                 outputs = built.table() == null ? new SsTable[0] : new SsTable[] {built.table()};
                 newestDropped = built.newestDroppedTombstone();
             } else {
                 TableBuilder.BuiltTables built = TableBuilder.buildSplit(dir, versions::newFileNumber, entries,
                         keysPerTable(inputs, expectedKeys), options, blocks, options.targetTableBytes(), now,
-                        tombstone -> mayDrop(tombstone, job.dropTombstonesBelow(), graceEnds), state::isClosed, limiter);
+                        mayDropTombstone, state::isClosed, limiter);
                 outputs = built.tables();
                 newestDropped = built.newestDroppedTombstone();
             }
         } catch (UncheckedIOException e) {
             throw e.getCause();
+        } finally {
+            if (merged != null) {
+                merged.close();
+            }
         }
         afterMerge.run();
         // The tombstones left out were older than every newer source when the merge was planned; a write

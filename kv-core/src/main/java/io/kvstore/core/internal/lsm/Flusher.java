@@ -78,7 +78,7 @@ final class Flusher {
             Memtable memtable = frozen[frozen.length - 1];
             SsTable table = memtable.isEmpty() ? null : TableBuilder.build(dir, versions.newFileNumber(),
                     memtable.iterator(null, null, Long.MAX_VALUE), memtable.keyCount(), options, blocks, Long.MIN_VALUE,
-                    tombstone -> false, () -> false).table();
+                    timestamp -> false, () -> false).table();
             synchronized (versions.manifestLock) {
                 if (state.isClosed()) {
                     // close() has begun: nothing may be installed any more; this memtable's log stays

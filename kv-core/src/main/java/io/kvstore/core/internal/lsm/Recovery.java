@@ -96,7 +96,7 @@ final class Recovery {
         if (!recovered.isEmpty()) {
             long number = next++;
             SsTable table = TableBuilder.build(dir, number, recovered.iterator(null, null, Long.MAX_VALUE),
-                    recovered.keyCount(), options, blocks, Long.MIN_VALUE, tombstone -> false, () -> false).table();
+                    recovered.keyCount(), options, blocks, Long.MIN_VALUE, timestamp -> false, () -> false).table();
             tables.add(0, table);
             levels.add(0, 0);
         }

@@ -13,8 +13,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
-import java.util.function.Predicate;
 
 /** Writes a sorted stream of entries (a memtable's, or a merge's) as a new table of the store. */
 final class TableBuilder {
@@ -31,37 +31,34 @@ final class TableBuilder {
 
     /**
      * Writes {@code entries} as table {@code number} of {@code dir}, values expired at {@code nowMillis}
-     * as tombstones of their timestamps, leaving out the tombstones {@code mayDropTombstone} accepts;
-     * the opened table is null if nothing was left to write. Throws {@link CancellationException}
-     * (having deleted the partial file) once {@code cancelled}.
+     * as tombstones of their timestamps, leaving out the tombstones whose timestamp
+     * {@code mayDropTombstone} accepts; the opened table is null if nothing was left to write. Throws
+     * {@link CancellationException} (having deleted the partial file) once {@code cancelled}.
      */
     static Built build(Path dir, long number, Iterator<Entry> entries, long expectedKeys, DaoOptions options,
-                       BlockCache blocks, long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled)
+                       BlockCache blocks, long nowMillis, LongPredicate mayDropTombstone, BooleanSupplier cancelled)
             throws IOException {
-        return build(dir, number, entries, expectedKeys, options, blocks, nowMillis, mayDropTombstone, cancelled,
-                null);
+        return build(dir, number, SortedEntries.of(entries), expectedKeys, options, blocks, nowMillis,
+                mayDropTombstone, cancelled, null);
     }
 
     /** {@link #build}, writing no faster than {@code limiter} allows (none: unlimited). */
-    static Built build(Path dir, long number, Iterator<Entry> entries, long expectedKeys, DaoOptions options,
-                       BlockCache blocks, long nowMillis, Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled,
+    static Built build(Path dir, long number, SortedEntries entries, long expectedKeys, DaoOptions options,
+                       BlockCache blocks, long nowMillis, LongPredicate mayDropTombstone, BooleanSupplier cancelled,
                        ByteRateLimiter limiter) throws IOException {
         Path path = FileNames.table(dir, number);
         long newestDropped = Long.MIN_VALUE;
         try (SsTableWriter writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(),
                 expectedKeys, options.compression())) {
             Pacer pacer = new Pacer(limiter, cancelled);
-            while (entries.hasNext()) {
+            while (entries.advance()) {
                 pacer.step(writer, path);
-                Entry entry = entries.next();
-                if (entry.expires()) {
-                    entry = entry.asOf(nowMillis);
-                }
-                if (entry.isTombstone() && mayDropTombstone.test(entry)) {
-                    newestDropped = Math.max(newestDropped, entry.timestamp());
+                boolean tombstone = readsAsTombstone(entries, nowMillis);
+                if (tombstone && mayDropTombstone.test(entries.timestamp())) {
+                    newestDropped = Math.max(newestDropped, entries.timestamp());
                     continue;
                 }
-                writer.add(entry);
+                entries.addTo(writer, tombstone);
             }
             if (writer.entryCount() == 0) {
                 return new Built(null, newestDropped);
@@ -79,9 +76,9 @@ final class TableBuilder {
      * {@code targetBytes}, each with a Bloom filter for {@code keysPerTable} keys; on failure every table
      * written so far is deleted.
      */
-    static BuiltTables buildSplit(Path dir, LongSupplier numbers, Iterator<Entry> entries, long keysPerTable,
+    static BuiltTables buildSplit(Path dir, LongSupplier numbers, SortedEntries entries, long keysPerTable,
                                   DaoOptions options, BlockCache blocks, long targetBytes, long nowMillis,
-                                  Predicate<Entry> mayDropTombstone, BooleanSupplier cancelled,
+                                  LongPredicate mayDropTombstone, BooleanSupplier cancelled,
                                   ByteRateLimiter limiter) throws IOException {
         List<SsTable> written = new ArrayList<>();
         long newestDropped = Long.MIN_VALUE;
@@ -91,13 +88,10 @@ final class TableBuilder {
         boolean done = false;
         try {
             Pacer pacer = new Pacer(limiter, cancelled);
-            while (entries.hasNext()) {
-                Entry entry = entries.next();
-                if (entry.expires()) {
-                    entry = entry.asOf(nowMillis);
-                }
-                if (entry.isTombstone() && mayDropTombstone.test(entry)) {
-                    newestDropped = Math.max(newestDropped, entry.timestamp());
+            while (entries.advance()) {
+                boolean tombstone = readsAsTombstone(entries, nowMillis);
+                if (tombstone && mayDropTombstone.test(entries.timestamp())) {
+                    newestDropped = Math.max(newestDropped, entries.timestamp());
                     continue;
                 }
                 if (writer == null) {
@@ -107,7 +101,7 @@ final class TableBuilder {
                             options.compression());
                     pacer.newTable();
                 }
-                writer.add(entry);
+                entries.addTo(writer, tombstone);
                 pacer.step(writer, path);
                 if (writer.bytesWritten() >= targetBytes) {
                     written.add(finish(writer, path, number, blocks));
@@ -130,6 +124,11 @@ final class TableBuilder {
                 }
             }
         }
+    }
+
+    /** Whether the current entry is a tombstone, or a value expired at {@code nowMillis} (as {@link Entry#asOf}). */
+    private static boolean readsAsTombstone(SortedEntries entries, long nowMillis) {
+        return entries.isTombstone() || entries.expiresAtMillis() <= nowMillis;
     }
 
     private static SsTable finish(SsTableWriter writer, Path path, long number, BlockCache blocks)

@@ -59,7 +59,12 @@ final class Block {
 
     /** Compares the key stored at {@code [pos, pos + len)} with {@code key}, as unsigned bytes. */
     static int compareKey(ByteBuffer buf, int pos, int len, byte[] key) {
-        int n = Math.min(len, key.length);
+        return compareKey(buf, pos, len, key, key.length);
+    }
+
+    /** Compares the key stored at {@code [pos, pos + len)} with {@code key[0, keyLength)}, as unsigned bytes. */
+    static int compareKey(ByteBuffer buf, int pos, int len, byte[] key, int keyLength) {
+        int n = Math.min(len, keyLength);
         int i = 0;
         for (; i + 8 <= n; i += 8) {
             long stored = Long.reverseBytes(buf.getLong(pos + i));
@@ -74,7 +79,27 @@ final class Block {
                 return c;
             }
         }
-        return len - key.length;
+        return len - keyLength;
+    }
+
+    /** Compares {@code a[pa, pa + la)} with {@code b[pb, pb + lb)} as unsigned bytes. */
+    static int compareBytes(ByteBuffer a, int pa, int la, ByteBuffer b, int pb, int lb) {
+        int n = Math.min(la, lb);
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            long x = Long.reverseBytes(a.getLong(pa + i));
+            long y = Long.reverseBytes(b.getLong(pb + i));
+            if (x != y) {
+                return Long.compareUnsigned(x, y);
+            }
+        }
+        for (; i < n; i++) {
+            int c = (a.get(pa + i) & 0xFF) - (b.get(pb + i) & 0xFF);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return la - lb;
     }
 
     /**

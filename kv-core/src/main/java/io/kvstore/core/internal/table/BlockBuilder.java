@@ -4,6 +4,7 @@ import io.kvstore.core.Entry;
 import io.kvstore.core.internal.util.Coding;
 import io.kvstore.core.internal.util.Crc32c;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -23,20 +24,22 @@ final class BlockBuilder {
 
     /** Adds an entry; a value expiring at {@code expiresAtMillis} (not {@link Entry#NEVER}) records it. */
     void add(byte[] key, byte[] value, long timestamp, long expiresAtMillis) {
+        add(key, key.length, value, timestamp, expiresAtMillis);
+    }
+
+    /** {@link #add(byte[], byte[], long, long)} of the key {@code key[0, keyLength)}. */
+    void add(byte[] key, int keyLength, byte[] value, long timestamp, long expiresAtMillis) {
         int valueLength = value == null ? 0 : value.length;
         boolean expires = value != null && expiresAtMillis != Entry.NEVER;
-        ensure(TableFormat.ENTRY_HEADER + key.length + (expires ? 8 : 0) + valueLength);
-        if (count == offsets.length) {
-            offsets = Arrays.copyOf(offsets, count * 2);
-        }
-        offsets[count++] = size;
-        Coding.putInt(buffer, size, key.length);
+        ensure(TableFormat.ENTRY_HEADER + keyLength + (expires ? 8 : 0) + valueLength);
+        startEntry();
+        Coding.putInt(buffer, size, keyLength);
         Coding.putInt(buffer, size + 4, value == null ? TableFormat.TOMBSTONE_LENGTH
                 : expires ? valueLength | TableFormat.EXPIRES : valueLength);
         Coding.putLong(buffer, size + 8, timestamp);
         size += TableFormat.ENTRY_HEADER;
-        System.arraycopy(key, 0, buffer, size, key.length);
-        size += key.length;
+        System.arraycopy(key, 0, buffer, size, keyLength);
+        size += keyLength;
         if (expires) {
             Coding.putLong(buffer, size, expiresAtMillis);
             size += 8;
@@ -45,6 +48,21 @@ final class BlockBuilder {
             System.arraycopy(value, 0, buffer, size, valueLength);
             size += valueLength;
         }
+    }
+
+    /** Adds an entry stored as {@code buf[entry, entry + length)} in a block of this format, copied as it is. */
+    void addStored(ByteBuffer buf, int entry, int length) {
+        ensure(length);
+        startEntry();
+        buf.get(entry, buffer, size, length);
+        size += length;
+    }
+
+    private void startEntry() {
+        if (count == offsets.length) {
+            offsets = Arrays.copyOf(offsets, count * 2);
+        }
+        offsets[count++] = size;
     }
 
     int count() {

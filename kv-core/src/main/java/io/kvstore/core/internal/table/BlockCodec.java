@@ -74,10 +74,10 @@ abstract class BlockCodec {
     abstract int compress(byte[] src, int length, byte[] dst);
 
     /**
-     * Decompresses {@code src[at, at + length)} into {@code dst}, which it must fill exactly.
+     * Decompresses {@code src[at, at + length)} into {@code dst[0, dstLength)}, which it must fill exactly.
      * Throws IllegalStateException on malformed input (the caller names the file and offset).
      */
-    abstract void decompress(ByteBuffer src, int at, int length, byte[] dst);
+    abstract void decompress(ByteBuffer src, int at, int length, byte[] dst, int dstLength);
 
     @Override
     public String toString() {
@@ -112,9 +112,9 @@ abstract class BlockCodec {
         }
 
         @Override
-        void decompress(ByteBuffer src, int at, int length, byte[] dst) {
-            if (length != dst.length) {
-                throw new IllegalStateException("stored " + length + " bytes, expected " + dst.length);
+        void decompress(ByteBuffer src, int at, int length, byte[] dst, int dstLength) {
+            if (length != dstLength) {
+                throw new IllegalStateException("stored " + length + " bytes, expected " + dstLength);
             }
             src.get(at, dst, 0, length);
         }
@@ -145,15 +145,15 @@ abstract class BlockCodec {
         }
 
         @Override
-        void decompress(ByteBuffer src, int at, int length, byte[] dst) {
+        void decompress(ByteBuffer src, int at, int length, byte[] dst, int dstLength) {
             int n;
             try {
-                n = decompressor.decompress(src, at, length, ByteBuffer.wrap(dst), 0, dst.length);
+                n = decompressor.decompress(src, at, length, ByteBuffer.wrap(dst), 0, dstLength);
             } catch (LZ4Exception e) {
                 throw new IllegalStateException("lz4: " + e.getMessage(), e);
             }
-            if (n != dst.length) {
-                throw new IllegalStateException("lz4 produced " + n + " bytes, expected " + dst.length);
+            if (n != dstLength) {
+                throw new IllegalStateException("lz4 produced " + n + " bytes, expected " + dstLength);
             }
         }
     }
@@ -184,16 +184,16 @@ abstract class BlockCodec {
         }
 
         @Override
-        void decompress(ByteBuffer src, int at, int length, byte[] dst) {
+        void decompress(ByteBuffer src, int at, int length, byte[] dst, int dstLength) {
             Decompression d = PER_THREAD.get();
             byte[] compressed = d.input(length);
             src.get(at, compressed, 0, length);
-            long n = d.context.decompressByteArray(dst, 0, dst.length, compressed, 0, length);
+            long n = d.context.decompressByteArray(dst, 0, dstLength, compressed, 0, length);
             if (Zstd.isError(n)) {
                 throw new IllegalStateException("zstd: " + Zstd.getErrorName(n));
             }
-            if (n != dst.length) {
-                throw new IllegalStateException("zstd produced " + n + " bytes, expected " + dst.length);
+            if (n != dstLength) {
+                throw new IllegalStateException("zstd produced " + n + " bytes, expected " + dstLength);
             }
         }
 

@@ -201,13 +201,19 @@ public final class SsTable {
     }
 
     /**
-     * Entries with keys in {@code [from, to)} in key order for a compaction or a scan, which read each
-     * block once: blocks come from the block cache when it holds them but are not added to it. Caching
-     * them would push out the ones readers come back to, and fill the heap with blocks that are
-     * promoted and then dropped, which lengthens every young collection.
+     * Entries with keys in {@code [from, to)} in key order for a scan or a cleanup, which read each
+     * block once: blocks come from the block cache when it holds them but are not added to it (those
+     * it decompresses go into one buffer, reused). Caching them would push out the ones readers come
+     * back to, and fill the heap with blocks that are promoted and then dropped, which lengthens every
+     * young collection.
      */
     public CloseableIterator<Entry> passingIterator(byte[] from, byte[] to) {
         return new TableIterator(this, from, to, false);
+    }
+
+    /** A cursor over all the table's entries for a compaction, which reads them in place ({@link TableCursor}). */
+    public TableCursor cursor() {
+        return new TableCursor(this);
     }
 
     public Path path() {
@@ -300,27 +306,43 @@ public final class SsTable {
 
     /**
      * Points {@code cursor} at data block {@code block}: in the mapping, or decompressed on the heap
-     * (from the block cache, or into it if {@code fillCache}); its checksum verified on the first read
-     * since opening.
+     * (from the block cache, or into it if {@code fillCache}, or else into the cursor's own buffer,
+     * overwriting the block it pointed at: a reader passing the cache by copies what it keeps); its
+     * checksum verified on the first read since opening.
      */
     void load(int block, BlockCursor cursor, boolean fillCache) throws CorruptionException {
         long offset = index.offset(block);
         int size = index.size(block);
-        ByteBuffer buf;
-        int base;
         if (codec.isIdentity()) {
-            buf = file.window(offset);
-            base = file.indexIn(offset);
+            ByteBuffer buf = file.window(offset);
+            int base = file.indexIn(offset);
             ensureVerified(block, buf, base, size, offset);
+            cursor.buf = buf;
+            cursor.base = base;
+            cursor.size = size;
         } else {
-            buf = decompressed(block, offset, size, fillCache);
-            base = 0;
-            size = buf.capacity();
+            ByteBuffer hit = cached.get(block);
+            if (hit != null) {
+                cursor.buf = hit;
+                cursor.size = hit.capacity();
+            } else {
+                ByteBuffer buf = file.window(offset);
+                int base = file.indexIn(offset);
+                ensureVerified(block, buf, base, size, offset);
+                int uncompressed = buf.getInt(base + size - TableFormat.COMPRESSED_TRAILER);
+                ByteBuffer plain = fillCache
+                        ? ByteBuffer.wrap(new byte[uncompressed]).order(ByteOrder.LITTLE_ENDIAN)
+                        : cursor.scratch(uncompressed);
+                decompress(block, buf, base, size, offset, plain, uncompressed);
+                if (fillCache) {
+                    cached.put(block, plain); // after the release (a point read holds no reference), nothing is kept
+                }
+                cursor.buf = plain;
+                cursor.size = uncompressed;
+            }
+            cursor.base = 0;
         }
-        cursor.buf = buf;
-        cursor.base = base;
-        cursor.size = size;
-        cursor.count = Block.count(buf, base, size);
+        cursor.count = Block.count(cursor.buf, cursor.base, cursor.size);
     }
 
     private void ensureVerified(int block, ByteBuffer buf, int base, int size, long offset) throws CorruptionException {
@@ -349,44 +371,21 @@ public final class SsTable {
     }
 
     /**
-     * Data block {@code block}, stored compressed in {@code size} bytes at {@code offset}: from the
-     * block cache, or verified, decompressed and, if {@code fillCache}, cached. A block that fails its
-     * checks is not cached.
+     * Decompresses the data block stored compressed at {@code [base, base + size)} into
+     * {@code plain[0, uncompressed)}. REQUIRES: its checksum verified ({@link #ensureVerified}).
      */
-    private ByteBuffer decompressed(int block, long offset, int size, boolean fillCache) throws CorruptionException {
-        ByteBuffer hit = cached.get(block);
-        if (hit != null) {
-            return hit;
-        }
-        ByteBuffer buf = file.window(offset);
-        int base = file.indexIn(offset);
-        ensureVerified(block, buf, base, size, offset);
-        ByteBuffer plain = decompress(block, buf, base, size, offset);
-        if (fillCache) {
-            cached.put(block, plain); // after the release (a point read holds no reference), nothing is kept
-        }
-        return plain;
-    }
-
-    /**
-     * The data block stored compressed at {@code [base, base + size)}, decompressed into a heap buffer.
-     * REQUIRES: its checksum verified ({@link #ensureVerified}).
-     */
-    private ByteBuffer decompress(int block, ByteBuffer buf, int base, int size, long offset) throws CorruptionException {
-        int uncompressed = buf.getInt(base + size - TableFormat.COMPRESSED_TRAILER);
-        byte[] out = new byte[uncompressed];
+    private void decompress(int block, ByteBuffer buf, int base, int size, long offset, ByteBuffer plain,
+                            int uncompressed) throws CorruptionException {
         try {
-            codec.decompress(buf, base, size - TableFormat.COMPRESSED_TRAILER, out);
+            codec.decompress(buf, base, size - TableFormat.COMPRESSED_TRAILER, plain.array(), uncompressed);
         } catch (IllegalStateException e) {
             throw new CorruptionException(path, offset, blockName(block) + " does not decompress ("
                     + e.getMessage() + ")");
         }
-        ByteBuffer plain = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
         int count = plain.getInt(uncompressed - TableFormat.BLOCK_TRAILER);
         if (count < 0 || 4L * count + TableFormat.BLOCK_TRAILER > uncompressed) {
             throw new CorruptionException(path, offset, blockName(block) + " has an impossible entry count " + count);
         }
-        return plain;
     }
 
     /** Checks a block's checksum and entry count; {@code block} is its number, or -1 for the index. */

@@ -10,11 +10,13 @@ import io.kvstore.core.hash.XxHash64;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 
 /**
  * Writes one immutable SSTable in the current format: data blocks (compressed with the table's
@@ -41,7 +43,9 @@ public final class SsTableWriter implements AutoCloseable {
     private long minTimestamp = Long.MAX_VALUE;
     private long maxTimestamp = Long.MIN_VALUE;
     private byte[] firstKey;
-    private byte[] lastKey;
+    /** The last key added, in {@code lastKey[0, lastKeyLength)}; the array is reused from key to key. */
+    private byte[] lastKey = new byte[64];
+    private int lastKeyLength = -1;
     private int maxBlockSize;
     private boolean finished;
 
@@ -67,25 +71,61 @@ public final class SsTableWriter implements AutoCloseable {
 
     public void add(Entry entry) throws IOException {
         byte[] key = entry.key();
-        if (lastKey != null && Bytes.compare(lastKey, key) >= 0) {
-            throw new IllegalArgumentException("keys out of order in " + path + ": " + Bytes.toDebugString(key)
-                    + " after " + Bytes.toDebugString(lastKey));
+        if (lastKeyLength >= 0 && Arrays.compareUnsigned(lastKey, 0, lastKeyLength, key, 0, key.length) >= 0) {
+            throw outOfOrder(key);
         }
         int valueLength = entry.isTombstone() ? 0 : entry.value().length + (entry.expires() ? 8 : 0);
         if (data.count() > 0 && data.estimatedSize() + TableFormat.ENTRY_HEADER + key.length + valueLength + 4 > blockSize) {
             flushDataBlock();
         }
         data.add(key, entry.value(), entry.timestamp(), entry.expiresAtMillis());
+        ensureLastKeyFits(key.length);
+        System.arraycopy(key, 0, lastKey, 0, key.length);
+        added(key.length, entry.timestamp());
+    }
+
+    /** Adds the entry {@code cursor} is on, copying its stored bytes as they are. */
+    public void add(TableCursor cursor) throws IOException {
+        ByteBuffer buf = cursor.buffer();
+        int entry = cursor.position();
+        int keyAt = Block.keyPosition(entry);
+        int keyLength = cursor.keyLength();
+        if (lastKeyLength >= 0 && Block.compareKey(buf, keyAt, keyLength, lastKey, lastKeyLength) <= 0) {
+            throw outOfOrder(cursor.key());
+        }
+        int stored = cursor.storedLength();
+        if (data.count() > 0 && data.estimatedSize() + stored + 4 > blockSize) {
+            flushDataBlock();
+        }
+        data.addStored(buf, entry, stored);
+        ensureLastKeyFits(keyLength);
+        buf.get(keyAt, lastKey, 0, keyLength);
+        added(keyLength, cursor.timestamp());
+    }
+
+    private IllegalArgumentException outOfOrder(byte[] key) {
+        return new IllegalArgumentException("keys out of order in " + path + ": " + Bytes.toDebugString(key)
+                + " after " + Bytes.toDebugString(Arrays.copyOf(lastKey, lastKeyLength)));
+    }
+
+    private void ensureLastKeyFits(int length) {
+        if (lastKey.length < length) {
+            lastKey = new byte[Math.max(length, 2 * lastKey.length)];
+        }
+    }
+
+    /** Counts the entry just added, whose key of {@code keyLength} bytes is now in {@link #lastKey}. */
+    private void added(int keyLength, long timestamp) {
+        lastKeyLength = keyLength;
         if (bloom != null) {
-            bloom.add(XxHash64.hash(key));
+            bloom.add(XxHash64.hash(lastKey, 0, keyLength));
         }
         if (firstKey == null) {
-            firstKey = key;
+            firstKey = Arrays.copyOf(lastKey, keyLength);
         }
-        lastKey = key;
         entryCount++;
-        minTimestamp = Math.min(minTimestamp, entry.timestamp());
-        maxTimestamp = Math.max(maxTimestamp, entry.timestamp());
+        minTimestamp = Math.min(minTimestamp, timestamp);
+        maxTimestamp = Math.max(maxTimestamp, timestamp);
     }
 
     public long entryCount() {
@@ -128,7 +168,7 @@ public final class SsTableWriter implements AutoCloseable {
         write(index.buffer(), indexSize);
 
         byte[] meta = new TableMeta(entryCount, minTimestamp, maxTimestamp, bloomLines, bloomProbes, bloomCrc,
-                firstKey, lastKey, codec.id()).encode(TableFormat.V2);
+                firstKey, Arrays.copyOf(lastKey, lastKeyLength), codec.id()).encode(TableFormat.V2);
         long metaOffset = position;
         write(meta, meta.length);
 
@@ -174,7 +214,7 @@ public final class SsTableWriter implements AutoCloseable {
         }
         maxBlockSize = Math.max(maxBlockSize, size);
         new BlockHandle(offset, size).encode(handle, 0);
-        index.add(lastKey, handle, 0);
+        index.add(lastKey, lastKeyLength, handle, 0, Entry.NEVER);
         data.reset();
     }
 

@@ -19,9 +19,8 @@ import java.util.NoSuchElementException;
 public final class MergeIterator implements CloseableIterator<Entry> {
     private final CloseableIterator<Entry>[] sources;
     private final Entry[] heads;
-    /** Binary min-heap of source indices ordered by (head key, source index). */
-    private final int[] heap;
-    private int heapSize;
+    /** Source indices ordered by (head key, source index). */
+    private final IndexHeap heap;
     private boolean closed;
 
     @SuppressWarnings("unchecked")
@@ -29,12 +28,12 @@ public final class MergeIterator implements CloseableIterator<Entry> {
         int n = newestFirst.size();
         this.sources = newestFirst.toArray(new CloseableIterator[0]);
         this.heads = new Entry[n];
-        this.heap = new int[n];
+        this.heap = new IndexHeap(n, this::less);
         try {
             for (int i = 0; i < n; i++) {
                 if (sources[i].hasNext()) {
                     heads[i] = sources[i].next();
-                    push(i);
+                    heap.push(i);
                 }
             }
         } catch (RuntimeException e) {
@@ -45,20 +44,20 @@ public final class MergeIterator implements CloseableIterator<Entry> {
 
     @Override
     public boolean hasNext() {
-        return heapSize > 0;
+        return heap.size() > 0;
     }
 
     @Override
     public Entry next() {
-        if (heapSize == 0) {
+        if (heap.size() == 0) {
             throw new NoSuchElementException();
         }
-        int first = pop();
+        int first = heap.pop();
         Entry winner = heads[first];
         byte[] key = winner.key();
         advance(first);
-        while (heapSize > 0 && Arrays.equals(heads[heap[0]].key(), key)) {
-            int other = pop();
+        while (heap.size() > 0 && Arrays.equals(heads[heap.peek()].key(), key)) {
+            int other = heap.pop();
             // Popped in source order among equal keys: an older source wins only if it ranks strictly first.
             if (Entry.compareVersions(heads[other], winner) > 0) {
                 winner = heads[other];
@@ -71,7 +70,7 @@ public final class MergeIterator implements CloseableIterator<Entry> {
     private void advance(int source) {
         if (sources[source].hasNext()) {
             heads[source] = sources[source].next();
-            push(source);
+            heap.push(source);
         } else {
             heads[source] = null;
         }
@@ -82,51 +81,13 @@ public final class MergeIterator implements CloseableIterator<Entry> {
         return c < 0 || (c == 0 && a < b);
     }
 
-    private void push(int source) {
-        int i = heapSize++;
-        heap[i] = source;
-        while (i > 0) {
-            int parent = (i - 1) >>> 1;
-            if (!less(heap[i], heap[parent])) {
-                break;
-            }
-            swap(i, parent);
-            i = parent;
-        }
-    }
-
-    private int pop() {
-        int top = heap[0];
-        heap[0] = heap[--heapSize];
-        int i = 0;
-        while (true) {
-            int left = 2 * i + 1;
-            if (left >= heapSize) {
-                break;
-            }
-            int smallest = left + 1 < heapSize && less(heap[left + 1], heap[left]) ? left + 1 : left;
-            if (!less(heap[smallest], heap[i])) {
-                break;
-            }
-            swap(i, smallest);
-            i = smallest;
-        }
-        return top;
-    }
-
-    private void swap(int i, int j) {
-        int t = heap[i];
-        heap[i] = heap[j];
-        heap[j] = t;
-    }
-
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
-        heapSize = 0;
+        heap.clear();
         RuntimeException failure = null;
         for (CloseableIterator<Entry> source : sources) {
             try {

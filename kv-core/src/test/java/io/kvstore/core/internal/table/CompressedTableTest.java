@@ -124,6 +124,13 @@ class CompressedTableTest {
         assertTrue(get.getMessage().contains("checksum"), get.getMessage());
         UncheckedIOException scan = assertThrows(UncheckedIOException.class, () -> scan(table, null, null));
         assertTrue(scan.getCause() instanceof CorruptionException, scan.toString());
+        TableCursor cursor = table.cursor();
+        CorruptionException compaction = assertThrows(CorruptionException.class, () -> {
+            while (cursor.advance()) {
+                cursor.timestamp();
+            }
+        });
+        assertEquals(secondBlock, compaction.offset());
         byte[] first = entries.firstKey();
         assertEquals(entries.get(first), table.get(first, SsTable.hash(first)), "other blocks still read");
     }
