@@ -16,7 +16,9 @@
 # Environment: NODES (1 or 3), RATE (default: HALF x the closed-loop maximum, measured for PROBE_S
 # seconds, by default DURATION, after PROBE_WARMUP), DURATION, INTERVAL, WARMUP, VALUE_SIZE (bytes per PUT), KEY_SPACE (keys drawn from,
 # uniformly), CONNECTIONS, NODE_FLAGS (default as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the
-# nodes, e.g. -Xmx1g), LOAD_JAVA_OPTS (the generator's), LOAD_FLAGS, KEEP.
+# nodes, e.g. -Xmx1g), LOAD_JAVA_OPTS (the generator's), LOAD_FLAGS, KEEP, NODE_CPUS and LOAD_CPUS (CPU
+# lists for taskset, e.g. NODE_CPUS=0 LOAD_CPUS=1: the nodes and the generator each on their own cores,
+# as a client on another machine would be; default: both anywhere).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -37,6 +39,9 @@ NODE_JAVA_OPTS=${NODE_JAVA_OPTS:-}
 LOAD_JAVA_OPTS=${LOAD_JAVA_OPTS:-}
 LOAD_FLAGS=${LOAD_FLAGS:-}
 KEEP=${KEEP:-0}
+node_cpus=() load_cpus=()
+if [[ -n ${NODE_CPUS:-} ]]; then node_cpus=(taskset -c "$NODE_CPUS"); fi
+if [[ -n ${LOAD_CPUS:-} ]]; then load_cpus=(taskset -c "$LOAD_CPUS"); fi
 if [[ $NODES == 1 ]]; then
   NODE_FLAGS=${NODE_FLAGS:---event-loops 1}
   REPLICATION=()
@@ -66,14 +71,14 @@ for ((i = 0; i < NODES; i++)); do
   args=(--port "$port" --data-dir "$WORK/data-$port")
   [[ $NODES != 1 ]] && args+=(--cluster "$targets" --self "${urls[$i]}")
   # shellcheck disable=SC2086 # flag lists
-  java $NODE_JAVA_OPTS -jar "$SERVER_JAR" "${args[@]}" $NODE_FLAGS >"$WORK/node-$port.log" 2>&1 &
+  "${node_cpus[@]}" java $NODE_JAVA_OPTS -jar "$SERVER_JAR" "${args[@]}" $NODE_FLAGS >"$WORK/node-$port.log" 2>&1 &
   pids+=($!)
 done
 for ((i = 0; i < NODES; i++)); do wait_for_port $((BASE_PORT + i)); done
 
 load() { # load ARGS... -> the generator's report; PUTs of new keys of VALUE_SIZE bytes
   # shellcheck disable=SC2086 # LOAD_JAVA_OPTS and LOAD_FLAGS are lists
-  java $LOAD_JAVA_OPTS -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$targets" --ops put \
+  "${load_cpus[@]}" java $LOAD_JAVA_OPTS -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$targets" --ops put \
     --keys "$KEY_SPACE" --value-size "$VALUE_SIZE" --connections "$CONNECTIONS" "${REPLICATION[@]}" \
     $LOAD_FLAGS "$@" 2>>"$WORK/progress.log"
 }
@@ -119,7 +124,7 @@ worst=$(awk '!/^#/ && $4 + 0 >= w + 0 { w = $4; at = $1 } END { printf "%s ms (w
 
 echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end;" \
   "NODES=$NODES DURATION=$DURATION INTERVAL=$INTERVAL VALUE_SIZE=$VALUE_SIZE CONNECTIONS=$CONNECTIONS;" \
-  "nodes: $NODE_FLAGS${NODE_JAVA_OPTS:+ $NODE_JAVA_OPTS}${max_rps:+; closed-loop maximum $max_rps req/s}"
+  "nodes: $NODE_FLAGS${NODE_JAVA_OPTS:+ $NODE_JAVA_OPTS}${NODE_CPUS:+ on CPUs $NODE_CPUS}${LOAD_CPUS:+, generator on CPUs $LOAD_CPUS}${max_rps:+; closed-loop maximum $max_rps req/s}"
 echo
 echo "| nodes | PUT | req/s | p50 ms | p99 ms | p99.9 ms | max ms | worst ${INTERVAL} s p99 | flushed MiB | compacted MiB | compactions | stalled writes | stalled s | tables MiB at end | errors/non-2xx |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
