@@ -9,6 +9,7 @@ import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -145,8 +146,8 @@ public final class AmplificationBenchmark implements Callable<Integer> {
     private String run(String workload, String engine) throws IOException {
         boolean updates = workload.equals("updates");
         int keySpace = updates ? updateKeys : writes;
-        Path dir = BenchDirectories.root().resolve("amplification-" + workload + "-" + engine);
-        BenchDirectories.deleteRecursively(dir);
+        // A directory of its own, so that runs side by side never open one store twice.
+        Path dir = Files.createTempDirectory(BenchDirectories.root(), "amplification-" + workload + "-" + engine + "-");
         SplittableRandom random = new SplittableRandom(42);
         BitSet written = new BitSet(keySpace);
         byte[] value = new byte[valueBytes];

@@ -258,9 +258,11 @@ public final class DaoOptions {
 
     /**
      * Most bytes per second compactions write, so that a large compaction is spread over time rather
-     * than taking a core and the disk from requests in a burst; 0 (the default) for no limit. Flushes
-     * are never limited, as writers wait for them; a limit below the rate at which flushes arrive lets
-     * tables pile up, and reads slow down with them.
+     * than taking a core and the disk from requests in a burst; 0 (the default) for no limit. The limit
+     * holds while level 0 keeps up: from twice {@link #compactionTrigger()} flushed level-0 tables on,
+     * compactions run unlimited until it is back under them, so a limit below what the writes need never
+     * brings writers to their slowdown (level 0 then holds up to twice the trigger, and reads look at
+     * more tables). Flushes are never limited, as writers wait for them.
      */
     public long compactionBytesPerSecond() {
         return compactionBytesPerSecond;

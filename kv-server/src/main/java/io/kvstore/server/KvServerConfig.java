@@ -75,6 +75,12 @@ public final class KvServerConfig {
     public static final long DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS = 3600;
     /** Default pace of a node's repair scans: 64 MiB/s, well under a disk's sequential rate. */
     public static final long DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND = 64L << 20;
+    /**
+     * Default {@code --compaction-bytes-per-s}: a node's compactions write at most 20 MiB/s while they keep
+     * up (and without limit while level 0 is behind), so that they pause often enough for its request
+     * threads to find an idle core; embedded stores default to no limit.
+     */
+    public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 20L << 20;
     /** OpenSSL, for its cheaper handshakes (docs/TUNING.md#tls-engines-openssl-against-the-jdk). */
     public static final TlsEngine DEFAULT_TLS_ENGINE = TlsEngine.OPENSSL;
 
@@ -436,7 +442,7 @@ public final class KvServerConfig {
         private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
         private Compression compression = DaoOptions.DEFAULT_COMPRESSION;
         private long blockCacheBytes = DaoOptions.defaultBlockCacheBytes();
-        private long compactionBytesPerSecond = DaoOptions.DEFAULT_COMPACTION_BYTES_PER_SECOND;
+        private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
         private CompactionStyle compactionStyle = DaoOptions.DEFAULT_COMPACTION_STYLE;
         private Duration antiEntropyInterval = Duration.ofSeconds(DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS);
         private long repairScanBytesPerSecond = DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND;

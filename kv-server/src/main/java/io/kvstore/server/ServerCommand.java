@@ -9,7 +9,6 @@ import io.kvstore.cluster.membership.RingTokens;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
-import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
 import java.io.IOException;
@@ -146,8 +145,9 @@ final class ServerCommand {
     }
 
     @Option(names = "--compaction-bytes-per-s", paramLabel = "N",
-            defaultValue = "" + DaoOptions.DEFAULT_COMPACTION_BYTES_PER_SECOND,
-            description = "bytes per second compactions write, at most; 0 = no limit (flushes are never limited)")
+            defaultValue = "" + KvServerConfig.DEFAULT_COMPACTION_BYTES_PER_SECOND,
+            description = "bytes per second compactions write, at most, while level 0 keeps up (beyond twice the"
+                    + " compaction trigger they run unlimited); 0 = no limit; flushes are never limited")
     void compactionBytesPerSecond(long bytes) {
         config.compactionBytesPerSecond(bytes);
     }

@@ -42,12 +42,12 @@ final class StatusHandler {
 
     void handle(HttpServerRequest request) {
         DaoProperties storage = dao.properties();
-        // Placement comes from the cluster map, not this node's options: a node that joined or found its
-        // peers' map runs on theirs, whatever it was started with.
+        // Membership and placement come from the cluster map, not this node's options: a node that joined,
+        // or found its peers' map, runs on theirs whatever it was started with.
         ClusterMap map = this.map.get();
         JsonObject status = new JsonObject()
                 .put("node", config.self())
-                .put("cluster", new JsonArray(config.cluster()))
+                .put("cluster", new JsonArray(map.urls()))
                 .put("partitioner", map.partitioner())
                 .put("virtualNodes", map.virtualNodes())
                 .put("ringTokens", map.ringTokens().id())

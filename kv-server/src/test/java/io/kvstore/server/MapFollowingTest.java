@@ -67,6 +67,8 @@ class MapFollowingTest {
             nodes.node(3).joined().toCompletableFuture().get(60, TimeUnit.SECONDS);
             String newcomer = nodes.urls.get(3);
             nodes.awaitSameMap(10);
+            assertEquals(new JsonArray(nodes.urls), nodes.status(0).getJsonArray("cluster"),
+                    "a seed started with three nodes lists the map's four");
 
             HttpResponse<String> repair = nodes.send(0, "POST", "/v0/admin/repair", null);
             assertEquals(200, repair.statusCode(), repair.body());
@@ -117,6 +119,7 @@ class MapFollowingTest {
                     () -> nodes.status(0).getJsonObject("hints").getLong("droppedNodeLeft") >= pending);
             JsonObject status = nodes.status(0);
             assertEquals(null, peer(status, dead), "the dead node is no peer any more: " + status.getJsonArray("peers"));
+            assertFalse(status.getJsonArray("cluster").contains(dead), "the removed node left the map: " + status.getJsonArray("cluster"));
             assertEquals(0, status.getJsonObject("hints").getLong("replayed"));
 
             HttpResponse<String> repair = nodes.send(0, "POST", "/v0/admin/repair", null);

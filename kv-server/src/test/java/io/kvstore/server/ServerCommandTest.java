@@ -60,7 +60,7 @@ class ServerCommandTest {
         assertEquals(Duration.ofDays(10), parsed.storeOptions().tombstoneGrace());
         assertEquals(built.metrics(), parsed.metrics());
         assertEquals(Compression.LZ4, parsed.storeOptions().compression());
-        assertEquals(DaoOptions.DEFAULT_COMPACTION_BYTES_PER_SECOND, parsed.storeOptions().compactionBytesPerSecond());
+        assertEquals(20L << 20, parsed.storeOptions().compactionBytesPerSecond());
         assertEquals(CompactionStyle.LEVELED, parsed.storeOptions().compactionStyle());
     }
 

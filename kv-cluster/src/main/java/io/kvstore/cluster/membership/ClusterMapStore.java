@@ -51,11 +51,6 @@ public final class ClusterMapStore {
         return store;
     }
 
-    /** Whether a map was kept before this run (not just seeded by it). */
-    public static boolean exists(Path directory) {
-        return Files.exists(directory.resolve(FILE));
-    }
-
     /** The current map; {@code null} only before the first {@link #adopt} of a store opened without a seed. */
     public ClusterMap current() {
         return current;

@@ -49,7 +49,7 @@ final class Compactor {
     private final BackgroundThread thread;
     private final DaoStats stats;
     /** Null when compactions are not rate limited. */
-    private final ByteRateLimiter limiter;
+    private final CompactionPacing pacing;
     /** Null under size-tiered compaction. */
     private final LeveledCompactionPicker leveled;
     /** Runs a check for rest on the compaction thread after the idle delay; null when that is off. */
@@ -68,8 +68,8 @@ final class Compactor {
         this.writes = writes;
         this.thread = new BackgroundThread("kvstore-compaction", options.backgroundPriority());
         this.leveled = options.compactionStyle() == CompactionStyle.LEVELED ? new LeveledCompactionPicker(options) : null;
-        this.limiter = options.compactionBytesPerSecond() > 0
-                ? new ByteRateLimiter(options.compactionBytesPerSecond()) : null;
+        this.pacing = CompactionPacing.of(options.compactionBytesPerSecond(), options.compactionTrigger(),
+                () -> versions.current().flushedLevelZeroTables);
         long idleNanos = options.idleCompactionDelay().toNanos();
         this.afterIdleDelay = leveled == null || idleNanos == 0 ? null
                 : CompletableFuture.delayedExecutor(idleNanos, TimeUnit.NANOSECONDS, thread::execute);
@@ -288,13 +288,13 @@ final class Compactor {
             }
             if (job.outputLevel() == 0) {
                 TableBuilder.Built built = TableBuilder.build(dir, versions.newFileNumber(), entries, expectedKeys,
-                        options, blocks, now, mayDropTombstone, state::isClosed, limiter);
+                        options, blocks, now, mayDropTombstone, state::isClosed, pacing);
                 outputs = built.table() == null ? new SsTable[0] : new SsTable[] {built.table()};
                 newestDropped = built.newestDroppedTombstone();
             } else {
                 TableBuilder.BuiltTables built = TableBuilder.buildSplit(dir, versions::newFileNumber, entries,
                         keysPerTable(inputs, expectedKeys), options, blocks, options.targetTableBytes(), now,
-                        mayDropTombstone, state::isClosed, limiter);
+                        mayDropTombstone, state::isClosed, pacing);
                 outputs = built.tables();
                 newestDropped = built.newestDroppedTombstone();
             }

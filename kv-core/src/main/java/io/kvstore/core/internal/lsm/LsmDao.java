@@ -365,6 +365,11 @@ public final class LsmDao implements Dao {
         return versions.current().levels.clone();
     }
 
+    /** The store's versions (for tests that wait for a state of them). */
+    VersionSet versions() {
+        return versions;
+    }
+
     private static IOException chain(IOException first, IOException next) {
         if (first == null) {
             return next;

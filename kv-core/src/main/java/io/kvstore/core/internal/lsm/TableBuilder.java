@@ -42,15 +42,15 @@ final class TableBuilder {
                 mayDropTombstone, cancelled, null);
     }
 
-    /** {@link #build}, writing no faster than {@code limiter} allows (none: unlimited). */
+    /** {@link #build}, writing no faster than {@code pacing} allows (null: unlimited). */
     static Built build(Path dir, long number, SortedEntries entries, long expectedKeys, DaoOptions options,
                        BlockCache blocks, long nowMillis, LongPredicate mayDropTombstone, BooleanSupplier cancelled,
-                       ByteRateLimiter limiter) throws IOException {
+                       CompactionPacing pacing) throws IOException {
         Path path = FileNames.table(dir, number);
         long newestDropped = Long.MIN_VALUE;
         try (SsTableWriter writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(),
                 expectedKeys, options.compression())) {
-            Pacer pacer = new Pacer(limiter, cancelled);
+            Pacer pacer = new Pacer(pacing, cancelled);
             while (entries.advance()) {
                 pacer.step(writer, path);
                 boolean tombstone = readsAsTombstone(entries, nowMillis);
@@ -79,7 +79,7 @@ final class TableBuilder {
     static BuiltTables buildSplit(Path dir, LongSupplier numbers, SortedEntries entries, long keysPerTable,
                                   DaoOptions options, BlockCache blocks, long targetBytes, long nowMillis,
                                   LongPredicate mayDropTombstone, BooleanSupplier cancelled,
-                                  ByteRateLimiter limiter) throws IOException {
+                                  CompactionPacing pacing) throws IOException {
         List<SsTable> written = new ArrayList<>();
         long newestDropped = Long.MIN_VALUE;
         SsTableWriter writer = null;
@@ -87,7 +87,7 @@ final class TableBuilder {
         long number = -1;
         boolean done = false;
         try {
-            Pacer pacer = new Pacer(limiter, cancelled);
+            Pacer pacer = new Pacer(pacing, cancelled);
             while (entries.advance()) {
                 boolean tombstone = readsAsTombstone(entries, nowMillis);
                 if (tombstone && mayDropTombstone.test(entries.timestamp())) {
@@ -142,17 +142,17 @@ final class TableBuilder {
     }
 
     /**
-     * Every 256 entries, charges the bytes written since the last charge to the rate limiter (if any);
+     * Every 256 entries, charges the bytes written since the last charge to the pacing (if any);
      * every 1024, checks for cancellation. One per build, told when a new table starts.
      */
     private static final class Pacer {
-        private final ByteRateLimiter limiter;
+        private final CompactionPacing pacing;
         private final BooleanSupplier cancelled;
         private long seen;
         private long charged;
 
-        Pacer(ByteRateLimiter limiter, BooleanSupplier cancelled) {
-            this.limiter = limiter;
+        Pacer(CompactionPacing pacing, BooleanSupplier cancelled) {
+            this.pacing = pacing;
             this.cancelled = cancelled;
         }
 
@@ -164,9 +164,9 @@ final class TableBuilder {
             if ((++seen & 255) != 0) {
                 return;
             }
-            if (limiter != null) {
+            if (pacing != null) {
                 long written = writer.bytesWritten();
-                if (!limiter.acquire(written - charged, cancelled)) {
+                if (!pacing.charge(written - charged, cancelled)) {
                     throw new CancellationException("table " + path + " abandoned: store closing");
                 }
                 charged = written;
