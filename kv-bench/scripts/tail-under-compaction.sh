@@ -18,7 +18,7 @@
 # uniformly), CONNECTIONS, NODE_FLAGS (default as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the
 # nodes, e.g. -Xmx1g), LOAD_JAVA_OPTS (the generator's), LOAD_FLAGS, KEEP, NODE_CPUS and LOAD_CPUS (CPU
 # lists for taskset, e.g. NODE_CPUS=0 LOAD_CPUS=1: the nodes and the generator each on their own cores,
-# as a client on another machine would be; default: both anywhere).
+# as a client on another machine would be; default: both anywhere), CEILING.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -31,7 +31,8 @@ DURATION=${DURATION:-300}
 PROBE_S=${PROBE_S:-$DURATION}
 PROBE_WARMUP=${PROBE_WARMUP:-30}  # fresh JVMs take tens of seconds to reach their rate, three of them longer
 INTERVAL=${INTERVAL:-10}
-WARMUP=${WARMUP:-5}
+# A fresh generator takes about 10 s to reach its rate: a shorter warm-up measures its own backlog.
+WARMUP=${WARMUP:-30}
 VALUE_SIZE=${VALUE_SIZE:-1024}
 CONNECTIONS=${CONNECTIONS:-64}
 KEY_SPACE=${KEY_SPACE:-1000000000000}
@@ -39,6 +40,7 @@ NODE_JAVA_OPTS=${NODE_JAVA_OPTS:-}
 LOAD_JAVA_OPTS=${LOAD_JAVA_OPTS:-}
 LOAD_FLAGS=${LOAD_FLAGS:-}
 KEEP=${KEEP:-0}
+CEILING=${CEILING:-1}
 node_cpus=() load_cpus=()
 if [[ -n ${NODE_CPUS:-} ]]; then node_cpus=(taskset -c "$NODE_CPUS"); fi
 if [[ -n ${LOAD_CPUS:-} ]]; then load_cpus=(taskset -c "$LOAD_CPUS"); fi
@@ -119,8 +121,23 @@ delta() { # delta COLUMN [DIVISOR] -> after - before of that column of storage_t
     'BEGIN { v = (a - b) / d; printf (v == int(v) ? "%d" : "%.1f"), v }'
 }
 mib=$((1024 * 1024))
-windows=$(awk '!/^#/ { printf "%s%s", sep, $4; sep = " " }' "$WORK/windows.txt")
-worst=$(awk '!/^#/ && $4 + 0 >= w + 0 { w = $4; at = $1 } END { printf "%s ms (window ending at %s s)", w, at }' "$WORK/windows.txt")
+window_p99s() { awk '!/^#/ { printf "%s%s", sep, $4; sep = " " }' "$1"; }  # window_p99s FILE
+worst_window() { awk '!/^#/ && $4 + 0 >= w + 0 { w = $4; at = $1 } END { printf "%s ms (window ending at %s s)", w, at }' "$1"; }
+windows=$(window_p99s "$WORK/windows.txt")
+worst=$(worst_window "$WORK/windows.txt")
+
+if [[ $CEILING == 1 ]]; then
+  stop_all
+  "${node_cpus[@]}" java -cp "$BENCH_JAR" io.kvstore.bench.load.CeilingServer --port "$BASE_PORT" --event-loops 1 \
+    >"$WORK/ceiling.log" 2>&1 &
+  pids+=($!)
+  wait_for_port "$BASE_PORT"
+  echo "the same open loop against the bare Vert.x server" >&2
+  targets="http://127.0.0.1:$BASE_PORT" REPLICATION=()
+  ceiling=$(load --routing targets --rate "$RATE" --duration "$DURATION" --warmup "$WARMUP" --interval "$INTERVAL" \
+    --interval-log "$WORK/ceiling-windows.txt" | grep '^RESULT')
+  echo "ceiling: $ceiling" >>"$WORK/progress.log"
+fi
 
 echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end;" \
   "NODES=$NODES DURATION=$DURATION INTERVAL=$INTERVAL VALUE_SIZE=$VALUE_SIZE CONNECTIONS=$CONNECTIONS;" \
@@ -134,4 +151,13 @@ echo "| $NODES | $PUT_LABEL at $RATE/s | $(field rps "$result") | $(field p50 "$
   "$(field errors "$result")/$(field non2xx "$result") |"
 echo
 echo "p99 ms of each ${INTERVAL} s window: $windows"
+if [[ $CEILING == 1 ]]; then
+  echo
+  echo "| server | PUT | req/s | p50 ms | p99 ms | p99.9 ms | max ms | worst ${INTERVAL} s p99 |"
+  echo "|---|---|---|---|---|---|---|---|"
+  echo "| bare Vert.x, 1 event loop | at $RATE/s | $(field rps "$ceiling") | $(field p50 "$ceiling") | $(field p99 "$ceiling") |" \
+    "$(field p999 "$ceiling") | $(field max "$ceiling") | $(worst_window "$WORK/ceiling-windows.txt") |"
+  echo
+  echo "p99 ms of each ${INTERVAL} s window, bare Vert.x: $(window_p99s "$WORK/ceiling-windows.txt")"
+fi
 if [[ $KEEP == 1 ]]; then echo "windows, histogram and logs: $WORK"; fi

@@ -2,6 +2,7 @@ package io.kvstore.core.internal.table;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdDecompressCtx;
+import com.github.luben.zstd.ZstdException;
 import io.kvstore.core.Compression;
 import io.kvstore.core.CorruptionException;
 import net.jpountz.lz4.LZ4Compressor;
@@ -141,20 +142,30 @@ abstract class BlockCodec {
 
         @Override
         int compress(byte[] src, int length, byte[] dst) {
-            return compressor.compress(src, 0, length, dst, 0, dst.length);
+            DirectScratch scratch = DirectScratch.get();
+            ByteBuffer in = scratch.input(src, length);
+            ByteBuffer out = scratch.output(dst.length);
+            int n = compressor.compress(in, 0, length, out, 0, dst.length);
+            out.get(0, dst, 0, n);
+            return n;
         }
 
         @Override
         void decompress(ByteBuffer src, int at, int length, byte[] dst, int dstLength) {
+            DirectScratch scratch = DirectScratch.get();
+            ByteBuffer in = src.isDirect() ? src : scratch.input(src, at, length);
+            int from = src.isDirect() ? at : 0;
+            ByteBuffer out = scratch.output(dstLength);
             int n;
             try {
-                n = decompressor.decompress(src, at, length, ByteBuffer.wrap(dst), 0, dstLength);
+                n = decompressor.decompress(in, from, length, out, 0, dstLength);
             } catch (LZ4Exception e) {
                 throw new IllegalStateException("lz4: " + e.getMessage(), e);
             }
             if (n != dstLength) {
                 throw new IllegalStateException("lz4 produced " + n + " bytes, expected " + dstLength);
             }
+            out.get(0, dst, 0, dstLength);
         }
     }
 
@@ -176,43 +187,39 @@ abstract class BlockCodec {
 
         @Override
         int compress(byte[] src, int length, byte[] dst) {
-            long n = Zstd.compressByteArray(dst, 0, dst.length, src, 0, length, Zstd.defaultCompressionLevel());
+            DirectScratch scratch = DirectScratch.get();
+            ByteBuffer in = scratch.input(src, length);
+            ByteBuffer out = scratch.output(dst.length);
+            long n = Zstd.compressDirectByteBuffer(out, 0, dst.length, in, 0, length, Zstd.defaultCompressionLevel());
             if (Zstd.isError(n)) {
                 throw new IllegalStateException("zstd compression failed: " + Zstd.getErrorName(n));
             }
+            out.get(0, dst, 0, (int) n);
             return (int) n;
         }
 
         @Override
         void decompress(ByteBuffer src, int at, int length, byte[] dst, int dstLength) {
-            Decompression d = PER_THREAD.get();
-            byte[] compressed = d.input(length);
-            src.get(at, compressed, 0, length);
-            long n = d.context.decompressByteArray(dst, 0, dstLength, compressed, 0, length);
+            DirectScratch scratch = DirectScratch.get();
+            ByteBuffer in = src.isDirect() ? src : scratch.input(src, at, length);
+            int from = src.isDirect() ? at : 0;
+            ByteBuffer out = scratch.output(dstLength);
+            long n;
+            try {
+                n = CONTEXT.get().decompressDirectByteBuffer(out, 0, dstLength, in, from, length);
+            } catch (ZstdException e) {
+                throw new IllegalStateException("zstd: " + e.getMessage(), e);
+            }
             if (Zstd.isError(n)) {
                 throw new IllegalStateException("zstd: " + Zstd.getErrorName(n));
             }
             if (n != dstLength) {
                 throw new IllegalStateException("zstd produced " + n + " bytes, expected " + dstLength);
             }
+            out.get(0, dst, 0, dstLength);
         }
 
-        /**
-         * A thread's decompression context and input buffer, reused from block to block: a new context
-         * per block costs more than the decompression itself, and the native call takes arrays.
-         */
-        private static final ThreadLocal<Decompression> PER_THREAD = ThreadLocal.withInitial(Decompression::new);
-
-        private static final class Decompression {
-            final ZstdDecompressCtx context = new ZstdDecompressCtx();
-            private byte[] input = new byte[16 << 10];
-
-            byte[] input(int length) {
-                if (input.length < length) {
-                    input = new byte[Math.max(length, 2 * input.length)];
-                }
-                return input;
-            }
-        }
+        /** A thread's decompression context, reused from block to block: a new one per block costs more than the block. */
+        private static final ThreadLocal<ZstdDecompressCtx> CONTEXT = ThreadLocal.withInitial(ZstdDecompressCtx::new);
     }
 }
