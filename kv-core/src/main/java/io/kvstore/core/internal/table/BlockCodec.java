@@ -121,7 +121,43 @@ abstract class BlockCodec {
         }
     }
 
-    private static final class Lz4 extends BlockCodec {
+    /**
+     * A codec of a native library, only ever called on direct buffers (the thread's {@link DirectScratch}
+     * and the mapped table), never on heap arrays, which it would pin against collections while it runs.
+     */
+    private abstract static class NativeCodec extends BlockCodec {
+        @Override
+        final int compress(byte[] src, int length, byte[] dst) {
+            DirectScratch scratch = DirectScratch.get();
+            ByteBuffer out = scratch.output(dst.length);
+            int n = compressDirect(scratch.input(src, length), length, out, dst.length);
+            out.get(0, dst, 0, n);
+            return n;
+        }
+
+        @Override
+        final void decompress(ByteBuffer src, int at, int length, byte[] dst, int dstLength) {
+            DirectScratch scratch = DirectScratch.get();
+            boolean direct = src.isDirect();
+            ByteBuffer out = scratch.output(dstLength);
+            int n = decompressDirect(direct ? src : scratch.input(src, at, length), direct ? at : 0, length, out, dstLength);
+            if (n != dstLength) {
+                throw new IllegalStateException(name() + " produced " + n + " bytes, expected " + dstLength);
+            }
+            out.get(0, dst, 0, dstLength);
+        }
+
+        /** Compresses {@code in[0, length)} into {@code out} from 0, at most {@code maxLength} bytes; returns the length. */
+        abstract int compressDirect(ByteBuffer in, int length, ByteBuffer out, int maxLength);
+
+        /**
+         * Decompresses {@code in[at, at + length)} into {@code out} from 0, at most {@code outLength} bytes;
+         * returns the length. Throws IllegalStateException on malformed input.
+         */
+        abstract int decompressDirect(ByteBuffer in, int at, int length, ByteBuffer out, int outLength);
+    }
+
+    private static final class Lz4 extends NativeCodec {
         private final LZ4Compressor compressor = LZ4Factory.fastestInstance().fastCompressor();
         private final LZ4SafeDecompressor decompressor = LZ4Factory.fastestInstance().safeDecompressor();
 
@@ -141,35 +177,21 @@ abstract class BlockCodec {
         }
 
         @Override
-        int compress(byte[] src, int length, byte[] dst) {
-            DirectScratch scratch = DirectScratch.get();
-            ByteBuffer in = scratch.input(src, length);
-            ByteBuffer out = scratch.output(dst.length);
-            int n = compressor.compress(in, 0, length, out, 0, dst.length);
-            out.get(0, dst, 0, n);
-            return n;
+        int compressDirect(ByteBuffer in, int length, ByteBuffer out, int maxLength) {
+            return compressor.compress(in, 0, length, out, 0, maxLength);
         }
 
         @Override
-        void decompress(ByteBuffer src, int at, int length, byte[] dst, int dstLength) {
-            DirectScratch scratch = DirectScratch.get();
-            ByteBuffer in = src.isDirect() ? src : scratch.input(src, at, length);
-            int from = src.isDirect() ? at : 0;
-            ByteBuffer out = scratch.output(dstLength);
-            int n;
+        int decompressDirect(ByteBuffer in, int at, int length, ByteBuffer out, int outLength) {
             try {
-                n = decompressor.decompress(in, from, length, out, 0, dstLength);
+                return decompressor.decompress(in, at, length, out, 0, outLength);
             } catch (LZ4Exception e) {
                 throw new IllegalStateException("lz4: " + e.getMessage(), e);
             }
-            if (n != dstLength) {
-                throw new IllegalStateException("lz4 produced " + n + " bytes, expected " + dstLength);
-            }
-            out.get(0, dst, 0, dstLength);
         }
     }
 
-    private static final class Zstandard extends BlockCodec {
+    private static final class Zstandard extends NativeCodec {
         @Override
         int id() {
             return ZSTD_ID;
@@ -186,37 +208,26 @@ abstract class BlockCodec {
         }
 
         @Override
-        int compress(byte[] src, int length, byte[] dst) {
-            DirectScratch scratch = DirectScratch.get();
-            ByteBuffer in = scratch.input(src, length);
-            ByteBuffer out = scratch.output(dst.length);
-            long n = Zstd.compressDirectByteBuffer(out, 0, dst.length, in, 0, length, Zstd.defaultCompressionLevel());
+        int compressDirect(ByteBuffer in, int length, ByteBuffer out, int maxLength) {
+            long n = Zstd.compressDirectByteBuffer(out, 0, maxLength, in, 0, length, Zstd.defaultCompressionLevel());
             if (Zstd.isError(n)) {
                 throw new IllegalStateException("zstd compression failed: " + Zstd.getErrorName(n));
             }
-            out.get(0, dst, 0, (int) n);
             return (int) n;
         }
 
         @Override
-        void decompress(ByteBuffer src, int at, int length, byte[] dst, int dstLength) {
-            DirectScratch scratch = DirectScratch.get();
-            ByteBuffer in = src.isDirect() ? src : scratch.input(src, at, length);
-            int from = src.isDirect() ? at : 0;
-            ByteBuffer out = scratch.output(dstLength);
+        int decompressDirect(ByteBuffer in, int at, int length, ByteBuffer out, int outLength) {
             long n;
             try {
-                n = CONTEXT.get().decompressDirectByteBuffer(out, 0, dstLength, in, from, length);
+                n = CONTEXT.get().decompressDirectByteBuffer(out, 0, outLength, in, at, length);
             } catch (ZstdException e) {
                 throw new IllegalStateException("zstd: " + e.getMessage(), e);
             }
             if (Zstd.isError(n)) {
                 throw new IllegalStateException("zstd: " + Zstd.getErrorName(n));
             }
-            if (n != dstLength) {
-                throw new IllegalStateException("zstd produced " + n + " bytes, expected " + dstLength);
-            }
-            out.get(0, dst, 0, dstLength);
+            return (int) n;
         }
 
         /** A thread's decompression context, reused from block to block: a new one per block costs more than the block. */
