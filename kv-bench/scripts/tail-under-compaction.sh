@@ -15,8 +15,8 @@
 #
 # Environment: NODES (1 or 3), RATE (default: HALF x the closed-loop maximum, measured for PROBE_S
 # seconds, by default DURATION, after PROBE_WARMUP), DURATION, INTERVAL, WARMUP, VALUE_SIZE (bytes per PUT), KEY_SPACE (keys drawn from,
-# uniformly), CONNECTIONS, NODE_FLAGS (default as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the
-# nodes, e.g. -Xmx1g), LOAD_JAVA_OPTS (the generator's), LOAD_FLAGS, KEEP, NODE_CPUS and LOAD_CPUS (CPU
+# uniformly), CONNECTIONS, ROUTING (the generator's --routing, default targets), NODE_FLAGS (default
+# as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the nodes, e.g. -Xmx1g), LOAD_JAVA_OPTS (the generator's), LOAD_FLAGS, KEEP, NODE_CPUS and LOAD_CPUS (CPU
 # lists for taskset, e.g. NODE_CPUS=0 LOAD_CPUS=1: the nodes and the generator each on their own cores,
 # as a client on another machine would be; default: both anywhere), CEILING.
 set -euo pipefail
@@ -41,6 +41,10 @@ LOAD_JAVA_OPTS=${LOAD_JAVA_OPTS:-}
 LOAD_FLAGS=${LOAD_FLAGS:-}
 KEEP=${KEEP:-0}
 CEILING=${CEILING:-1}
+# Every node holds every key here (one node, or ack=2&from=3 on three), so routing by key saves no hop,
+# and the client's cluster-map read every 30 s costs the generator a recompilation of its request path
+# in its first minutes, cores the nodes then wait for (docs/TUNING.md#load-generator-transport-and-timers).
+ROUTING=${ROUTING:-targets}
 node_cpus=() load_cpus=()
 if [[ -n ${NODE_CPUS:-} ]]; then node_cpus=(taskset -c "$NODE_CPUS"); fi
 if [[ -n ${LOAD_CPUS:-} ]]; then load_cpus=(taskset -c "$LOAD_CPUS"); fi
@@ -70,6 +74,7 @@ for ((i = 0; i < NODES; i++)); do urls+=("http://127.0.0.1:$((BASE_PORT + i))");
 targets=$(IFS=,; echo "${urls[*]}")
 for ((i = 0; i < NODES; i++)); do
   port=$((BASE_PORT + i))
+  require_free_port "$port"
   args=(--port "$port" --data-dir "$WORK/data-$port")
   [[ $NODES != 1 ]] && args+=(--cluster "$targets" --self "${urls[$i]}")
   # shellcheck disable=SC2086 # flag lists
@@ -80,7 +85,7 @@ for ((i = 0; i < NODES; i++)); do wait_for_port $((BASE_PORT + i)); done
 
 load() { # load ARGS... -> the generator's report; PUTs of new keys of VALUE_SIZE bytes
   # shellcheck disable=SC2086 # LOAD_JAVA_OPTS and LOAD_FLAGS are lists
-  "${load_cpus[@]}" java $LOAD_JAVA_OPTS -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$targets" --ops put \
+  "${load_cpus[@]}" java $LOAD_JAVA_OPTS -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$targets" --routing "$ROUTING" --ops put \
     --keys "$KEY_SPACE" --value-size "$VALUE_SIZE" --connections "$CONNECTIONS" "${REPLICATION[@]}" \
     $LOAD_FLAGS "$@" 2>>"$WORK/progress.log"
 }
@@ -104,6 +109,10 @@ if [[ -z $RATE ]]; then
   echo "finding the closed-loop maximum ($PROBE_S s)" >&2
   probe=$(load --duration "$PROBE_S" --warmup "$PROBE_WARMUP" | grep '^RESULT')
   echo "closed loop: $probe" >>"$WORK/progress.log"
+  if [[ $(field errors "$probe") != 0 || $(field non2xx "$probe") != 0 ]]; then
+    echo "the closed loop had failed requests, so its rate is no maximum: $probe" >&2
+    exit 1
+  fi
   max_rps=$(field rps "$probe")
   RATE=$(awk -v m="$max_rps" -v h="$HALF" 'BEGIN { printf "%d", m * h }')
   wait_idle "${pids[@]}"  # the probe's flushes and compactions are not the run's
@@ -134,7 +143,8 @@ if [[ $CEILING == 1 ]]; then
   wait_for_port "$BASE_PORT"
   echo "the same open loop against the bare Vert.x server" >&2
   targets="http://127.0.0.1:$BASE_PORT" REPLICATION=()
-  ceiling=$(load --routing targets --rate "$RATE" --duration "$DURATION" --warmup "$WARMUP" --interval "$INTERVAL" \
+  ROUTING=targets
+  ceiling=$(load --rate "$RATE" --duration "$DURATION" --warmup "$WARMUP" --interval "$INTERVAL" \
     --interval-log "$WORK/ceiling-windows.txt" | grep '^RESULT')
   echo "ceiling: $ceiling" >>"$WORK/progress.log"
 fi
