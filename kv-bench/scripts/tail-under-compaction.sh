@@ -16,9 +16,10 @@
 # Environment: NODES (1 or 3), RATE (default: HALF x the closed-loop maximum, measured for PROBE_S
 # seconds, by default DURATION, after PROBE_WARMUP), DURATION, INTERVAL, WARMUP, VALUE_SIZE (bytes per PUT), KEY_SPACE (keys drawn from,
 # uniformly), CONNECTIONS, ROUTING (the generator's --routing, default targets), NODE_FLAGS (default
-# as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the nodes, e.g. -Xmx1g), LOAD_JAVA_OPTS (the generator's), LOAD_FLAGS, KEEP, NODE_CPUS and LOAD_CPUS (CPU
-# lists for taskset, e.g. NODE_CPUS=0 LOAD_CPUS=1: the nodes and the generator each on their own cores,
-# as a client on another machine would be; default: both anywhere), CEILING.
+# as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the nodes, e.g. -Xmx1g), LOAD_JAVA_OPTS (the
+# generator's), LOAD_FLAGS, KEEP, NODE_CPUS and LOAD_CPUS (CPU lists for taskset, e.g. NODE_CPUS=0
+# LOAD_CPUS=1: the nodes and the generator each on their own cores, as a client on another machine
+# would be; default: both anywhere), CEILING.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -109,7 +110,7 @@ if [[ -z $RATE ]]; then
   echo "finding the closed-loop maximum ($PROBE_S s)" >&2
   probe=$(load --duration "$PROBE_S" --warmup "$PROBE_WARMUP" | grep '^RESULT')
   echo "closed loop: $probe" >>"$WORK/progress.log"
-  if [[ $(field errors "$probe") != 0 ]]; then  # no answer at all; a 503 of a stalled write is an answer
+  if [[ $(field errors "$probe") != 0 ]]; then  # no answer at all; a non-2xx status is an answer
     echo "the closed loop had requests without an answer, so its rate is no maximum: $probe" >&2
     exit 1
   fi
