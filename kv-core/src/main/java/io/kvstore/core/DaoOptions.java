@@ -49,7 +49,7 @@ public final class DaoOptions {
     public static final Duration DEFAULT_IDLE_COMPACTION_DELAY = Duration.ofSeconds(10);
     /** Default compaction rate limit: 0, none. */
     public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 0;
-    /** Default rate of writes while level 0 is at the slowdown: 16 MiB/s, RocksDB's {@code delayed_write_rate}. */
+    /** Default rate of writes where level 0 reaches the slowdown: 16 MiB/s, RocksDB's {@code delayed_write_rate}. */
     public static final long DEFAULT_DELAYED_WRITE_BYTES_PER_SECOND = 16L << 20;
     /** Default codec of table data blocks: {@link Compression#LZ4}. */
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
@@ -270,9 +270,10 @@ public final class DaoOptions {
 
     /**
      * Under leveled compaction, the most bytes per second (keys and values) all writers together may
-     * write while level 0 holds from five times {@link #compactionTrigger()} tables until the stop at
-     * nine times: a brake on a burst that compaction cannot follow, spread over every write, rather
-     * than a wait for each write that would cap the writes per second whatever their size.
+     * write once level 0 holds five times {@link #compactionTrigger()} tables, lowered by a fifth for
+     * each further table until the stop at nine times (never below 16 KiB/s): a brake on a burst that
+     * compaction cannot follow, spread over every write, rather than a wait for each write that would
+     * cap the writes per second whatever their size, and one that tightens until compaction keeps up.
      */
     public long delayedWriteBytesPerSecond() {
         return delayedWriteBytesPerSecond;

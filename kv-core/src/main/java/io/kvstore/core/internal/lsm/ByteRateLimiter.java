@@ -11,16 +11,16 @@ import java.util.function.LongSupplier;
  * write) and waits while it is empty. Compactions use one at {@link io.kvstore.core.DaoOptions#compactionBytesPerSecond()},
  * so that a large compaction is spread over time instead of taking a core, and the disk, from requests
  * in a burst (flushes are never limited: writers wait for them); writers share one at
- * {@link io.kvstore.core.DaoOptions#delayedWriteBytesPerSecond()} while level 0 is at the slowdown
- * ({@link WriteController}). Thread-safe: concurrent callers all wait until what they took together
+ * a rate that starts at {@link io.kvstore.core.DaoOptions#delayedWriteBytesPerSecond()} while level 0 is at
+ * the slowdown and falls as it grows ({@link WriteController}). Thread-safe: concurrent callers all wait until what they took together
  * has been paid back at the rate.
  */
 final class ByteRateLimiter {
     /** Longest single wait, so that a waiter of a closing store notices soon. */
     private static final long MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    private final long bytesPerSecond;
-    private final long burstBytes;
+    private long bytesPerSecond;
+    private long burstBytes;
     private final LongSupplier nanoClock;
     private final Sleeper sleeper;
     private double available;
@@ -41,6 +41,23 @@ final class ByteRateLimiter {
         this.sleeper = sleeper;
         this.refilledAt = nanoClock.getAsLong();
         this.available = burstBytes;
+    }
+
+    /**
+     * Sets the rate ({@code > 0}) from now on, and the burst with it; what callers took before is paid
+     * back at the new rate.
+     */
+    synchronized void setBytesPerSecond(long bytesPerSecond) {
+        if (bytesPerSecond <= 0) {
+            throw new IllegalArgumentException("bytesPerSecond must be > 0, got " + bytesPerSecond);
+        }
+        if (bytesPerSecond == this.bytesPerSecond) {
+            return;
+        }
+        refill();
+        this.bytesPerSecond = bytesPerSecond;
+        this.burstBytes = Math.max(1, bytesPerSecond / 10);
+        available = Math.min(available, burstBytes);
     }
 
     /**

@@ -19,9 +19,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Under leveled compaction it also holds writers back while level 0 piles up, as RocksDB does: from
  * {@link #SLOWDOWN_FACTOR} times {@link DaoOptions#compactionTrigger()} level 0 tables on, all writers
- * together write no more than {@link DaoOptions#delayedWriteBytesPerSecond()} (which spreads the delay
- * over many writes rather than stopping one for seconds); from {@link #STOP_FACTOR} times the trigger
- * on, writes wait until a compaction brings level 0 below it. Level 0 is what every point read and
+ * together write no more than {@link DaoOptions#delayedWriteBytesPerSecond()}, less by a fifth for each
+ * table beyond (which spreads the delay over many writes rather than stopping one for seconds, and hands
+ * compaction more of the cores the further it falls behind); from {@link #STOP_FACTOR} times the trigger
+ * on, writes wait until a compaction brings level 0 below it. A fixed slowdown rate holds back only
+ * writers faster than it: slower ones, on cores that compaction needs, ran level 0 into the stop,
+ * where every write waited seconds for the compaction that finally got the cores. Level 0 is what every point read and
  * range read must consult table by table, and what makes the space shadowed versions take grow without
  * bound when compaction falls behind. The thresholds are RocksDB's (20 and 36 for a trigger of 4), not
  * LevelDB's (8 and 12): level 0 then absorbs the flushes that arrive while the one compaction thread
@@ -42,6 +45,10 @@ final class WriteController {
     static final int SLOWDOWN_FACTOR = 5;
     /** Level 0 tables, in compaction triggers, from which writes stop (RocksDB: 36 for a trigger of 4). */
     static final int STOP_FACTOR = 9;
+    /** What each level 0 table beyond the slowdown's start multiplies its rate by (RocksDB's step too). */
+    static final double SLOWDOWN_STEP = 0.8;
+    /** Lowest rate of the slowdown, so that writers still move while a compaction is stuck (RocksDB's too). */
+    static final long MIN_DELAYED_WRITE_BYTES_PER_SECOND = 16 << 10;
     /** Bytes a write counts for in the slowdown besides its key and value (sequence, timestamp, lengths). */
     private static final int WRITE_OVERHEAD_BYTES = 24;
 
@@ -108,8 +115,7 @@ final class WriteController {
             return false;
         }
         int levelZero = versions.current().flushedLevelZeroTables;
-        if (levelZero >= stopAt || levelZero >= slowdownAt && !delayedWrites.tryAcquire(slowdownBytes(entry))
-                || !tryLock()) {
+        if (levelZero >= stopAt || levelZero >= slowdownAt && !tryAcquireDelayed(levelZero, entry) || !tryLock()) {
             return false;
         }
         try {
@@ -210,6 +216,7 @@ final class WriteController {
             return;
         }
         if (tables < stopAt) {
+            delayedWrites.setBytesPerSecond(delayedWriteRate(options.delayedWriteBytesPerSecond(), tables - slowdownAt));
             long waited = delayedWrites.acquireNanos(slowdownBytes(entry), state::isClosed);
             if (waited > 0) {
                 stats.writeStalled(waited);
@@ -226,6 +233,21 @@ final class WriteController {
         } finally {
             stats.writeStalled(System.nanoTime() - start);
         }
+    }
+
+    private boolean tryAcquireDelayed(int tables, Entry entry) {
+        delayedWrites.setBytesPerSecond(delayedWriteRate(options.delayedWriteBytesPerSecond(), tables - slowdownAt));
+        return delayedWrites.tryAcquire(slowdownBytes(entry));
+    }
+
+    /**
+     * The slowdown's rate with {@code beyond} level 0 tables past its start: {@code initial} lowered by
+     * {@link #SLOWDOWN_STEP} per table, never below {@link #MIN_DELAYED_WRITE_BYTES_PER_SECOND} (nor
+     * above {@code initial}, if that is lower).
+     */
+    static long delayedWriteRate(long initial, int beyond) {
+        double rate = initial * Math.pow(SLOWDOWN_STEP, Math.max(0, beyond));
+        return Math.max(Math.min(initial, MIN_DELAYED_WRITE_BYTES_PER_SECOND), (long) rate);
     }
 
     /** What {@code entry} counts for against {@link DaoOptions#delayedWriteBytesPerSecond()}. */

@@ -44,6 +44,17 @@ class ByteRateLimiterTest {
     }
 
     @Test
+    void aNewRateHoldsFromThenOnWithItsOwnBurst() {
+        ByteRateLimiter limiter = limiter(MIB);
+        assertTrue(limiter.acquire(MIB / 10, () -> false));
+        limiter.setBytesPerSecond(MIB / 4);
+        assertTrue(limiter.acquire(MIB / 4, () -> false));
+        assertEquals(1.0, nanos.get() / 1e9, 0.01, "a quarter MiB at a quarter MiB/s");
+        assertFalse(limiter.tryAcquire(MIB / 40 + 1), "the burst is a tenth of a second of the new rate");
+        assertThrows(IllegalArgumentException.class, () -> limiter.setBytesPerSecond(0));
+    }
+
+    @Test
     void tryAcquireTakesOnlyWhatTheBucketHoldsAndNeverWaits() {
         ByteRateLimiter limiter = limiter(MIB);
         long burst = MIB / 10;

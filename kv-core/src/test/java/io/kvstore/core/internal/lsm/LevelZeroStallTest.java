@@ -38,10 +38,10 @@ class LevelZeroStallTest {
 
     @Test
     void writersSlowDownThenStopWhileCompactionLetsLevelZeroPileUp() throws Exception {
-        long delayedRate = 16 << 10;
+        long delayedRate = 64 << 10;
         DaoOptions options = DaoOptions.builder(dir).compactionStyle(CompactionStyle.LEVELED)
                 .compactionTrigger(TRIGGER).delayedWriteBytesPerSecond(delayedRate).build();
-        byte[] large = new byte[4096]; // more than the slowdown's burst, a tenth of a second of its rate
+        byte[] large = new byte[16 << 10]; // more than the slowdown's burst, a tenth of a second of its rate
         int slowdown = WriteController.SLOWDOWN_FACTOR * TRIGGER;
         int stop = WriteController.STOP_FACTOR * TRIGGER;
         try (LsmDao dao = LsmDao.open(options)) {
@@ -85,7 +85,20 @@ class LevelZeroStallTest {
                 handedOver.get(0).run();
                 assertTrue(async.isDone());
 
-                for (int i = slowdown; i < stop; i++) {
+                int beyond = 3;
+                for (int i = slowdown; i < slowdown + beyond; i++) {
+                    dao.upsert(Entry.value(b("k" + i), b("v" + i), i + 1));
+                    dao.flush();
+                }
+                long lowered = WriteController.delayedWriteRate(delayedRate, beyond);
+                assertTrue(lowered < delayedRate * 0.6, "three tables more lower the rate: " + lowered);
+                stalledNanos = dao.properties().writeStallNanos();
+                dao.upsert(Entry.value(b("slowed further"), large, 102));
+                waited = (dao.properties().writeStallNanos() - stalledNanos) / 1e9;
+                assertTrue(waited >= (large.length - lowered / 10.0) / lowered * 0.99,
+                        "for the bytes beyond the burst at the lowered rate: " + waited + " s");
+
+                for (int i = slowdown + beyond; i < stop; i++) {
                     dao.upsert(Entry.value(b("k" + i), b("v" + i), i + 1));
                     dao.flush();
                 }
@@ -119,6 +132,17 @@ class LevelZeroStallTest {
                 held.get(30, TimeUnit.SECONDS);
             }
         }
+    }
+
+    @Test
+    void theSlowdownRateFallsByAFifthPerTableDownToAFloor() {
+        long initial = 16L << 20;
+        assertEquals(initial, WriteController.delayedWriteRate(initial, 0));
+        assertEquals((long) (initial * 0.8), WriteController.delayedWriteRate(initial, 1));
+        assertEquals((long) (initial * Math.pow(0.8, 10)), WriteController.delayedWriteRate(initial, 10));
+        assertEquals(WriteController.MIN_DELAYED_WRITE_BYTES_PER_SECOND, WriteController.delayedWriteRate(initial, 100),
+                "never below the floor");
+        assertEquals(1024, WriteController.delayedWriteRate(1024, 5), "nor above a configured rate below the floor");
     }
 
     @Test
