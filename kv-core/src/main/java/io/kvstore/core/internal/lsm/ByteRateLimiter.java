@@ -10,10 +10,10 @@ import java.util.function.LongSupplier;
  * tenth of a second of it, from which each caller takes the bytes it has written (or is about to
  * write) and waits while it is empty. Compactions use one at {@link io.kvstore.core.DaoOptions#compactionBytesPerSecond()},
  * so that a large compaction is spread over time instead of taking a core, and the disk, from requests
- * in a burst (flushes are never limited: writers wait for them); writers share one at
- * a rate that starts at {@link io.kvstore.core.DaoOptions#delayedWriteBytesPerSecond()} while level 0 is at
- * the slowdown and falls as it grows ({@link WriteController}). Thread-safe: concurrent callers all wait until what they took together
- * has been paid back at the rate.
+ * in a burst (flushes are never limited: writers wait for them); writers share one while level 0 is at
+ * the slowdown, at a rate that starts at {@link io.kvstore.core.DaoOptions#delayedWriteBytesPerSecond()}
+ * and falls as level 0 grows ({@link WriteController}). Thread-safe: concurrent callers all wait until
+ * what they took together has been paid back at the rate.
  */
 final class ByteRateLimiter {
     /** Longest single wait, so that a waiter of a closing store notices soon. */

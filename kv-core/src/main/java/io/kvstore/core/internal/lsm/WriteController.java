@@ -23,10 +23,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * table beyond (which spreads the delay over many writes rather than stopping one for seconds, and hands
  * compaction more of the cores the further it falls behind); from {@link #STOP_FACTOR} times the trigger
  * on, writes wait until a compaction brings level 0 below it. A fixed slowdown rate holds back only
- * writers faster than it: slower ones, on cores that compaction needs, ran level 0 into the stop,
- * where every write waited seconds for the compaction that finally got the cores. Level 0 is what every point read and
- * range read must consult table by table, and what makes the space shadowed versions take grow without
- * bound when compaction falls behind. The thresholds are RocksDB's (20 and 36 for a trigger of 4), not
+ * writers faster than it: slower ones, on cores that compaction needs, run level 0 into the stop,
+ * where every write waits seconds for the compaction that finally gets the cores
+ * (docs/TUNING.md, writers' slowdown). Level 0 is what every point read and range read must consult
+ * table by table, and what makes the space shadowed versions take grow without bound when compaction
+ * falls behind. The thresholds are RocksDB's (20 and 36 for a trigger of 4), not
  * LevelDB's (8 and 12): level 0 then absorbs the flushes that arrive while the one compaction thread
  * works through a large compaction deeper down, instead of writers waiting for it; and the slowdown is
  * a rate rather than LevelDB's millisecond per write, which with writes handed to a few storage
@@ -115,7 +116,8 @@ final class WriteController {
             return false;
         }
         int levelZero = versions.current().flushedLevelZeroTables;
-        if (levelZero >= stopAt || levelZero >= slowdownAt && !tryAcquireDelayed(levelZero, entry) || !tryLock()) {
+        if (levelZero >= stopAt || levelZero >= slowdownAt && !delayedWritesAt(levelZero).tryAcquire(slowdownBytes(entry))
+                || !tryLock()) {
             return false;
         }
         try {
@@ -216,8 +218,7 @@ final class WriteController {
             return;
         }
         if (tables < stopAt) {
-            delayedWrites.setBytesPerSecond(delayedWriteRate(options.delayedWriteBytesPerSecond(), tables - slowdownAt));
-            long waited = delayedWrites.acquireNanos(slowdownBytes(entry), state::isClosed);
+            long waited = delayedWritesAt(tables).acquireNanos(slowdownBytes(entry), state::isClosed);
             if (waited > 0) {
                 stats.writeStalled(waited);
             }
@@ -235,9 +236,10 @@ final class WriteController {
         }
     }
 
-    private boolean tryAcquireDelayed(int tables, Entry entry) {
+    /** The slowdown's limiter, at its rate for {@code tables} level 0 tables. */
+    private ByteRateLimiter delayedWritesAt(int tables) {
         delayedWrites.setBytesPerSecond(delayedWriteRate(options.delayedWriteBytesPerSecond(), tables - slowdownAt));
-        return delayedWrites.tryAcquire(slowdownBytes(entry));
+        return delayedWrites;
     }
 
     /**
