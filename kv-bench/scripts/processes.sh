@@ -14,10 +14,12 @@ trap 'status=$?; stop_all
   elif [[ ${KEEP:-0} == 1 ]]; then echo "data and logs kept in $WORK" >&2
   else rm -rf "$WORK"; fi' EXIT
 
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }  # port_open PORT: something listens there
+
 # Fails if something already listens on PORT: a process left from an earlier run would answer for the
 # one about to start, which then exits unable to bind while the run measures the stranger.
 require_free_port() { # require_free_port PORT
-  if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+  if port_open "$1"; then
     echo "port $1 is already in use" >&2
     return 1
   fi
@@ -25,7 +27,7 @@ require_free_port() { # require_free_port PORT
 
 wait_for_port() {
   for _ in $(seq 1 200); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    port_open "$1" && return 0
     sleep 0.1
   done
   echo "port $1 did not open; see logs in $WORK" >&2

@@ -116,7 +116,8 @@ final class WriteController {
             return false;
         }
         int levelZero = versions.current().flushedLevelZeroTables;
-        if (levelZero >= stopAt || levelZero >= slowdownAt && !delayedWritesAt(levelZero).tryAcquire(slowdownBytes(entry))
+        if (levelZero >= stopAt
+                || levelZero >= slowdownAt && !delayedWritesAt(levelZero).tryAcquire(slowdownBytes(entry))
                 || !tryLock()) {
             return false;
         }
