@@ -90,7 +90,7 @@ final class Compactor {
         }
         thread.call(() -> {
             while (true) {
-                Compaction job = LeveledCompactionPicker.all(versions.current());
+                Compaction job = everything();
                 if (job == null || compact(job, () -> { })) {
                     return null;
                 }
@@ -122,8 +122,7 @@ final class Compactor {
         KeptKeys kept = new KeptKeys(keep);
         return thread.call(() -> {
             while (true) {
-                Version v = versions.current();
-                Compaction job = leveled == null ? Compaction.oldest(v, Integer.MAX_VALUE) : LeveledCompactionPicker.all(v);
+                Compaction job = everything();
                 if (job == null) {
                     return 0L;
                 }
@@ -152,6 +151,30 @@ final class Compactor {
         return stats.compactedBytes();
     }
 
+    /**
+     * The compaction due now ({@code atRest}: due at rest), or null; when nothing is due but level 0
+     * would be at rest, arms a check for rest (not {@code atRest}). Reads the current version in a frame
+     * of its own and hands back only the compaction: a version lists memtables, and one held in the
+     * caller's frame through a merge that outlives several of them keeps each, long flushed, on the heap.
+     */
+    private Compaction due(boolean atRest) {
+        Version v = versions.current();
+        Compaction job = atRest ? leveled.pickAtRest(v) : pick(v);
+        if (job == null && !atRest && afterIdleDelay != null && leveled.pickAtRest(v) != null) {
+            armRestCheck();
+        }
+        return job;
+    }
+
+    /**
+     * The next step of compacting the whole store (see {@link #compactAll}), or null once it is done;
+     * reads the version in a frame of its own, as {@link #due} does.
+     */
+    private Compaction everything() {
+        Version v = versions.current();
+        return leveled == null ? Compaction.oldest(v, Integer.MAX_VALUE) : LeveledCompactionPicker.all(v);
+    }
+
     /** The compaction the configured policy would run on {@code v} now, or null if none is due. */
     Compaction pick(Version v) {
         return leveled != null ? leveled.pick(v) : CompactionPicker.pick(v, options.compactionTrigger());
@@ -169,12 +192,8 @@ final class Compactor {
     private void compactWhileNeeded(boolean atRest) {
         try {
             while (!state.isClosed()) {
-                Version v = versions.current();
-                Compaction job = atRest ? leveled.pickAtRest(v) : pick(v);
+                Compaction job = due(atRest);
                 if (job == null) {
-                    if (!atRest && afterIdleDelay != null && leveled.pickAtRest(v) != null) {
-                        armRestCheck();
-                    }
                     return;
                 }
                 compact(job, () -> { });
