@@ -39,9 +39,9 @@ record Footer(int version, BlockHandle meta, BlockHandle index, BlockHandle bloo
             throw new CorruptionException(file, footerOffset, "footer checksum mismatch");
         }
         int version = Coding.getInt(bytes, 40);
-        if (version != TableFormat.V1 && version != TableFormat.V2) {
+        if (version < TableFormat.V1 || version > TableFormat.V3) {
             throw new CorruptionException(file, footerOffset + 40, "unsupported table format version " + version
-                    + " (this build reads versions " + TableFormat.V1 + " and " + TableFormat.V2 + ")");
+                    + " (this build reads versions " + TableFormat.V1 + " to " + TableFormat.V3 + ")");
         }
         Footer footer = new Footer(version, BlockHandle.decode(bytes, 0), BlockHandle.decode(bytes, 12),
                 BlockHandle.decode(bytes, 24), Coding.getInt(bytes, 36));

@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Each data block's CRC32C is checked the first time it is read after opening; index, filter and
  * meta are checked at open. Compressed blocks are decompressed on the heap and kept in the store's
- * {@link BlockCache}. Reads are thread-safe. The table is reference counted: the live set holds one
+ * {@link BlockCache}; a block of a compressed table stored as it is (compression saved too little) is
+ * read in place, as every block of an uncompressed table is. Reads are thread-safe. The table is reference counted: the live set holds one
  * reference and every range snapshot one more; the last release drops the table's cached blocks and,
  * once the table is marked obsolete, deletes the file. Mappings are never unmapped explicitly (a
  * reader racing a compaction may still touch them); the garbage collector releases them.
@@ -49,6 +50,11 @@ public final class SsTable {
     private final BlockCache.Table cached;
     /** One bit per data block: its checksum has been verified (racy updates only cost a re-check). */
     private final long[] verified;
+    /**
+     * One bit per data block of a compressed table: verified, and found stored as it is, so read in place
+     * without a cache lookup (a lost racy update only costs a lookup).
+     */
+    private final long[] storedAsIs;
     private final AtomicInteger references = new AtomicInteger(1);
     private volatile boolean obsolete;
     /** Every page was in memory at the last {@link #checkResidency()}. */
@@ -71,6 +77,7 @@ public final class SsTable {
         this.index = index;
         this.cached = codec.isIdentity() ? BlockCache.Table.NONE : blocks.newTable(index.count());
         this.verified = new long[(index.count() + 63) >>> 6];
+        this.storedAsIs = new long[verified.length];
     }
 
     /** Opens and validates the table at {@code path}; {@link CorruptionException} names what is wrong. */
@@ -320,27 +327,40 @@ public final class SsTable {
             cursor.buf = buf;
             cursor.base = base;
             cursor.size = size;
+        } else if ((storedAsIs[block >>> 6] & 1L << block) != 0) {
+            // Verified and found stored as it is before: in place, with no cache lookup.
+            cursor.buf = file.window(offset);
+            cursor.base = file.indexIn(offset);
+            cursor.size = size - TableFormat.COMPRESSED_TRAILER;
         } else {
             ByteBuffer hit = cached.get(block);
             if (hit != null) {
                 cursor.buf = hit;
+                cursor.base = 0;
                 cursor.size = hit.capacity();
             } else {
                 ByteBuffer buf = file.window(offset);
                 int base = file.indexIn(offset);
                 ensureVerified(block, buf, base, size, offset);
                 int uncompressed = buf.getInt(base + size - TableFormat.COMPRESSED_TRAILER);
-                ByteBuffer plain = fillCache
-                        ? ByteBuffer.wrap(new byte[uncompressed]).order(ByteOrder.LITTLE_ENDIAN)
-                        : cursor.scratch(uncompressed);
-                decompress(block, buf, base, size, offset, plain, uncompressed);
-                if (fillCache) {
-                    cached.put(block, plain); // after the release (a point read holds no reference), nothing is kept
+                if ((uncompressed & TableFormat.STORED) != 0) {
+                    // Stored as it is: read in place, as a table without codec is, and never cached.
+                    cursor.buf = buf;
+                    cursor.base = base;
+                    cursor.size = size - TableFormat.COMPRESSED_TRAILER;
+                } else {
+                    ByteBuffer plain = fillCache
+                            ? ByteBuffer.wrap(new byte[uncompressed]).order(ByteOrder.LITTLE_ENDIAN)
+                            : cursor.scratch(uncompressed);
+                    decompress(block, buf, base, size, offset, plain, uncompressed);
+                    if (fillCache) {
+                        cached.put(block, plain); // after the release (a point read holds no reference), nothing is kept
+                    }
+                    cursor.buf = plain;
+                    cursor.base = 0;
+                    cursor.size = uncompressed;
                 }
-                cursor.buf = plain;
-                cursor.size = uncompressed;
             }
-            cursor.base = 0;
         }
         cursor.count = Block.count(cursor.buf, cursor.base, cursor.size);
     }
@@ -357,13 +377,26 @@ public final class SsTable {
         }
     }
 
-    /** Checks a compressed data block's checksum, which covers its compressed bytes and uncompressed size. */
+    /**
+     * Checks a compressed data block's checksum, which covers its compressed bytes and uncompressed size;
+     * a block stored as it is gets the checks of an uncompressed one as well.
+     */
     private void verifyCompressedBlock(ByteBuffer buf, int base, int size, long offset, int block)
             throws CorruptionException {
         if (size < TableFormat.COMPRESSED_TRAILER || Crc32c.of(buf, base, size - 4) != buf.getInt(base + size - 4)) {
             throw new CorruptionException(path, offset, blockName(block) + " checksum mismatch (" + codec + ")");
         }
         int uncompressed = buf.getInt(base + size - TableFormat.COMPRESSED_TRAILER);
+        if ((uncompressed & TableFormat.STORED) != 0) {
+            int stored = uncompressed & ~TableFormat.STORED;
+            if (formatVersion < TableFormat.V3 || stored != size - TableFormat.COMPRESSED_TRAILER) {
+                throw new CorruptionException(path, offset, blockName(block) + " is marked stored as it is, with a size of "
+                        + stored + " in " + size + " bytes of a version " + formatVersion + " table");
+            }
+            verifyBlock(path, buf, base, stored, offset, block);
+            storedAsIs[block >>> 6] |= 1L << block;
+            return;
+        }
         if (uncompressed < TableFormat.BLOCK_TRAILER || uncompressed > TableFormat.MAX_BLOCK_SIZE) {
             throw new CorruptionException(path, offset, blockName(block) + " has an impossible uncompressed size "
                     + uncompressed);

@@ -168,12 +168,12 @@ public final class SsTableWriter implements AutoCloseable {
         write(index.buffer(), indexSize);
 
         byte[] meta = new TableMeta(entryCount, minTimestamp, maxTimestamp, bloomLines, bloomProbes, bloomCrc,
-                firstKey, Arrays.copyOf(lastKey, lastKeyLength), codec.id()).encode(TableFormat.V2);
+                firstKey, Arrays.copyOf(lastKey, lastKeyLength), codec.id()).encode(TableFormat.V3);
         long metaOffset = position;
         write(meta, meta.length);
 
         maxBlockSize = Math.max(maxBlockSize, Math.max(meta.length, Math.max(indexSize, bloomSize)));
-        byte[] footer = new Footer(TableFormat.V2, new BlockHandle(metaOffset, meta.length),
+        byte[] footer = new Footer(TableFormat.V3, new BlockHandle(metaOffset, meta.length),
                 new BlockHandle(indexOffset, indexSize), new BlockHandle(bloomOffset, bloomSize), maxBlockSize).encode();
         write(footer, footer.length);
 
@@ -218,14 +218,23 @@ public final class SsTableWriter implements AutoCloseable {
         data.reset();
     }
 
-    /** Writes {@code block[0, length)} compressed, with its trailer; returns the bytes written. */
+    /**
+     * Writes {@code block[0, length)} compressed, or as it is where compression saves too little
+     * ({@link TableFormat#STORE_SAVINGS_DIVISOR}), with its trailer; returns the bytes written.
+     */
     private int writeCompressed(byte[] block, int length) throws IOException {
-        int bound = codec.maxCompressedLength(length) + TableFormat.COMPRESSED_TRAILER;
+        int bound = Math.max(codec.maxCompressedLength(length), length) + TableFormat.COMPRESSED_TRAILER;
         if (compressed.length < bound) {
             compressed = new byte[bound];
         }
         int n = codec.compress(block, length, compressed);
-        Coding.putInt(compressed, n, length);
+        int sizeField = length;
+        if (n > length - length / TableFormat.STORE_SAVINGS_DIVISOR) {
+            System.arraycopy(block, 0, compressed, 0, length);
+            n = length;
+            sizeField = length | TableFormat.STORED;
+        }
+        Coding.putInt(compressed, n, sizeField);
         Coding.putInt(compressed, n + 4, Crc32c.of(compressed, 0, n + 4));
         int size = n + TableFormat.COMPRESSED_TRAILER;
         if (size > TableFormat.MAX_BLOCK_SIZE) {

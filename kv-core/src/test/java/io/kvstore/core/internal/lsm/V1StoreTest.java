@@ -111,7 +111,7 @@ class V1StoreTest {
             dao.compact();
             assertHoldsV1Contents(dao, true);
             assertEquals(1, dao.liveTables().length);
-            assertEquals(2, dao.liveTables()[0].formatVersion(), "compaction writes the current format");
+            assertEquals(3, dao.liveTables()[0].formatVersion(), "compaction writes the current format");
             assertEquals("lz4", dao.liveTables()[0].codecName());
         }
         try (LsmDao dao = LsmDao.open(DaoOptions.defaults(dir))) {

@@ -77,7 +77,7 @@ class CompressedTableTest {
         TreeMap<byte[], Entry> entries = entries(3000);
         SsTable table = SsTable.open(write("000001.sst", entries, compression), 1);
         assertEquals(compression.name().toLowerCase(), table.codecName());
-        assertEquals(TableFormat.V2, table.formatVersion());
+        assertEquals(TableFormat.V3, table.formatVersion());
         for (Entry e : entries.values()) {
             assertEquals(e, table.get(e.key(), SsTable.hash(e.key())));
         }
@@ -169,11 +169,90 @@ class CompressedTableTest {
         Path path = write("000001.sst", entries(200), Compression.NONE);
         byte[] bytes = Files.readAllBytes(path);
         int footer = bytes.length - TableFormat.FOOTER_SIZE;
-        Coding.putInt(bytes, footer + 40, 3);
+        Coding.putInt(bytes, footer + 40, 4);
         Coding.putInt(bytes, footer + 44, Crc32c.of(bytes, footer, 44));
         Files.write(path, bytes);
         CorruptionException e = assertThrows(CorruptionException.class, () -> SsTable.open(path, 1));
-        assertTrue(e.getMessage().contains("unsupported table format version 3"), e.getMessage());
+        assertTrue(e.getMessage().contains("unsupported table format version 4"), e.getMessage());
+    }
+
+    /** The entries of {@link #entries}, the first {@code random} of them with values of random bytes. */
+    private static TreeMap<byte[], Entry> partlyRandom(int count, int random) {
+        TreeMap<byte[], Entry> entries = entries(count);
+        Random bytes = new Random(random);
+        int i = 0;
+        for (byte[] key : entries.keySet()) {
+            if (i++ < random) {
+                byte[] value = new byte[100 + bytes.nextInt(200)];
+                bytes.nextBytes(value);
+                entries.put(key, Entry.value(key, value, i));
+            }
+        }
+        return entries;
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD"})
+    void blocksCompressionCannotShrinkAreStoredAsTheyAreReadInPlaceAndNeverCached(Compression compression) throws IOException {
+        TreeMap<byte[], Entry> entries = partlyRandom(3000, 1500);
+        Path path = write("000001.sst", entries, compression);
+        BlockCache cache = BlockCache.ofCapacity(64 << 20);
+        SsTable table = SsTable.open(path, 1, cache);
+        byte[] randomKey = entries.firstKey();
+        byte[] textKey = entries.lastKey();
+        for (int round = 0; round < 3; round++) {
+            assertEquals(entries.get(randomKey), table.get(randomKey, SsTable.hash(randomKey)));
+        }
+        assertEquals(0, cache.blockCount(), "a block stored as it is is read from the mapping");
+        assertEquals(1, cache.properties().misses(), "and looked up in the cache only until it was found stored");
+        assertEquals(entries.get(textKey), table.get(textKey, SsTable.hash(textKey)));
+        assertEquals(1, cache.blockCount(), "a compressed block is cached");
+        for (Entry e : entries.values()) {
+            assertEquals(e, table.get(e.key(), SsTable.hash(e.key())));
+        }
+        assertEquals(new ArrayList<>(entries.values()), scan(table, null, null), "cursors cross between both kinds of block");
+        TableCursor cursor = table.cursor();
+        List<byte[]> keys = new ArrayList<>();
+        while (cursor.advance()) {
+            keys.add(cursor.key());
+        }
+        assertEquals(entries.size(), keys.size());
+        // The random half takes about its uncompressed size (no growth but the trailers), the text half less.
+        long none = Files.size(write("none.sst", entries, Compression.NONE));
+        long random = Files.size(write("random.sst", partlyRandom(1500, 1500), compression));
+        long randomNone = Files.size(write("random-none.sst", partlyRandom(1500, 1500), Compression.NONE));
+        assertTrue(random <= randomNone * 1.01, "stored blocks add their trailers only: " + random + " against " + randomNone);
+        assertTrue(Files.size(path) < none, Files.size(path) + " against " + none);
+    }
+
+    @Test
+    void aFlippedByteInAStoredBlockIsCorruptionWithFileAndOffset() throws IOException {
+        TreeMap<byte[], Entry> entries = partlyRandom(1000, 1000);
+        Path path = write("000001.sst", entries, Compression.LZ4);
+        byte[] key = entries.firstKey();
+        long block = blockStart(SsTable.open(path, 1), key);
+        SsTableTest.flipByte(path, block + 40);
+        SsTable table = SsTable.open(path, 1);
+        CorruptionException e = assertThrows(CorruptionException.class, () -> table.get(key, SsTable.hash(key)));
+        assertEquals(path, e.file());
+        assertEquals(block, e.offset());
+        assertTrue(e.getMessage().contains("checksum"), e.getMessage());
+    }
+
+    @Test
+    void aBlockMarkedStoredInAVersion2TableIsCorruption() throws IOException {
+        TreeMap<byte[], Entry> entries = partlyRandom(500, 500);
+        Path path = write("000001.sst", entries, Compression.LZ4);
+        byte[] bytes = Files.readAllBytes(path);
+        int footer = bytes.length - TableFormat.FOOTER_SIZE;
+        Coding.putInt(bytes, footer + 40, TableFormat.V2);
+        Coding.putInt(bytes, footer + 44, Crc32c.of(bytes, footer, 44));
+        Files.write(path, bytes);
+        SsTable table = SsTable.open(path, 1);
+        byte[] key = entries.firstKey();
+        CorruptionException e = assertThrows(CorruptionException.class, () -> table.get(key, SsTable.hash(key)));
+        assertEquals(blockStart(table, key), e.offset());
+        assertTrue(e.getMessage().contains("marked stored as it is") && e.getMessage().contains("version 2"), e.getMessage());
     }
 
     /** Offset of the block after the first: the index's first handle ends where the second block starts. */
