@@ -4,11 +4,13 @@
 # (STORE_GB GiB, default 10 times a 1 GiB heap), each filled fresh in key order with VALUE_BYTES-byte
 # values and read at the same RATE from THREADS threads for DURATION seconds (open loop, latency from
 # when each read was due). PAGE_CACHE says what the kernel's page cache holds when the reads start:
-# warmed (the default: written back, then every table read once, so both stores are read from memory
-# and only the store's size against the heap differs, unless the kernel reclaims idle page cache, as
-# DAMON's pageout does: the major faults column tells), dropped (emptied, so the large store is read
-# from the device, as on a machine whose memory it exceeds; needs root) or kept (as the fill left it,
-# write-back still running). Prints both rows and the ratio of the p99s. Deletes both stores.
+# mapped (the default: written back, then every table mapped, loaded and kept mapped until the reads
+# end, so both stores are read from memory and only the store's size against the heap differs),
+# warmed (written back, then every table read once: the same, unless the kernel reclaims page cache
+# no process maps once it is idle, as DAMON's pageout with an unmapped filter does; the major faults
+# column tells), dropped (emptied, so the large store is read from the device, as on a machine whose
+# memory it exceeds; needs root) or kept (as the fill left it, write-back still running). Prints both
+# rows and the ratio of the p99s. Deletes both stores.
 #
 #   kv-bench/scripts/large-store.sh                                      # 1 GiB heap: 256 MiB and 10 GiB
 #   PAGE_CACHE=dropped kv-bench/scripts/large-store.sh                 # the large store read from the device
@@ -28,7 +30,7 @@ RATE=${RATE:-2000}
 THREADS=${THREADS:-4}
 DURATION=${DURATION:-60}
 WARMUP=${WARMUP:-5}
-PAGE_CACHE=${PAGE_CACHE:-warmed}
+PAGE_CACHE=${PAGE_CACHE:-mapped}
 JAVA_OPTS=${JAVA_OPTS:-}
 BENCH_JAR=${BENCH_JAR:-kv-bench/target/benchmarks.jar}
 WORK=${WORK:-$(mktemp -d -t kvstore-large-store.XXXXXX)}

@@ -7,6 +7,7 @@ import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.ref.Reference;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -59,11 +60,12 @@ public final class LargeStoreBenchmark implements Callable<Integer> {
 
     @Option(names = "--page-cache", paramLabel = "MODE",
             description = "the kernel's page cache before the reads: ${COMPLETION-CANDIDATES} (kept: as the fill left it;"
-                    + " dropped: synced and emptied, needs root; warmed: synced, then every table read once)")
+                    + " dropped: synced and emptied, needs root; warmed: synced, then every table read once;"
+                    + " mapped: synced, then every table mapped, loaded and kept mapped through the reads)")
     PageCacheMode pageCache = PageCacheMode.kept;
 
     /** What the page cache holds when the reads start. */
-    enum PageCacheMode { kept, dropped, warmed }
+    enum PageCacheMode { kept, dropped, warmed, mapped }
 
     @Option(names = "--seed", paramLabel = "S", showDefaultValue = Visibility.NEVER,
             description = "random seed of the reads (default: time based, printed)")
@@ -92,10 +94,12 @@ public final class LargeStoreBenchmark implements Callable<Integer> {
                             + " block cache %.0f MiB; filled and compacted in %.1f s%n",
                     keys, BenchKeys.KEY_BYTES, valueBytes, tableBytes / 1048576.0, tableBytes / (double) heap,
                     heap / 1048576.0, DaoOptions.defaultBlockCacheBytes() / 1048576.0, fillSeconds);
+            PageCache.Mapped mapped = pageCache == PageCacheMode.mapped ? PageCache.map(store.directory()) : null;
             String pageCacheState = switch (pageCache) {
                 case kept -> "kept";
                 case dropped -> PageCache.drop();
                 case warmed -> PageCache.warm(store.directory());
+                case mapped -> mapped.state();
             };
             out.println("page cache: " + pageCacheState);
             ProcessIo ioBefore = ProcessIo.now();
@@ -103,6 +107,7 @@ public final class LargeStoreBenchmark implements Callable<Integer> {
             BlockCacheProperties cacheBefore = store.dao.properties().blockCache();
             OpenLoopReads.Result result = new OpenLoopReads(store.dao, keys, valueBytes)
                     .run(rate, threads, warmupSeconds, durationSeconds, seed);
+            Reference.reachabilityFence(mapped);
             BlockCacheProperties cache = store.dao.properties().blockCache();
             long hits = cache.hits() - cacheBefore.hits();
             long lookups = hits + cache.misses() - cacheBefore.misses();

@@ -2,10 +2,12 @@ package io.kvstore.bench;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
@@ -13,9 +15,14 @@ import java.util.stream.Stream;
 /**
  * Sets the kernel's page cache before a read phase: empty, so that the next reads of a store come from
  * the device, or holding the whole store, so that they come from memory whatever the store's size.
+ * Holding it takes one of two ways: read once, which a kernel that reclaims idle page cache undoes
+ * within minutes, or mapped and kept mapped, which such a reclaimer leaves where it only takes pages no
+ * process maps (DAMON's {@code pageout} scheme with an {@code unmapped} filter).
  */
 final class PageCache {
     private static final Path DROP_CACHES = Path.of("/proc/sys/vm/drop_caches");
+    /** The largest mapping {@link #map} makes: a Java mapping holds at most 2 GiB. */
+    private static final long MAX_MAPPING = 1L << 30;
 
     private PageCache() {
     }
@@ -64,6 +71,43 @@ final class PageCache {
             }
         }
         return String.format(Locale.ROOT, "warmed (%.0f MiB read)", bytes / 1048576.0);
+    }
+
+    /**
+     * Writes dirty pages back ({@code sync}), then maps every file under {@code directory} and loads each
+     * mapping, so that every page of the store is in memory and mapped into this process for as long as
+     * the returned {@link Mapped} is reachable.
+     */
+    static Mapped map(Path directory) throws IOException, InterruptedException {
+        int sync = sync();
+        if (sync != 0) {
+            return new Mapped("not mapped: sync exited with " + sync, List.of());
+        }
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(directory)) {
+            files = walk.filter(Files::isRegularFile).toList();
+        }
+        List<MappedByteBuffer> mappings = new ArrayList<>();
+        long bytes = 0;
+        for (Path file : files) {
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                long size = channel.size();
+                for (long at = 0; at < size; at += MAX_MAPPING) {
+                    MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_ONLY, at, Math.min(MAX_MAPPING, size - at));
+                    mapping.load();
+                    mappings.add(mapping);
+                }
+                bytes += size;
+            }
+        }
+        return new Mapped(String.format(Locale.ROOT, "mapped (%.0f MiB loaded)", bytes / 1048576.0), mappings);
+    }
+
+    /**
+     * The mappings {@link #map} made and what it did; they stay mapped while this is reachable (the JVM
+     * unmaps a mapping once its buffer is collected).
+     */
+    record Mapped(String state, List<MappedByteBuffer> mappings) {
     }
 
     /** Runs {@code sync}, writing every dirty page back; returns its exit status. */

@@ -44,9 +44,26 @@ class LargeStoreBenchmarkTest {
     }
 
     @Test
+    void mappedPageCacheLoadsTheWholeStoreBeforeTheReads(@TempDir Path dir) {
+        LargeStoreBenchmark benchmark = new LargeStoreBenchmark();
+        ByteArrayOutputStream report = new ByteArrayOutputStream();
+        benchmark.out = new PrintStream(report, true, StandardCharsets.UTF_8);
+        int code = new CommandLine(benchmark).execute("--bytes", "3m", "--value-bytes", "1000", "--dir", dir.toString(),
+                "--rate", "200", "--threads", "1", "--duration", "1", "--warmup", "0", "--page-cache", "mapped");
+        String text = report.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, text);
+        Matcher loaded = Pattern.compile("page cache: mapped \\((\\d+) MiB loaded\\)").matcher(text);
+        assertTrue(loaded.find(), text);
+        Matcher result = Pattern.compile("RESULT table_bytes=(\\d+) .* missing=0 .* page_cache=mapped").matcher(text);
+        assertTrue(result.find(), text);
+        long tablesMiB = Math.round(Long.parseLong(result.group(1)) / 1048576.0);
+        assertTrue(Long.parseLong(loaded.group(1)) >= tablesMiB, "every table is loaded, the log too: " + text);
+    }
+
+    @Test
     void helpListsTheOptions() {
         String usage = new CommandLine(new LargeStoreBenchmark()).getUsageMessage(CommandLine.Help.Ansi.OFF);
-        assertTrue(usage.contains("--bytes=SIZE") && usage.contains("--page-cache=MODE") && usage.contains("warmed"), usage);
+        assertTrue(usage.contains("--bytes=SIZE") && usage.contains("--page-cache=MODE") && usage.contains("mapped"), usage);
     }
 
     @Test
