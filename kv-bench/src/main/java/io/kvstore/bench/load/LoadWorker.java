@@ -31,6 +31,8 @@ import org.HdrHistogram.Recorder;
  * and that backlog, drained at one round trip at a time per lane, would be measured as the server's.
  */
 final class LoadWorker {
+    /** Size of the random bytes PUT values are cut from: far beyond what LZ4 or zstd look back over in a block. */
+    private static final int VALUE_POOL_BYTES = 4 << 20;
 
     private final LoadOptions options;
     private final Context context;
@@ -42,7 +44,8 @@ final class LoadWorker {
     private final KeyChooser keys;
     private final AtomicLong preloadCursor;
     private final SplittableRandom random;
-    private final Buffer value;
+    /** Random bytes each PUT's value is a slice of (see {@link #nextValue}). */
+    private final Buffer values;
     private final int keyDigits;
 
     final Recorder latencyMicros = new Recorder(3_600_000_000L, 3);
@@ -65,9 +68,9 @@ final class LoadWorker {
         this.keys = KeyChooser.of(options.distribution, Math.max(options.keys, 2));
         this.preloadCursor = preloadCursor;
         this.random = new SplittableRandom(seed);
-        byte[] bytes = new byte[options.valueSize];
+        byte[] bytes = new byte[Math.max(VALUE_POOL_BYTES, options.valueSize)];
         random.nextBytes(bytes);
-        this.value = Buffer.buffer(bytes);
+        this.values = Buffer.buffer(bytes);
         this.keyDigits = options.keyDigits();
         this.callOptions = options.callOptions();
         // As many connections per node as lanes: routed by key, a node may at times get every lane's
@@ -159,6 +162,17 @@ final class LoadWorker {
         }
     }
 
+    /**
+     * A value of {@code --value-size} random bytes at a random offset of {@link #values}: each PUT
+     * carries different bytes, so the server's tables compress them as little as random data (one
+     * value sent again and again would let every block compress many times over, and with it the
+     * bytes flushes and compactions write).
+     */
+    private Buffer nextValue() {
+        int offset = random.nextInt(values.length() - options.valueSize + 1);
+        return values.slice(offset, offset + options.valueSize);
+    }
+
     private OperationMix.Op nextOp() {
         return options.ops.next(random);
     }
@@ -171,7 +185,7 @@ final class LoadWorker {
             client.get(key, callOptions).whenComplete((found, error) ->
                     answered(error == null && found.isEmpty() ? 404 : 200, error, timedFrom, slot));
         } else if (op == OperationMix.Op.PUT) {
-            client.put(key, value, callOptions).whenComplete((done, error) -> answered(201, error, timedFrom, slot));
+            client.put(key, nextValue(), callOptions).whenComplete((done, error) -> answered(201, error, timedFrom, slot));
         } else {
             client.delete(key, callOptions).whenComplete((done, error) -> answered(202, error, timedFrom, slot));
         }

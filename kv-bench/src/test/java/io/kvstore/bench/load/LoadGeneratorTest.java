@@ -7,6 +7,7 @@ import io.kvstore.server.KvServer;
 import io.kvstore.server.KvServerConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -15,12 +16,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.Deflater;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -128,6 +134,41 @@ class LoadGeneratorTest {
         String report = run(0, "--targets", target(), "--preload", "2000", "--connections", "8");
         assertTrue(report.contains("requests: 2000 "), report);
         assertTrue(report.contains("status: {201=2000}"), report);
+    }
+
+    /** Values as incompressible as random data: one value sent again and again would flatter every table the server writes. */
+    @Test
+    void everyPutCarriesDifferentRandomBytes() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            List<byte[]> bodies = Collections.synchronizedList(new ArrayList<>());
+            HttpServer recorder = vertx.createHttpServer().requestHandler(request -> request.body().onSuccess(body -> {
+                if (request.method() == HttpMethod.PUT) {
+                    bodies.add(body.getBytes());
+                }
+                request.response().setStatusCode(request.method() == HttpMethod.PUT ? 201 : 200).end();
+            }));
+            int port = recorder.listen(0).toCompletionStage().toCompletableFuture().get().actualPort();
+            run(0, "--targets", "http://127.0.0.1:" + port, "--preload", "500", "--value-size", "100", "--connections", "4");
+            assertEquals(500, bodies.size());
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
+            Set<String> distinct = new HashSet<>();
+            for (byte[] body : bodies) {
+                assertEquals(100, body.length);
+                distinct.add(Base64.getEncoder().encodeToString(body));
+                all.writeBytes(body);
+            }
+            assertEquals(500, distinct.size(), "no value sent twice");
+            Deflater deflater = new Deflater(Deflater.BEST_COMPRESSION);
+            deflater.setInput(all.toByteArray());
+            deflater.finish();
+            byte[] out = new byte[2 * all.size()];
+            int compressed = deflater.deflate(out);
+            deflater.end();
+            assertTrue(compressed > 0.9 * all.size(), "the values compress as random bytes do: " + compressed + " of " + all.size());
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get();
+        }
     }
 
     @Test
