@@ -22,11 +22,13 @@ import org.openjdk.jmh.infra.Blackhole;
 import org.openjdk.jmh.infra.ThreadParams;
 
 import java.io.IOException;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
  * What block compression saves and costs our LSM engine, per codec ({@code DaoOptions.compression}),
- * on compressible values ({@link BenchValues#TEXT}: 100 bytes of JSON-like text) and 16-byte random keys:
+ * on compressible values ({@link BenchValues#TEXT}: 100 bytes of JSON-like text; the reads also take
+ * {@code -p values=random}, which no codec shrinks) and 16-byte random keys:
  * <ul>
  *   <li>{@code fill}: {@code keys} upserts into an empty store, as {@link DaoBenchmark}'s, with text
  *       values;</li>
@@ -87,13 +89,18 @@ public class CompressionBenchmark {
         @Param({"default", "0"})
         public String blockCacheBytes;
 
+        /** The stored values ({@link BenchValues}): compressible text, or random bytes no codec shrinks. */
+        @Param({"text"})
+        public String values;
+
         Dao dao;
 
         @Setup(Level.Trial)
         public void open() throws IOException {
             long cache = blockCacheBytes.equals("default") ? DaoOptions.defaultBlockCacheBytes()
                     : Long.parseLong(blockCacheBytes);
-            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), BenchValues.TEXT, cache);
+            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), BenchValues.valueOf(values.toUpperCase(Locale.ROOT)),
+                    cache);
         }
 
         @TearDown(Level.Trial)
