@@ -99,8 +99,8 @@ public class CompressionBenchmark {
         public void open() throws IOException {
             long cache = blockCacheBytes.equals("default") ? DaoOptions.defaultBlockCacheBytes()
                     : Long.parseLong(blockCacheBytes);
-            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), BenchValues.valueOf(values.toUpperCase(Locale.ROOT)),
-                    cache);
+            BenchValues stored = BenchValues.valueOf(values.toUpperCase(Locale.ROOT));
+            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), stored, cache);
         }
 
         @TearDown(Level.Trial)

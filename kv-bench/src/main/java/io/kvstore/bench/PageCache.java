@@ -93,7 +93,8 @@ final class PageCache {
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
                 long size = channel.size();
                 for (long at = 0; at < size; at += MAX_MAPPING) {
-                    MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_ONLY, at, Math.min(MAX_MAPPING, size - at));
+                    MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_ONLY, at,
+                            Math.min(MAX_MAPPING, size - at));
                     mapping.load();
                     mappings.add(mapping);
                 }

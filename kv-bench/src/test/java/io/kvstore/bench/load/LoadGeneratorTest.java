@@ -136,7 +136,10 @@ class LoadGeneratorTest {
         assertTrue(report.contains("status: {201=2000}"), report);
     }
 
-    /** Values as incompressible as random data: one value sent again and again would flatter every table the server writes. */
+    /**
+     * Values as incompressible as random data: one value sent over and over would flatter every table
+     * the server writes.
+     */
     @Test
     void everyPutCarriesDifferentRandomBytes() throws Exception {
         Vertx vertx = Vertx.vertx();
@@ -149,7 +152,8 @@ class LoadGeneratorTest {
                 request.response().setStatusCode(request.method() == HttpMethod.PUT ? 201 : 200).end();
             }));
             int port = recorder.listen(0).toCompletionStage().toCompletableFuture().get().actualPort();
-            run(0, "--targets", "http://127.0.0.1:" + port, "--preload", "500", "--value-size", "100", "--connections", "4");
+            run(0, "--targets", "http://127.0.0.1:" + port, "--preload", "500", "--value-size", "100",
+                    "--connections", "4");
             assertEquals(500, bodies.size());
             ByteArrayOutputStream all = new ByteArrayOutputStream();
             Set<String> distinct = new HashSet<>();

@@ -26,10 +26,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Each data block's CRC32C is checked the first time it is read after opening; index, filter and
  * meta are checked at open. Compressed blocks are decompressed on the heap and kept in the store's
  * {@link BlockCache}; a block of a compressed table stored as it is (compression saved too little) is
- * read in place, as every block of an uncompressed table is. Reads are thread-safe. The table is reference counted: the live set holds one
- * reference and every range snapshot one more; the last release drops the table's cached blocks and,
- * once the table is marked obsolete, deletes the file. Mappings are never unmapped explicitly (a
- * reader racing a compaction may still touch them); the garbage collector releases them.
+ * read in place, as every block of an uncompressed table is. Reads are thread-safe. The table is
+ * reference counted: the live set holds one reference and every range snapshot one more; the last
+ * release drops the table's cached blocks and, once the table is marked obsolete, deletes the file.
+ * Mappings are never unmapped explicitly (a reader racing a compaction may still touch them); the
+ * garbage collector releases them.
  */
 public final class SsTable {
     private final Path path;
@@ -354,7 +355,7 @@ public final class SsTable {
                             : cursor.scratch(uncompressed);
                     decompress(block, buf, base, size, offset, plain, uncompressed);
                     if (fillCache) {
-                        cached.put(block, plain); // after the release (a point read holds no reference), nothing is kept
+                        cached.put(block, plain); // after the release (a point read holds none), nothing is kept
                     }
                     cursor.buf = plain;
                     cursor.base = 0;
@@ -390,8 +391,9 @@ public final class SsTable {
         if ((uncompressed & TableFormat.STORED) != 0) {
             int stored = uncompressed & ~TableFormat.STORED;
             if (formatVersion < TableFormat.V3 || stored != size - TableFormat.COMPRESSED_TRAILER) {
-                throw new CorruptionException(path, offset, blockName(block) + " is marked stored as it is, with a size of "
-                        + stored + " in " + size + " bytes of a version " + formatVersion + " table");
+                throw new CorruptionException(path, offset, blockName(block)
+                        + " is marked stored as it is, with a size of " + stored + " in " + size
+                        + " bytes of a version " + formatVersion + " table");
             }
             verifyBlock(path, buf, base, stored, offset, block);
             storedAsIs[block >>> 6] |= 1L << block;

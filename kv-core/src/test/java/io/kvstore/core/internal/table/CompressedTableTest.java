@@ -193,7 +193,8 @@ class CompressedTableTest {
 
     @ParameterizedTest
     @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD"})
-    void blocksCompressionCannotShrinkAreStoredAsTheyAreReadInPlaceAndNeverCached(Compression compression) throws IOException {
+    void blocksCompressionCannotShrinkAreStoredAsTheyAreReadInPlaceAndNeverCached(Compression compression)
+            throws IOException {
         TreeMap<byte[], Entry> entries = partlyRandom(3000, 1500);
         Path path = write("000001.sst", entries, compression);
         BlockCache cache = BlockCache.ofCapacity(64 << 20);
@@ -210,7 +211,8 @@ class CompressedTableTest {
         for (Entry e : entries.values()) {
             assertEquals(e, table.get(e.key(), SsTable.hash(e.key())));
         }
-        assertEquals(new ArrayList<>(entries.values()), scan(table, null, null), "cursors cross between both kinds of block");
+        assertEquals(new ArrayList<>(entries.values()), scan(table, null, null),
+                "cursors cross between both kinds of block");
         TableCursor cursor = table.cursor();
         List<byte[]> keys = new ArrayList<>();
         while (cursor.advance()) {
@@ -221,7 +223,8 @@ class CompressedTableTest {
         long none = Files.size(write("none.sst", entries, Compression.NONE));
         long random = Files.size(write("random.sst", partlyRandom(1500, 1500), compression));
         long randomNone = Files.size(write("random-none.sst", partlyRandom(1500, 1500), Compression.NONE));
-        assertTrue(random <= randomNone * 1.01, "stored blocks add their trailers only: " + random + " against " + randomNone);
+        assertTrue(random <= randomNone * 1.01,
+                "stored blocks add their trailers only: " + random + " against " + randomNone);
         assertTrue(Files.size(path) < none, Files.size(path) + " against " + none);
     }
 
@@ -252,7 +255,8 @@ class CompressedTableTest {
         byte[] key = entries.firstKey();
         CorruptionException e = assertThrows(CorruptionException.class, () -> table.get(key, SsTable.hash(key)));
         assertEquals(blockStart(table, key), e.offset());
-        assertTrue(e.getMessage().contains("marked stored as it is") && e.getMessage().contains("version 2"), e.getMessage());
+        assertTrue(e.getMessage().contains("marked stored as it is") && e.getMessage().contains("version 2"),
+                e.getMessage());
     }
 
     /** Offset of the block after the first: the index's first handle ends where the second block starts. */
