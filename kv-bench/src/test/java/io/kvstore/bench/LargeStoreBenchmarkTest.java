@@ -22,13 +22,8 @@ class LargeStoreBenchmarkTest {
 
     @Test
     void fillsReadsEveryKeyItLooksForAndLeavesNothingBehind(@TempDir Path dir) throws IOException {
-        LargeStoreBenchmark benchmark = new LargeStoreBenchmark();
-        ByteArrayOutputStream report = new ByteArrayOutputStream();
-        benchmark.out = new PrintStream(report, true, StandardCharsets.UTF_8);
-        int code = new CommandLine(benchmark).execute("--bytes", "2m", "--value-bytes", "1000", "--dir", dir.toString(),
+        String text = runToSuccess("--bytes", "2m", "--value-bytes", "1000", "--dir", dir.toString(),
                 "--rate", "400", "--threads", "2", "--duration", "1", "--warmup", "0", "--seed", "7");
-        String text = report.toString(StandardCharsets.UTF_8);
-        assertEquals(0, code, text);
         Matcher result = Pattern.compile("RESULT table_bytes=(\\d+) .* rps=(\\d+) p50=([\\d.]+) p99=([\\d.]+) .* missing=(\\d+) ")
                 .matcher(text);
         assertTrue(result.find(), text);
@@ -45,19 +40,25 @@ class LargeStoreBenchmarkTest {
 
     @Test
     void mappedPageCacheLoadsTheWholeStoreBeforeTheReads(@TempDir Path dir) {
-        LargeStoreBenchmark benchmark = new LargeStoreBenchmark();
-        ByteArrayOutputStream report = new ByteArrayOutputStream();
-        benchmark.out = new PrintStream(report, true, StandardCharsets.UTF_8);
-        int code = new CommandLine(benchmark).execute("--bytes", "3m", "--value-bytes", "1000", "--dir", dir.toString(),
+        String text = runToSuccess("--bytes", "3m", "--value-bytes", "1000", "--dir", dir.toString(),
                 "--rate", "200", "--threads", "1", "--duration", "1", "--warmup", "0", "--page-cache", "mapped");
-        String text = report.toString(StandardCharsets.UTF_8);
-        assertEquals(0, code, text);
         Matcher loaded = Pattern.compile("page cache: mapped \\((\\d+) MiB loaded\\)").matcher(text);
         assertTrue(loaded.find(), text);
         Matcher result = Pattern.compile("RESULT table_bytes=(\\d+) .* missing=0 .* page_cache=mapped").matcher(text);
         assertTrue(result.find(), text);
         long tablesMiB = Math.round(Long.parseLong(result.group(1)) / 1048576.0);
         assertTrue(Long.parseLong(loaded.group(1)) >= tablesMiB, "every table is loaded, the log too: " + text);
+    }
+
+    /** Runs the benchmark with {@code args}, checks that it exits with 0, and returns its report. */
+    private static String runToSuccess(String... args) {
+        LargeStoreBenchmark benchmark = new LargeStoreBenchmark();
+        ByteArrayOutputStream report = new ByteArrayOutputStream();
+        benchmark.out = new PrintStream(report, true, StandardCharsets.UTF_8);
+        int code = new CommandLine(benchmark).execute(args);
+        String text = report.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, text);
+        return text;
     }
 
     @Test
