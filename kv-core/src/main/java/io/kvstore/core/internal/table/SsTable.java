@@ -340,30 +340,40 @@ public final class SsTable {
                 cursor.base = 0;
                 cursor.size = hit.capacity();
             } else {
-                ByteBuffer buf = file.window(offset);
-                int base = file.indexIn(offset);
-                ensureVerified(block, buf, base, size, offset);
-                int uncompressed = buf.getInt(base + size - TableFormat.COMPRESSED_TRAILER);
-                if ((uncompressed & TableFormat.STORED) != 0) {
-                    // Stored as it is: read in place, as a table without codec is, and never cached.
-                    cursor.buf = buf;
-                    cursor.base = base;
-                    cursor.size = size - TableFormat.COMPRESSED_TRAILER;
-                } else {
-                    ByteBuffer plain = fillCache
-                            ? ByteBuffer.wrap(new byte[uncompressed]).order(ByteOrder.LITTLE_ENDIAN)
-                            : cursor.scratch(uncompressed);
-                    decompress(block, buf, base, size, offset, plain, uncompressed);
-                    if (fillCache) {
-                        cached.put(block, plain); // after the release (a point read holds none), nothing is kept
-                    }
-                    cursor.buf = plain;
-                    cursor.base = 0;
-                    cursor.size = uncompressed;
-                }
+                loadUncached(block, cursor, offset, size, fillCache);
             }
         }
         cursor.count = Block.count(cursor.buf, cursor.base, cursor.size);
+    }
+
+    /**
+     * {@link #load} of a block of a compressed table that is not in the cache: verified if it was not
+     * yet, then read in place if stored as it is, or else decompressed. Apart from {@link #load} so
+     * that the frequent paths stay small enough for the compiler to inline.
+     */
+    private void loadUncached(int block, BlockCursor cursor, long offset, int size, boolean fillCache)
+            throws CorruptionException {
+        ByteBuffer buf = file.window(offset);
+        int base = file.indexIn(offset);
+        ensureVerified(block, buf, base, size, offset);
+        int uncompressed = buf.getInt(base + size - TableFormat.COMPRESSED_TRAILER);
+        if ((uncompressed & TableFormat.STORED) != 0) {
+            // Stored as it is: read in place, as a table without codec is, and never cached.
+            cursor.buf = buf;
+            cursor.base = base;
+            cursor.size = size - TableFormat.COMPRESSED_TRAILER;
+            return;
+        }
+        ByteBuffer plain = fillCache
+                ? ByteBuffer.wrap(new byte[uncompressed]).order(ByteOrder.LITTLE_ENDIAN)
+                : cursor.scratch(uncompressed);
+        decompress(block, buf, base, size, offset, plain, uncompressed);
+        if (fillCache) {
+            cached.put(block, plain); // after the release (a point read holds none), nothing is kept
+        }
+        cursor.buf = plain;
+        cursor.base = 0;
+        cursor.size = uncompressed;
     }
 
     private void ensureVerified(int block, ByteBuffer buf, int base, int size, long offset) throws CorruptionException {
