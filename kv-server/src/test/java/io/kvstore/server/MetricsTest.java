@@ -8,6 +8,7 @@ import io.kvstore.core.Compression;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,13 +41,17 @@ class MetricsTest {
      * response has been written, which may be just after the client has read it).
      */
     private PrometheusText scrapeOnce(int node, String route, double atLeast) throws Exception {
-        for (int attempt = 0; ; attempt++) {
-            PrometheusText metrics = scrape(node);
-            if (metrics.sum("vertx_http_server_requests_total", "route=\"" + route + "\"") >= atLeast || attempt == 50) {
-                return metrics;
-            }
-            Thread.onSpinWait();
+        return scrapeUntil(node, metrics -> metrics.sum("vertx_http_server_requests_total", "route=\"" + route + "\"") >= atLeast);
+    }
+
+    /** Scrapes until {@code done} holds or 30 s have passed, returning the last scrape for the assertions to judge. */
+    private PrometheusText scrapeUntil(int node, Predicate<PrometheusText> done) throws Exception {
+        PrometheusText metrics = scrape(node);
+        for (long deadline = System.nanoTime() + 30_000_000_000L; !done.test(metrics) && System.nanoTime() < deadline; ) {
+            Thread.sleep(20);
+            metrics = scrape(node);
         }
+        return metrics;
     }
 
     private static String requests(String route, String method, int code) {
@@ -189,12 +194,15 @@ class MetricsTest {
         PrometheusText before = scrape(0);
         assertEquals(504, cluster.put(0, "id=k&ack=2&from=2", "v"));
         assertEquals(201, cluster.put(0, "id=k&ack=1&from=2", "v"));
-        PrometheusText after = scrape(0);
+        String peer = "peer=\"" + cluster.url(1) + "\"";
+        String[] failedWrites = {peer, "operation=\"write\"", "outcome=\"failed\""};
+        // One ack answers the second PUT; the refused call to the stopped peer may be timed just after.
+        double failedBefore = before.sum("kv_replica_request_seconds_count", failedWrites);
+        PrometheusText after = scrapeUntil(0,
+                metrics -> metrics.sum("kv_replica_request_seconds_count", failedWrites) >= failedBefore + 2);
         assertEquals(1, delta(before, after, "kv_coordinator_requests_total{method=\"PUT\",outcome=\"not_enough_replicas\"}"));
         assertEquals(1, delta(before, after, "kv_coordinator_requests_total{method=\"PUT\",outcome=\"ok\"}"));
-        String peer = "peer=\"" + cluster.url(1) + "\"";
-        assertEquals(2, after.sum("kv_replica_request_seconds_count", peer, "operation=\"write\"", "outcome=\"failed\"")
-                - before.sum("kv_replica_request_seconds_count", peer, "operation=\"write\"", "outcome=\"failed\""));
+        assertEquals(2, after.sum("kv_replica_request_seconds_count", failedWrites) - failedBefore);
         assertFalse(after.has("kv_replica_request_seconds_count{operation=\"write\",outcome=\"ok\",peer=\"" + cluster.url(0) + "\"}"),
                 "the node's own replica is no peer");
     }
@@ -248,15 +256,9 @@ class MetricsTest {
         assertEquals(0, json.getLong("dataBytes"), status);
     }
 
-    /** Scrapes until the store has flushed a table: flushes run in the background at a low CPU priority (30 s at most). */
+    /** Scrapes until the store has flushed a table: flushes run in the background at a low CPU priority. */
     private PrometheusText scrapeOnceFlushed(int node) throws Exception {
-        PrometheusText flushed = scrape(node);
-        for (long deadline = System.nanoTime() + 30_000_000_000L;
-                flushed.value("kv_storage_flushes_total") < 1 && System.nanoTime() < deadline; ) {
-            Thread.sleep(20);
-            flushed = scrape(node);
-        }
-        return flushed;
+        return scrapeUntil(node, metrics -> metrics.value("kv_storage_flushes_total") >= 1);
     }
 
     private static double delta(PrometheusText before, PrometheusText after, String key) {
