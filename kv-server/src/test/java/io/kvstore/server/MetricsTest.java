@@ -229,10 +229,7 @@ class MetricsTest {
         // A write its peer missed is kept as a hint.
         cluster.stop(1);
         assertEquals(201, cluster.put(0, "id=hinted&ack=1&from=2", "v"));
-        PrometheusText hinted = scrape(0);
-        for (int attempt = 0; hinted.value("kv_hints_total{event=\"stored\"}") < 1 && attempt < 100; attempt++) {
-            hinted = scrape(0);
-        }
+        PrometheusText hinted = scrapeUntil(0, metrics -> metrics.value("kv_hints_total{event=\"stored\"}") >= 1);
         assertEquals(1, delta(exchanged, hinted, "kv_hints_total{event=\"stored\"}"));
     }
 
