@@ -18,8 +18,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * key, value, version link), and they live until the memtable is flushed, so they survive young
  * collections and the collector copies each of them through the survivor spaces, with the old-to-young
  * pointers of the map to scan as well: under a PUT load that was most of the server's GC pause time.
- * Here a memtable is a few dozen primitive arrays of up to 256 KiB: nothing to trace, a survivor is
- * copied as one block, and a node's links sit next to its key.
+ * Here a memtable is a few primitive arrays: nothing to trace, and a node's links sit next to its key;
+ * a server-sized memtable takes arrays of a whole G1 region each, which no collection copies
+ * ({@link ArenaLayout}).
  *
  * <p>Each key has one node and a chain of versions, newest sequence number first; each version holds
  * the entry visible at its sequence number (the winner by {@link Entry#compareVersions}), so a point read
@@ -33,8 +34,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * and acquire are fences around those plain accesses, because byte-array views offer no atomic access
  * modes on newer JVMs.
  *
- * <p>Layout, every record 4-byte aligned, native byte order; a pointer is {@code chunk << 16 | offset / 4}
- * (chunks are at most 256 KiB, or hold a single larger record at offset 0), {@link #NIL} for none:
+ * <p>Layout, every record 4-byte aligned, native byte order; a pointer is
+ * {@code chunk << ArenaLayout.OFFSET_BITS | offset / 4} (a chunk larger than the offset bits reach holds
+ * a single record, at offset 0), {@link #NIL} for none:
  * <pre>
  *   node:    int versionHead | int keyLength | int height | int next[height] | key bytes
  *   version: long sequence | long timestamp | int older | int valueLength (-1: tombstone) | [long expiresAt] | value bytes
@@ -52,16 +54,6 @@ final class Memtable {
     /** Node heights are 1 + one per pair of trailing zero bits: P(h > n) = 4^-n, enough for 4^16 keys. */
     static final int MAX_HEIGHT = 16;
     private static final int NIL = -1;
-    /** Chunks double from here, so a store with tiny memtables (tests) does not allocate megabytes per switch. */
-    private static final int FIRST_CHUNK_BYTES = 16 << 10;
-    /**
-     * Below half of G1's smallest region (1 MiB), so a chunk is never a humongous object: one of those
-     * takes whole regions, and a 512 KiB chunk in a 1 MiB region would waste half of it, which a small
-     * heap cannot afford. Also the most a pointer's 16 offset bits (in units of 4 bytes) can reach.
-     */
-    private static final int MAX_CHUNK_BYTES = 256 << 10;
-    /** A pointer's chunk index has 15 bits: 32,768 chunks, 8 GiB of memtable at least. */
-    private static final int MAX_CHUNKS = 1 << 15;
 
     private static final int NODE_VERSION_HEAD = 0;
     private static final int NODE_KEY_LENGTH = 4;
@@ -77,6 +69,7 @@ final class Memtable {
     private static final int EXPIRES = 1 << 30;
 
     private final long logNumber;
+    private final ArenaLayout layout;
     /** The head node's links, one per level. */
     private final int[] head = new int[MAX_HEIGHT];
     /** Every chunk allocated so far; replaced (never changed in place) when one is added. */
@@ -94,8 +87,19 @@ final class Memtable {
     private int chunkUsed;
     private final int[] predecessors = new int[MAX_HEIGHT];
 
+    /** A memtable of small chunks. */
     Memtable(long logNumber) {
+        this(logNumber, ArenaLayout.SMALL);
+    }
+
+    /** A memtable expected to hold about {@code expectedBytes} before it is frozen. */
+    Memtable(long logNumber, long expectedBytes) {
+        this(logNumber, ArenaLayout.forMemtableOf(expectedBytes));
+    }
+
+    Memtable(long logNumber, ArenaLayout layout) {
         this.logNumber = logNumber;
+        this.layout = layout;
         Arrays.fill(head, NIL);
     }
 
@@ -318,12 +322,12 @@ final class Memtable {
             throw new IllegalArgumentException("record of " + bytes + " bytes is too large for a memtable");
         }
         if (chunk == null || chunkUsed + size > chunk.length) {
-            if (chunks.length == MAX_CHUNKS) {
-                throw new IllegalStateException("memtable of log " + logNumber + " is full: " + MAX_CHUNKS
+            if (chunks.length == ArenaLayout.MAX_CHUNKS) {
+                throw new IllegalStateException("memtable of log " + logNumber + " is full: " + chunks.length
                         + " chunks, " + sizeBytes + " bytes; use a smaller flush threshold");
             }
             // A record larger than a chunk gets a chunk of its own, at offset 0.
-            int next = chunk == null ? FIRST_CHUNK_BYTES : Math.min(MAX_CHUNK_BYTES, chunk.length * 2);
+            int next = layout.nextChunkBytes(chunk == null ? 0 : chunk.length, sizeBytes);
             byte[][] grown = Arrays.copyOf(chunks, chunks.length + 1);
             grown[grown.length - 1] = new byte[Math.max(next, size)];
             chunk = grown[grown.length - 1];
@@ -331,18 +335,18 @@ final class Memtable {
             chunkUsed = 0;
             chunks = grown; // published before any pointer into it
         }
-        int pointer = chunkIndex << 16 | chunkUsed >>> 2;
+        int pointer = chunkIndex << ArenaLayout.OFFSET_BITS | chunkUsed >>> 2;
         chunkUsed += size;
         sizeBytes += size;
         return pointer;
     }
 
     private byte[] chunk(int pointer) {
-        return chunks[pointer >>> 16];
+        return chunks[pointer >>> ArenaLayout.OFFSET_BITS];
     }
 
     private static int offset(int pointer) {
-        return (pointer & 0xFFFF) << 2;
+        return (pointer & (1 << ArenaLayout.OFFSET_BITS) - 1) << 2;
     }
 
     /**

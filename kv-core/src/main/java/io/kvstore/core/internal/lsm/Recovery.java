@@ -82,7 +82,7 @@ final class Recovery {
             tables.add(SsTable.open(FileNames.table(dir, number), number, blocks));
             levels.add(manifest.levels[i]);
         }
-        Memtable recovered = new Memtable(-1);
+        Memtable recovered = new Memtable(-1, ArenaLayout.UNBOUNDED);
         long[] sequence = {0};
         for (long number : logs) {
             Path file = FileNames.log(dir, number);
@@ -109,8 +109,8 @@ final class Recovery {
             // without holding writers back, so that a change of compaction style never stops writes.
             inherited[i] = levelArray[i] == 0;
         }
-        Version initial = new Version(new Memtable(logNumber), new Memtable[0], tables.toArray(new SsTable[0]),
-                levelArray, inherited);
+        Version initial = new Version(new Memtable(logNumber, options.flushThresholdBytes()), new Memtable[0],
+                tables.toArray(new SsTable[0]), levelArray, inherited);
         new Manifest(next, logNumber, initial.tableNumbers(), initial.levels).write(dir);
         for (long number : logs) {
             Files.deleteIfExists(FileNames.log(dir, number));

@@ -277,7 +277,7 @@ final class WriteController {
             }
         }
         long number = nextLogNumber;
-        Memtable fresh = new Memtable(number);
+        Memtable fresh = new Memtable(number, options.flushThresholdBytes());
         try {
             wal.rotate(FileNames.log(dir, number));
         } catch (IOException e) {

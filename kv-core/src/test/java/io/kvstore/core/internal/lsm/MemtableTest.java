@@ -5,6 +5,8 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
 import io.kvstore.core.internal.util.Coding;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,6 +15,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -27,8 +30,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The arena skip list against a model, and under one writer with concurrent readers. */
+/** The arena skip list against a model, and under one writer with concurrent readers, in each chunk layout. */
 class MemtableTest {
+
+    /**
+     * Small chunks only, and large ones (64 KiB here, as if G1's regions were that small) for the first
+     * MiB, then small ones: chunks of both kinds in one memtable.
+     */
+    static Stream<ArenaLayout> layouts() {
+        return Stream.of(ArenaLayout.SMALL, new ArenaLayout(64 << 10, 1 << 20));
+    }
 
     @Test
     void emptyMemtableHasNothing() {
@@ -65,9 +76,10 @@ class MemtableTest {
         assertEquals(11, memtable.maxTimestamp());
     }
 
-    @Test
-    void valuesLargerThanAChunkAndEmptyOnes() {
-        Memtable memtable = new Memtable(1);
+    @ParameterizedTest
+    @MethodSource("layouts")
+    void valuesLargerThanAChunkAndEmptyOnes(ArenaLayout layout) {
+        Memtable memtable = new Memtable(1, layout);
         byte[] big = new byte[3 << 20];
         new SplittableRandom(1).nextBytes(big);
         memtable.put(Entry.value(new byte[] {2}, big, 1), 1);
@@ -92,12 +104,13 @@ class MemtableTest {
     }
 
     /** Random writes against a model of every version; reads at random sequence numbers and bounds. */
-    @Test
-    void matchesAModelOfVersions() {
+    @ParameterizedTest
+    @MethodSource("layouts")
+    void matchesAModelOfVersions(ArenaLayout layout) {
         long seed = System.nanoTime();
-        System.out.println("MemtableTest.matchesAModelOfVersions seed " + seed);
+        System.out.println("MemtableTest.matchesAModelOfVersions seed " + seed + ", " + layout);
         SplittableRandom random = new SplittableRandom(seed);
-        Memtable memtable = new Memtable(1);
+        Memtable memtable = new Memtable(1, layout);
         // key -> (sequence -> visible entry as of that sequence)
         NavigableMap<byte[], TreeMap<Long, Entry>> model = new TreeMap<>(Bytes.ORDER);
         int writes = 20_000;
@@ -151,11 +164,12 @@ class MemtableTest {
      * One writer overwrites keys with increasing versions while readers get and scan: a reader never
      * sees a torn record, a version older than one it saw before, or keys out of order.
      */
-    @Test
-    void readersSeeCompleteRecordsWhileOneWriterInserts() throws Exception {
+    @ParameterizedTest
+    @MethodSource("layouts")
+    void readersSeeCompleteRecordsWhileOneWriterInserts(ArenaLayout layout) throws Exception {
         int keys = 5_000;
         long writes = 200_000;
-        Memtable memtable = new Memtable(1);
+        Memtable memtable = new Memtable(1, layout);
         AtomicLong published = new AtomicLong();
         ExecutorService pool = Executors.newFixedThreadPool(3);
         CountDownLatch start = new CountDownLatch(1);
