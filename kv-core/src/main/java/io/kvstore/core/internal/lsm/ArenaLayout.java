@@ -55,7 +55,7 @@ record ArenaLayout(int largeChunkBytes, long expectedBytes) {
         if (expectedBytes < unit - HEADER_ROOM) {
             return SMALL;
         }
-        long unitsPerChunk = Math.max(1, -Math.floorDiv(-expectedBytes, (long) unit * (MAX_CHUNKS / 4)));
+        long unitsPerChunk = -Math.floorDiv(-expectedBytes, (long) unit * (MAX_CHUNKS / 4)); // rounded up
         long chunkBytes = Math.min(MAX_CHUNK_BYTES, unitsPerChunk * unit) - HEADER_ROOM;
         return new ArenaLayout((int) chunkBytes, expectedBytes);
     }
