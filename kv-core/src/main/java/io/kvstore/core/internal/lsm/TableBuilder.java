@@ -89,6 +89,8 @@ final class TableBuilder {
         try {
             Pacer pacer = new Pacer(pacing, cancelled);
             while (entries.advance()) {
+                // Before the drop: a long run of dropped tombstones still polls for cancellation.
+                pacer.step(writer, path);
                 boolean tombstone = readsAsTombstone(entries, nowMillis);
                 if (tombstone && mayDropTombstone.test(entries.timestamp())) {
                     newestDropped = Math.max(newestDropped, entries.timestamp());
@@ -102,7 +104,6 @@ final class TableBuilder {
                     pacer.newTable();
                 }
                 entries.addTo(writer, tombstone);
-                pacer.step(writer, path);
                 if (writer.bytesWritten() >= targetBytes) {
                     written.add(finish(writer, path, number, blocks));
                     writer = null;
@@ -142,8 +143,9 @@ final class TableBuilder {
     }
 
     /**
-     * Every 256 entries, charges the bytes written since the last charge to the pacing (if any);
-     * every 1024, checks for cancellation. One per build, told when a new table starts.
+     * Every 256 entries read, charges the bytes written since the last charge to the pacing (if any);
+     * every 1024, checks for cancellation. One per build, told when a new table starts; between
+     * tables (no writer) it only checks for cancellation.
      */
     private static final class Pacer {
         private final CompactionPacing pacing;
@@ -164,7 +166,7 @@ final class TableBuilder {
             if ((++seen & 255) != 0) {
                 return;
             }
-            if (pacing != null) {
+            if (pacing != null && writer != null) {
                 long written = writer.bytesWritten();
                 if (!pacing.charge(written - charged, cancelled)) {
                     throw new CancellationException("table " + path + " abandoned: store closing");
@@ -172,7 +174,8 @@ final class TableBuilder {
                 charged = written;
             }
             if ((seen & 1023) == 0 && cancelled.getAsBoolean()) {
-                throw new CancellationException("table " + path + " abandoned: store closing");
+                throw new CancellationException((writer == null ? "compaction" : "table " + path)
+                        + " abandoned: store closing");
             }
         }
     }
