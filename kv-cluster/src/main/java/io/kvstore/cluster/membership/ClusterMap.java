@@ -36,6 +36,8 @@ public final class ClusterMap {
     private final int virtualNodes;
     private final List<Member> members;
     private final long fingerprint;
+    /** Kept ready: every internode request carries it and every receiver compares it. */
+    private final String fingerprintText;
 
     /**
      * @throws IllegalArgumentException for an epoch below 1, no owners, duplicate nodes, an unknown
@@ -69,6 +71,7 @@ public final class ClusterMap {
                     + owners + " owning nodes");
         }
         this.fingerprint = KeyHash.hash64(canonicalText().getBytes(StandardCharsets.UTF_8));
+        this.fingerprintText = String.format("%016x", fingerprint);
     }
 
     /** The first map of a new cluster with {@link RingTokens#RANDOM} tokens: epoch 1, every node {@code normal}, in the given order. */
@@ -133,7 +136,7 @@ public final class ClusterMap {
 
     /** {@link #fingerprint()} as 16 lowercase hexadecimal digits, as internode requests carry it. */
     public String fingerprintText() {
-        return String.format("%016x", fingerprint);
+        return fingerprintText;
     }
 
     private String canonicalText() {
