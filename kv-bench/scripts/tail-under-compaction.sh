@@ -54,7 +54,7 @@ if [[ $NODES == 1 ]]; then
   REPLICATION=()
   PUT_LABEL=plain
 elif [[ $NODES == 3 ]]; then
-  NODE_FLAGS=${NODE_FLAGS:---event-loops 1 --storage-threads 1 --transport nio --background-priority 19}  # nodes share the cores: docs/TUNING.md
+  NODE_FLAGS=${NODE_FLAGS:---event-loops 1 --storage-threads 1 --transport nio --background-priority 19 --flush-threshold 8388608}  # nodes share the cores: docs/TUNING.md
   REPLICATION=(--ack 2 --from 3)
   PUT_LABEL="ack=2&from=3"
 else

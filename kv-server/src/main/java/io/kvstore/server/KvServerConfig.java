@@ -40,11 +40,11 @@ public final class KvServerConfig {
     /** Default partitioner, one of {@link Partitioners#names()}. */
     public static final String DEFAULT_PARTITIONER = "ring";
     /**
-     * Default memtable size: 8 MiB, a quarter of the embedded store's default, because memtable entries
-     * live until their flush and every young collection copies the live memtable; a smaller one
-     * shortens the server's GC pauses (docs/BENCHMARKS.md).
+     * Default memtable size: the embedded store's, 32 MiB. Under G1 a memtable's arrays are never
+     * copied by young collections, so its size does not lengthen pauses, and a larger one flushes and
+     * merges level 0 less often (docs/TUNING.md#memtable-size-of-the-server).
      */
-    public static final long DEFAULT_FLUSH_THRESHOLD_BYTES = 8L << 20;
+    public static final long DEFAULT_FLUSH_THRESHOLD_BYTES = DaoOptions.DEFAULT_FLUSH_THRESHOLD_BYTES;
     /** Default largest key, in bytes after percent-decoding. */
     public static final int DEFAULT_MAX_KEY_BYTES = 4096;
     /**
