@@ -40,11 +40,27 @@ public final class KvServerConfig {
     /** Default partitioner, one of {@link Partitioners#names()}. */
     public static final String DEFAULT_PARTITIONER = "ring";
     /**
-     * Default memtable size: the embedded store's, 32 MiB. Under G1 a memtable's arrays are never
-     * copied by young collections, so its size does not lengthen pauses, and a larger one flushes and
-     * merges level 0 less often (docs/TUNING.md#memtable-size-of-the-server).
+     * Default memtable size in a heap of at least 512 MiB: the embedded store's, 32 MiB. Under G1 a
+     * memtable's arrays are never copied by young collections, so its size does not lengthen pauses,
+     * and a larger one flushes and merges level 0 less often (docs/TUNING.md#memtable-size-of-the-server).
+     * Smaller heaps get {@link #defaultFlushThresholdBytes()}.
      */
     public static final long DEFAULT_FLUSH_THRESHOLD_BYTES = DaoOptions.DEFAULT_FLUSH_THRESHOLD_BYTES;
+    /** The least default memtable size, however small the heap. */
+    static final long MIN_DEFAULT_FLUSH_THRESHOLD_BYTES = 1L << 20;
+    /**
+     * The default memtable size in this JVM: {@link #DEFAULT_FLUSH_THRESHOLD_BYTES}, or a sixteenth of
+     * the maximum heap if that is less (at least {@link #MIN_DEFAULT_FLUSH_THRESHOLD_BYTES}), so that the
+     * active memtable and the two that may wait for their flush stay within a fifth of the heap.
+     */
+    public static long defaultFlushThresholdBytes() {
+        return defaultFlushThresholdBytes(Runtime.getRuntime().maxMemory());
+    }
+
+    static long defaultFlushThresholdBytes(long maxHeapBytes) {
+        return Math.max(MIN_DEFAULT_FLUSH_THRESHOLD_BYTES, Math.min(DEFAULT_FLUSH_THRESHOLD_BYTES, maxHeapBytes / 16));
+    }
+
     /** Default largest key, in bytes after percent-decoding. */
     public static final int DEFAULT_MAX_KEY_BYTES = 4096;
     /**
@@ -427,7 +443,7 @@ public final class KvServerConfig {
         private RingTokens ringTokens;
         private Engine engine = Engine.LSM;
         private SyncPolicy syncPolicy = SyncPolicy.NONE;
-        private long flushThresholdBytes = DEFAULT_FLUSH_THRESHOLD_BYTES;
+        private long flushThresholdBytes = defaultFlushThresholdBytes();
         private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
         private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
         private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
@@ -556,7 +572,7 @@ public final class KvServerConfig {
             return this;
         }
 
-        /** The memtable size before a flush; default {@link #DEFAULT_FLUSH_THRESHOLD_BYTES}. */
+        /** The memtable size before a flush; default {@link #defaultFlushThresholdBytes()}. */
         public Builder flushThresholdBytes(long bytes) {
             this.flushThresholdBytes = bytes;
             return this;

@@ -124,8 +124,9 @@ final class ServerCommand {
         config.syncPolicy(policy);
     }
 
-    @Option(names = "--flush-threshold", paramLabel = "BYTES", defaultValue = "" + KvServerConfig.DEFAULT_FLUSH_THRESHOLD_BYTES,
-            description = "memtable size before it is written to a table")
+    @Option(names = "--flush-threshold", paramLabel = "BYTES",
+            description = "memtable size before it is written to a table"
+                    + " (default: " + KvServerConfig.DEFAULT_FLUSH_THRESHOLD_BYTES + ", or a sixteenth of the heap if that is less)")
     void flushThresholdBytes(long bytes) {
         config.flushThresholdBytes(bytes);
     }

@@ -132,7 +132,7 @@ class ServerCommandTest {
             assertTrue(usage.contains(option.longestName()), option.longestName());
         }
         assertTrue(usage.contains("Default: 8080"), usage);
-        assertTrue(usage.contains("Default: " + KvServerConfig.DEFAULT_FLUSH_THRESHOLD_BYTES), usage);
+        assertTrue(usage.contains("default: " + KvServerConfig.DEFAULT_FLUSH_THRESHOLD_BYTES + ", or a sixteenth"), usage);
     }
 
     @Test
