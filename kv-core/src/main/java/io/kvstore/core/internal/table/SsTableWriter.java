@@ -5,6 +5,7 @@ import io.kvstore.core.Compression;
 import io.kvstore.core.Entry;
 import io.kvstore.core.internal.util.Coding;
 import io.kvstore.core.internal.util.Crc32c;
+import io.kvstore.core.internal.util.FileWriteback;
 import io.kvstore.core.hash.XxHash64;
 
 import java.io.BufferedOutputStream;
@@ -27,9 +28,12 @@ import java.util.Arrays;
  * REQUIRES: external synchronization (one thread writes a table).
  */
 public final class SsTableWriter implements AutoCloseable {
+    private static final int BUFFER_BYTES = 1 << 16;
     private final Path path;
     private final FileChannel channel;
     private final OutputStream out;
+    /** Starts the table's write-back as it grows, so that finishing it does not queue it all at once. */
+    private final FileWriteback writeback;
     private final int blockSize;
     private final BlockBuilder data = new BlockBuilder();
     private final BlockBuilder index = new BlockBuilder();
@@ -66,7 +70,8 @@ public final class SsTableWriter implements AutoCloseable {
         this.codec = BlockCodec.of(compression);
         this.bloom = bloomBitsPerKey > 0 ? new BloomFilterBuilder(expectedKeys, bloomBitsPerKey) : null;
         this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        this.out = new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16);
+        this.out = new BufferedOutputStream(Channels.newOutputStream(channel), BUFFER_BYTES);
+        this.writeback = FileWriteback.open(path);
     }
 
     public void add(Entry entry) throws IOException {
@@ -180,6 +185,7 @@ public final class SsTableWriter implements AutoCloseable {
         out.flush();
         channel.force(true);
         finished = true;
+        writeback.close();
         out.close();
         return position;
     }
@@ -188,6 +194,7 @@ public final class SsTableWriter implements AutoCloseable {
     public void abort() throws IOException {
         if (!finished) {
             finished = true;
+            writeback.close();
             try {
                 out.close();
             } catch (IOException ignored) {
@@ -248,5 +255,6 @@ public final class SsTableWriter implements AutoCloseable {
     private void write(byte[] bytes, int length) throws IOException {
         out.write(bytes, 0, length);
         position += length;
+        writeback.written(position - BUFFER_BYTES); // what the buffer holds is not in the file yet
     }
 }

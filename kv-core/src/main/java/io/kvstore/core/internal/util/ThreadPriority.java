@@ -1,7 +1,6 @@
 package io.kvstore.core.internal.util;
 
 import com.sun.jna.Native;
-import com.sun.jna.Platform;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,21 +83,5 @@ public final class ThreadPriority {
             warned = true;
             LOG.info("Background threads keep the normal CPU priority: {}", reason);
         }
-    }
-
-    /** JNA direct mapping; loaded on first use, so a missing JNA is a LinkageError caught above. */
-    private static final class LibC {
-        static {
-            Native.register(Platform.C_LIBRARY_NAME);
-        }
-
-        static native int getpriority(int which, int who);
-
-        static native int setpriority(int which, int who, int prio);
-
-        static native int sched_getscheduler(int pid);
-
-        /** {@code param}: struct sched_param, one int (the static priority, 0 for SCHED_IDLE). */
-        static native int sched_setscheduler(int pid, int policy, int[] param);
     }
 }
