@@ -19,7 +19,9 @@
 # as ab-cost.sh's), NODE_JAVA_OPTS (JVM options of the nodes, e.g. -Xmx1g), LOAD_JAVA_OPTS (the
 # generator's), LOAD_FLAGS, KEEP, NODE_CPUS and LOAD_CPUS (CPU lists for taskset, e.g. NODE_CPUS=0
 # LOAD_CPUS=1: the nodes and the generator each on their own cores, as a client on another machine
-# would be; default: both anywhere), CEILING.
+# would be; default: both anywhere), CEILING, STORE (engine, the default: the nodes' own store as NODE_FLAGS
+# choose; discard: the same nodes over a store that keeps nothing, io.kvstore.bench.load.DiscardingNode,
+# whose tail is the rest of the node's on this machine; give it the engine's RATE, or its probe finds its own maximum).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -42,6 +44,7 @@ LOAD_JAVA_OPTS=${LOAD_JAVA_OPTS:-}
 LOAD_FLAGS=${LOAD_FLAGS:-}
 KEEP=${KEEP:-0}
 CEILING=${CEILING:-1}
+STORE=${STORE:-engine}
 # Every node holds every key here (one node, or ack=2&from=3 on three), so routing by key saves no hop,
 # and the client's cluster-map read every 30 s costs the generator a recompilation of its request path
 # in its first minutes, cores the nodes then wait for (docs/TUNING.md#load-generator-transport-and-timers).
@@ -64,6 +67,11 @@ fi
 BASE_PORT=${BASE_PORT:-18580}
 SERVER_JAR=${SERVER_JAR:-kv-server/target/kv-server.jar}
 BENCH_JAR=${BENCH_JAR:-kv-bench/target/benchmarks.jar}
+case $STORE in
+  engine) node_main=(-jar "$SERVER_JAR") ;;
+  discard) node_main=(-cp "$BENCH_JAR" io.kvstore.bench.load.DiscardingNode) ;;
+  *) echo "STORE must be engine or discard, got $STORE" >&2; exit 2 ;;
+esac
 WORK=${WORK:-$(mktemp -d -t kvstore-tail-compaction.XXXXXX)}
 mkdir -p "$WORK"
 
@@ -79,7 +87,7 @@ for ((i = 0; i < NODES; i++)); do
   args=(--port "$port" --data-dir "$WORK/data-$port")
   [[ $NODES != 1 ]] && args+=(--cluster "$targets" --self "${urls[$i]}")
   # shellcheck disable=SC2086 # flag lists
-  "${node_cpus[@]}" java $NODE_JAVA_OPTS -jar "$SERVER_JAR" "${args[@]}" $NODE_FLAGS >"$WORK/node-$port.log" 2>&1 &
+  "${node_cpus[@]}" java $NODE_JAVA_OPTS "${node_main[@]}" "${args[@]}" $NODE_FLAGS >"$WORK/node-$port.log" 2>&1 &
   pids+=($!)
 done
 for ((i = 0; i < NODES; i++)); do wait_for_port $((BASE_PORT + i)); done
@@ -151,14 +159,19 @@ if [[ $CEILING == 1 ]]; then
 fi
 
 echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end;" \
-  "NODES=$NODES DURATION=$DURATION INTERVAL=$INTERVAL VALUE_SIZE=$VALUE_SIZE CONNECTIONS=$CONNECTIONS;" \
+  "NODES=$NODES STORE=$STORE DURATION=$DURATION INTERVAL=$INTERVAL VALUE_SIZE=$VALUE_SIZE CONNECTIONS=$CONNECTIONS;" \
   "nodes: $NODE_FLAGS${NODE_JAVA_OPTS:+ $NODE_JAVA_OPTS}${NODE_CPUS:+ on CPUs $NODE_CPUS}${LOAD_CPUS:+, generator on CPUs $LOAD_CPUS}${max_rps:+; closed-loop maximum $max_rps req/s}"
 echo
 echo "| nodes | PUT | req/s | p50 ms | p99 ms | p99.9 ms | max ms | worst ${INTERVAL} s p99 | flushed MiB | compacted MiB | compactions | stalled writes | stalled s | tables MiB at end | errors/non-2xx |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+if [[ $STORE == discard ]]; then  # no engine, no engine counters
+  engine_columns="- | - | - | - | - | - |"
+else
+  engine_columns="$(delta 1 $mib) | $(delta 2 $mib) | $(delta 3) | $(delta 4) | $(delta 5) |"
+  engine_columns+=" $(awk -v t="$(cut -d' ' -f6 <<<"$after")" -v m=$mib 'BEGIN { printf "%.0f", t / m }') |"
+fi
 echo "| $NODES | $PUT_LABEL at $RATE/s | $(field rps "$result") | $(field p50 "$result") | $(field p99 "$result") |" \
-  "$(field p999 "$result") | $(field max "$result") | $worst | $(delta 1 $mib) | $(delta 2 $mib) | $(delta 3) |" \
-  "$(delta 4) | $(delta 5) | $(awk -v t="$(cut -d' ' -f6 <<<"$after")" -v m=$mib 'BEGIN { printf "%.0f", t / m }') |" \
+  "$(field p999 "$result") | $(field max "$result") | $worst | $engine_columns" \
   "$(field errors "$result")/$(field non2xx "$result") |"
 echo
 echo "p99 ms of each ${INTERVAL} s window: $windows"

@@ -31,6 +31,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -69,6 +70,8 @@ public final class KvServer {
     static final Duration PROBE_INTERVAL = Duration.ofMillis(500);
     /** The subdirectory of the data directory holding the hint store. */
     static final String HINTS_DIRECTORY = "hints";
+    /** The engine {@code /v0/status} names for a store given to {@link #start(KvServerConfig, Dao)}. */
+    public static final String CUSTOM_ENGINE = "custom";
     /** Hints are few and small while the cluster is healthy: a small memtable keeps their log short. */
     static final long HINTS_FLUSH_THRESHOLD_BYTES = 4L << 20;
 
@@ -123,8 +126,27 @@ public final class KvServer {
      * holds, and only if none has one seeds the map of a new cluster from its options.
      */
     public static CompletionStage<KvServer> start(KvServerConfig config) {
-        ReplicationOptions replication = config.replication();
         Dao dao;
+        try {
+            dao = config.engine().open(config.storeOptions());
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return start(config, dao, config.engine().id());
+    }
+
+    /**
+     * Starts a node as {@link #start(KvServerConfig)} does, over a store the caller opened instead of one of
+     * {@link KvServerConfig#engine()}: an embedder's own {@link Dao}. The node takes it over and closes it
+     * when it stops or fails to start; {@code /v0/status} names its engine {@value #CUSTOM_ENGINE}. The node's
+     * clock lease, cluster map and hint store still live in {@link KvServerConfig#dataDirectory()}.
+     */
+    public static CompletionStage<KvServer> start(KvServerConfig config, Dao store) {
+        return start(config, Objects.requireNonNull(store, "store"), CUSTOM_ENGINE);
+    }
+
+    private static CompletionStage<KvServer> start(KvServerConfig config, Dao dao, String engine) {
+        ReplicationOptions replication = config.replication();
         HybridClock clock;
         ClusterMapStore maps;
         try {
@@ -136,8 +158,8 @@ public final class KvServer {
                 LOG.warn("node {} is not in the cluster map kept in {} ({}); taking the map of a --cluster node that"
                         + " lists it, else seeding a new one", config.self(), config.dataDirectory(), maps.current());
             }
-            dao = config.engine().open(config.storeOptions());
         } catch (IOException | RuntimeException e) {
+            closeQuietly(dao);
             return CompletableFuture.failedFuture(e);
         }
         NodeMetrics metrics = config.metrics() ? new NodeMetrics() : null;
@@ -190,7 +212,8 @@ public final class KvServer {
                 return;
             }
             try {
-                serve(config, vertx, dao, clock, local, client, storagePool, membership, metrics, ready.result(), started);
+                serve(config, engine, vertx, dao, clock, local, client, storagePool, membership, metrics, ready.result(),
+                        started);
             } catch (RuntimeException e) {
                 LOG.error("node {} cannot start", config.self(), e);
                 started.completeExceptionally(e);
@@ -312,7 +335,7 @@ public final class KvServer {
                 });
     }
 
-    private static void serve(KvServerConfig config, Vertx vertx, Dao dao, HybridClock clock, LocalReplica local,
+    private static void serve(KvServerConfig config, String engine, Vertx vertx, Dao dao, HybridClock clock, LocalReplica local,
                               WebClient client, ExecutorService storagePool, Membership membership, NodeMetrics metrics,
                               boolean joins, CompletableFuture<KvServer> started) {
         ReplicationOptions replication = config.replication();
@@ -350,7 +373,7 @@ public final class KvServer {
                 ranges,
                 new InternalHandler(new ReplicaEndpoint(local, clock), config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
                         membership::observe, membership.divergence()),
-                new StatusHandler(config, dao, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget,
+                new StatusHandler(config, engine, dao, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget,
                         ranges, server.slowConnectionsClosed, new ReplicationStatus(membership, replication,
                         membership.hints()), membership::map),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
@@ -383,7 +406,7 @@ public final class KvServer {
                 .onSuccess(ok -> {
                     LOG.info("kvstore node {} listening on port {} ({} engine, {} partitioner, cluster map epoch {} of {} nodes,"
                                     + " {} event loops on {}{})",
-                            config.self(), server.port, config.engine().id(), map.partitioner(), map.epoch(), map.members().size(),
+                            config.self(), server.port, engine, map.partitioner(), map.epoch(), map.members().size(),
                             config.eventLoops(), vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio",
                             config.tlsCertificate() == null ? "" : ", TLS by " + config.tlsEngine().effective().id());
                     warnAboutOpenRoutes(config);

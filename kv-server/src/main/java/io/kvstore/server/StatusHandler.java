@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 final class StatusHandler {
     private final Dao dao;
     private final KvServerConfig config;
+    private final String engine;
     private final AtomicInteger inFlight;
     private final BodyMemoryBudget bodyBudget;
     private final RangeHandler ranges;
@@ -26,8 +27,8 @@ final class StatusHandler {
     private final Supplier<ClusterMap> map;
     private final long startedMillis = System.currentTimeMillis();
 
-    StatusHandler(KvServerConfig config, Dao dao, String transport, AtomicInteger inFlight, BodyMemoryBudget bodyBudget,
-                  RangeHandler ranges, LongAdder slowConnectionsClosed, ReplicationStatus replication,
+    StatusHandler(KvServerConfig config, String engine, Dao dao, String transport, AtomicInteger inFlight,
+                  BodyMemoryBudget bodyBudget, RangeHandler ranges, LongAdder slowConnectionsClosed, ReplicationStatus replication,
                   Supplier<ClusterMap> map) {
         this.map = map;
         this.dao = dao;
@@ -36,6 +37,7 @@ final class StatusHandler {
         this.slowConnectionsClosed = slowConnectionsClosed;
         this.ranges = ranges;
         this.config = config;
+        this.engine = engine;
         this.inFlight = inFlight;
         this.bodyBudget = bodyBudget;
     }
@@ -51,7 +53,7 @@ final class StatusHandler {
                 .put("partitioner", map.partitioner())
                 .put("virtualNodes", map.virtualNodes())
                 .put("ringTokens", map.ringTokens().id())
-                .put("engine", config.engine().id())
+                .put("engine", engine)
                 .put("transport", transport)
                 .put("tlsEngine", config.tlsCertificate() == null ? null : config.tlsEngine().effective().id())
                 .put("dataDirectory", config.dataDirectory().toAbsolutePath().toString())

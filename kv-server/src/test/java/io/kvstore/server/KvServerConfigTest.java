@@ -3,8 +3,10 @@ package io.kvstore.server;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Defaults that follow the heap. */
+/** Defaults that follow the heap; the standalone server's command line for launchers of their own. */
 class KvServerConfigTest {
     private static final long MIB = 1L << 20;
 
@@ -22,5 +24,26 @@ class KvServerConfigTest {
     void aBuilderStartsFromTheDefaultOfThisHeap() {
         assertEquals(KvServerConfig.defaultFlushThresholdBytes(Runtime.getRuntime().maxMemory()),
                 KvServerConfig.builder().build().storeOptions().flushThresholdBytes());
+    }
+
+    @Test
+    void aCommandLineGivesTheConfigurationTheStandaloneServerWouldRunWith() {
+        KvServerConfig config = KvServerConfig.fromCommandLine("--port", "9001", "--event-loops", "1", "--flush-threshold", "8388608");
+        assertEquals(9001, config.port());
+        assertEquals(1, config.eventLoops());
+        assertEquals(8 * MIB, config.storeOptions().flushThresholdBytes());
+        assertEquals(KvServerConfig.builder().build().replicaTimeout(), KvServerConfig.fromCommandLine().replicaTimeout());
+    }
+
+    @Test
+    void aWrongCommandLineIsRefusedNamingTheOption() {
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> KvServerConfig.fromCommandLine("--port", "9001", "--no-such-flag"));
+        assertTrue(unknown.getMessage().contains("--no-such-flag"), unknown.getMessage());
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> KvServerConfig.fromCommandLine("--event-loops", "many"));
+        assertTrue(bad.getMessage().contains("--event-loops"), bad.getMessage());
+        IllegalArgumentException help = assertThrows(IllegalArgumentException.class, () -> KvServerConfig.fromCommandLine("--help"));
+        assertTrue(help.getMessage().contains("--help"), help.getMessage());
     }
 }
