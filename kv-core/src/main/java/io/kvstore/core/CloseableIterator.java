@@ -1,6 +1,7 @@
 package io.kvstore.core;
 
 import java.util.Iterator;
+import java.util.NoSuchElementException;
 
 /**
  * A lazy iterator over resources (files, snapshots) that must be released: always close it,
@@ -11,4 +12,24 @@ public interface CloseableIterator<T> extends Iterator<T>, AutoCloseable {
     /** Releases what the iterator holds; idempotent. */
     @Override
     void close();
+
+    /** An iterator over nothing that holds nothing: the range of an empty interval, or of a store that keeps nothing. */
+    static <T> CloseableIterator<T> empty() {
+        return new CloseableIterator<>() {
+            @Override
+            public boolean hasNext() {
+                return false;
+            }
+
+            @Override
+            public T next() {
+                throw new NoSuchElementException();
+            }
+
+            @Override
+            public void close() {
+                // holds no resource
+            }
+        };
+    }
 }

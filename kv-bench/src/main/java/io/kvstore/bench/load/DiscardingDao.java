@@ -4,7 +4,6 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
 import io.kvstore.core.KeyFilter;
-import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -38,21 +37,7 @@ final class DiscardingDao implements Dao {
 
     @Override
     public CloseableIterator<Entry> range(byte[] from, byte[] to) {
-        return new CloseableIterator<>() {
-            @Override
-            public boolean hasNext() {
-                return false;
-            }
-
-            @Override
-            public Entry next() {
-                throw new NoSuchElementException();
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        return CloseableIterator.empty();
     }
 
     @Override

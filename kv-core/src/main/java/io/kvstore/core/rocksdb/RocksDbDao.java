@@ -179,7 +179,7 @@ public final class RocksDbDao implements Dao {
         Lock lock = enter();
         try {
             if (from != null && to != null && Bytes.compare(from, to) >= 0) {
-                return new EmptyIterator();
+                return CloseableIterator.empty();
             }
             RocksRangeIterator iterator = new RocksRangeIterator(db, from, to, fillCache, clock.getAsLong(), openIterators::remove);
             openIterators.add(iterator);
