@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import picocli.CommandLine.ParameterException;
 
 /**
  * Everything a {@link KvServer} needs, validated when built. Defaults serve a single node on port
@@ -190,21 +189,13 @@ public final class KvServerConfig {
     /**
      * The configuration the standalone server's options describe, a {@code --config} file read as the
      * server reads it: for a launcher of its own around {@link KvServer} that takes the same command line.
+     * Needs picocli on the class path, which kv-server declares optional.
      *
      * @throws IllegalArgumentException naming the option for anything wrong in {@code args}, or when they
      *     ask for {@code --help}, which describes no configuration
      */
     public static KvServerConfig fromCommandLine(String... args) {
-        KvServerConfig config;
-        try {
-            config = ServerCommand.parse(args);
-        } catch (ParameterException e) {
-            throw new IllegalArgumentException(e.getMessage(), e);
-        }
-        if (config == null) {
-            throw new IllegalArgumentException("--help describes no configuration");
-        }
-        return config;
+        return ServerCommand.parseConfiguration(args);
     }
 
     /** Replication factor, hinted handoff, read repair and tombstone grace (see {@link ReplicationOptions}). */

@@ -406,6 +406,23 @@ final class ServerCommand {
         }
     }
 
+    /**
+     * {@link #parse}, with its errors and a request for help as {@link IllegalArgumentException}s: here, so that
+     * {@link KvServerConfig#fromCommandLine} loads picocli only when called.
+     */
+    static KvServerConfig parseConfiguration(String... args) {
+        KvServerConfig config;
+        try {
+            config = parse(args);
+        } catch (ParameterException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        if (config == null) {
+            throw new IllegalArgumentException("--help describes no configuration");
+        }
+        return config;
+    }
+
     /** The generated {@code --help} text. */
     static String usage() {
         return commandLine().getUsageMessage(CommandLine.Help.Ansi.OFF);
