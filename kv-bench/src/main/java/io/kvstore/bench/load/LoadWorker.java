@@ -46,6 +46,8 @@ final class LoadWorker {
     private final SplittableRandom random;
     /** Random bytes each PUT's value is a slice of (see {@link #nextValue}). */
     private final Buffer values;
+    /** Where the next value starts in {@link #values}. */
+    private int valueCursor;
     private final int keyDigits;
 
     final Recorder latencyMicros = new Recorder(3_600_000_000L, 3);
@@ -163,14 +165,21 @@ final class LoadWorker {
     }
 
     /**
-     * A value of {@code --value-size} random bytes at a random offset of {@link #values}: each PUT
-     * carries different bytes, so the server's tables compress them as little as random data (one
-     * value sent again and again would let every block compress many times over, and with it the
-     * bytes flushes and compactions write).
+     * The next {@code --value-size} random bytes of {@link #values}: each PUT carries different bytes,
+     * so the server's tables compress them as little as random data (one value sent again and again
+     * would let every block compress many times over, and with it the bytes flushes and compactions
+     * write). Slices follow one another without overlapping, so no two values of one pass over the
+     * pool are equal (random offsets would repeat one after about a thousand PUTs); each pass starts
+     * at a random shift, so the next pass cuts different values from the same bytes.
      */
     private Buffer nextValue() {
-        int offset = random.nextInt(values.length() - options.valueSize + 1);
-        return values.slice(offset, offset + options.valueSize);
+        int size = options.valueSize;
+        if (valueCursor + size > values.length()) {
+            valueCursor = random.nextInt(Math.max(1, Math.min(size, values.length() - size + 1)));
+        }
+        int offset = valueCursor;
+        valueCursor += size;
+        return values.slice(offset, offset + size);
     }
 
     private OperationMix.Op nextOp() {
