@@ -9,6 +9,7 @@ import io.kvstore.core.internal.log.WriteAheadLog;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -42,6 +43,13 @@ final class WriteController {
     private static final long STALL_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
     /** Lock attempts before a writer parks; a few microseconds of spinning (see {@link #lock}). */
     private static final int WRITE_LOCK_SPINS = 256;
+    /** Queued writes one holder of the lock appends before letting it go. */
+    private static final int MAX_QUEUED_PER_TURN = 64;
+    /**
+     * How long a queued writer spins for its write before it parks on the lock: several appends of
+     * other writers, so that taking turns costs no futex wake-up (docs/TUNING.md, writers taking turns).
+     */
+    private static final long QUEUED_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /** Level 0 tables, in compaction triggers, from which writes are slowed down (RocksDB: 20 for a trigger of 4). */
     static final int SLOWDOWN_FACTOR = 5;
     /** Level 0 tables, in compaction triggers, from which writes stop (RocksDB: 36 for a trigger of 4). */
@@ -67,6 +75,8 @@ final class WriteController {
     private final ByteRateLimiter delayedWrites;
     /** Serialises writers: log order is memtable order, so a replay rebuilds the memtable as it was. */
     private final ReentrantLock writeLock = new ReentrantLock();
+    /** Writes waiting for the holder of {@link #writeLock} to append them ({@link #upsert}). */
+    private final ConcurrentLinkedQueue<QueuedWrite> queued = new ConcurrentLinkedQueue<>();
     /** Number of the log the next memtable switch moves to, made ahead by the log (GUARDED_BY writeLock). */
     private long nextLogNumber;
     private long lastSequence;
@@ -88,21 +98,88 @@ final class WriteController {
         prepareNextLog();
     }
 
-    /** Stores {@code entry} and waits until it is as durable as the sync policy promises. */
+    /**
+     * Stores {@code entry} and waits until it is as durable as the sync policy promises. A writer that
+     * finds the lock free writes its entry, then the entries queued meanwhile by writers that found it
+     * held; those wait, spinning, for their entry to be written, so that writers taking turns do not
+     * hand the lock over through a park and a wake-up for each write ({@link QueuedWrite}).
+     */
     void upsert(Entry entry) throws IOException {
         awaitLevelZero(entry);
         long position;
-        lock();
-        try {
-            state.ensureWritable();
-            if (versions.current().active.sizeBytes() >= options.flushThresholdBytes()) {
-                switchMemtable();
+        if (queued.isEmpty() && writeLock.tryLock()) {
+            try {
+                position = appendChecked(entry);
+                appendQueued();
+            } finally {
+                writeLock.unlock();
             }
-            position = append(entry);
-        } finally {
-            writeLock.unlock();
+        } else {
+            position = appendThroughQueue(entry);
         }
         wal.awaitDurable(position);
+    }
+
+    /**
+     * Queues {@code entry} for the holder of the lock, or for this writer once it takes the lock itself
+     * ({@link #QUEUED_SPIN_NANOS} of spinning, then parking); returns its log position once written.
+     */
+    private long appendThroughQueue(Entry entry) throws IOException {
+        QueuedWrite write = new QueuedWrite(entry);
+        queued.add(write);
+        long spinUntil = System.nanoTime() + QUEUED_SPIN_NANOS;
+        for (int spin = 0; !write.done; spin++) {
+            if (writeLock.tryLock() || (spin & 63) == 63 && System.nanoTime() - spinUntil > 0 && blockingLock()) {
+                try {
+                    appendQueued();
+                } finally {
+                    writeLock.unlock();
+                }
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+        Throwable failure = write.failure;
+        if (failure instanceof IOException e) {
+            throw e;
+        }
+        if (failure instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failure instanceof Error e) {
+            throw e;
+        }
+        return write.position;
+    }
+
+    private boolean blockingLock() {
+        writeLock.lock();
+        return true;
+    }
+
+    /**
+     * Writes the queued entries, at most {@link #MAX_QUEUED_PER_TURN} in a turn so that the writer doing
+     * it is held up for a bounded time; each failure goes to its own writer. REQUIRES writeLock.
+     */
+    private void appendQueued() {
+        QueuedWrite write;
+        for (int n = 0; n < MAX_QUEUED_PER_TURN && (write = queued.poll()) != null; n++) {
+            try {
+                write.position = appendChecked(write.entry);
+            } catch (Throwable e) {
+                write.failure = e;
+            }
+            write.done = true;
+        }
+    }
+
+    /** Logs and inserts {@code entry} into a memtable with room, switching first if it is full. REQUIRES writeLock. */
+    private long appendChecked(Entry entry) throws IOException {
+        state.ensureWritable();
+        if (versions.current().active.sizeBytes() >= options.flushThresholdBytes()) {
+            switchMemtable();
+        }
+        return append(entry);
     }
 
     /**
@@ -293,5 +370,20 @@ final class WriteController {
     private void prepareNextLog() {
         nextLogNumber = versions.newFileNumber();
         wal.prepare(FileNames.log(dir, nextLogNumber));
+    }
+
+    /**
+     * A write handed to whichever writer holds the lock. Its position or failure is set before
+     * {@link #done}, whose volatile write publishes them to the writer waiting for it.
+     */
+    private static final class QueuedWrite {
+        final Entry entry;
+        long position;
+        Throwable failure;
+        volatile boolean done;
+
+        QueuedWrite(Entry entry) {
+            this.entry = entry;
+        }
     }
 }

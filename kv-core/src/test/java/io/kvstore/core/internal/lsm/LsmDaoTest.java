@@ -444,4 +444,52 @@ class LsmDaoTest {
             }
         }
     }
+
+    /**
+     * Writers that queue behind the one holding the lock get their own answer: every write either
+     * returns, and is there after a reopen, or fails because the store closed; none waits forever.
+     */
+    @Test
+    void writersRacingCloseEachGetAnAnswerAndAcknowledgedWritesSurvive() throws Exception {
+        int writers = 4;
+        DaoOptions options = DaoOptions.builder(dir).flushThresholdBytes(64 << 10).build();
+        LsmDao dao = LsmDao.open(options);
+        CountDownLatch someWritten = new CountDownLatch(20_000);
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        List<Future<Integer>> acknowledged = new ArrayList<>();
+        try {
+            for (int w = 0; w < writers; w++) {
+                int writer = w;
+                acknowledged.add(pool.submit(() -> {
+                    int written = 0;
+                    try {
+                        while (true) {
+                            dao.upsert(Entry.value(b("w" + writer + "-" + written), b("v" + written), written + 1L));
+                            written++;
+                            someWritten.countDown();
+                        }
+                    } catch (IOException e) {
+                        assertTrue(String.valueOf(e.getMessage()).endsWith("is closed"), e.toString());
+                        return written;
+                    }
+                }));
+            }
+            assertTrue(someWritten.await(60, TimeUnit.SECONDS));
+            dao.close();
+            int[] written = new int[writers];
+            for (int w = 0; w < writers; w++) {
+                written[w] = acknowledged.get(w).get(60, TimeUnit.SECONDS);
+            }
+            try (LsmDao reopened = LsmDao.open(options)) {
+                for (int w = 0; w < writers; w++) {
+                    for (int i = 0; i < written[w]; i++) {
+                        Entry entry = reopened.get(b("w" + w + "-" + i));
+                        assertArrayEquals(b("v" + i), entry == null ? null : entry.value(), "writer " + w + ", write " + i);
+                    }
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }
