@@ -129,14 +129,18 @@ final class WriteController {
         queued.add(write);
         long spinUntil = System.nanoTime() + QUEUED_SPIN_NANOS;
         for (int spin = 0; !write.done; spin++) {
-            if (writeLock.tryLock() || (spin & 63) == 63 && System.nanoTime() - spinUntil > 0 && blockingLock()) {
-                try {
-                    appendQueued();
-                } finally {
-                    writeLock.unlock();
+            if (!writeLock.tryLock()) {
+                // The clock is read every 64 spins only: a read costs more than a spin.
+                if ((spin & 63) != 63 || System.nanoTime() - spinUntil < 0) {
+                    Thread.onSpinWait();
+                    continue;
                 }
-            } else {
-                Thread.onSpinWait();
+                writeLock.lock();
+            }
+            try {
+                appendQueued();
+            } finally {
+                writeLock.unlock();
             }
         }
         Throwable failure = write.failure;
@@ -150,11 +154,6 @@ final class WriteController {
             throw e;
         }
         return write.position;
-    }
-
-    private boolean blockingLock() {
-        writeLock.lock();
-        return true;
     }
 
     /**
