@@ -46,10 +46,17 @@ final class WriteController {
     /** Queued writes one holder of the lock appends before letting it go. */
     private static final int MAX_QUEUED_PER_TURN = 64;
     /**
-     * How long a queued writer spins for its write before it parks on the lock: several appends of
-     * other writers, so that taking turns costs no futex wake-up (docs/TUNING.md, writers taking turns).
+     * How long a queued writer waits for its write, yielding its core, before it parks on the lock:
+     * several appends of other writers, so that taking turns costs no futex wake-up (docs/TUNING.md,
+     * writers taking turns).
      */
-    private static final long QUEUED_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    private static final long QUEUED_WAIT_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    /**
+     * Yields a queued writer makes before it may park, however long they took: when a yield hands the
+     * core to the flush for a time slice, the clock runs out without the writer having waited on the
+     * holder at all.
+     */
+    private static final int QUEUED_YIELDS = 64;
     /** Level 0 tables, in compaction triggers, from which writes are slowed down (RocksDB: 20 for a trigger of 4). */
     static final int SLOWDOWN_FACTOR = 5;
     /** Level 0 tables, in compaction triggers, from which writes stop (RocksDB: 36 for a trigger of 4). */
@@ -101,7 +108,7 @@ final class WriteController {
     /**
      * Stores {@code entry} and waits until it is as durable as the sync policy promises. A writer that
      * finds the lock free writes its entry, then the entries queued meanwhile by writers that found it
-     * held; those wait, spinning, for their entry to be written, so that writers taking turns do not
+     * held; those wait, yielding their core, for their entry to be written, so that writers taking turns do not
      * hand the lock over through a park and a wake-up for each write ({@link QueuedWrite}).
      */
     void upsert(Entry entry) throws IOException {
@@ -122,17 +129,18 @@ final class WriteController {
 
     /**
      * Queues {@code entry} for the holder of the lock, or for this writer once it takes the lock itself
-     * ({@link #QUEUED_SPIN_NANOS} of spinning, then parking); returns its log position once written.
+     * ({@link #QUEUED_YIELDS} yields and {@link #QUEUED_WAIT_NANOS}, then parking); returns its log position once written.
      */
     private long appendThroughQueue(Entry entry) throws IOException {
         QueuedWrite write = new QueuedWrite(entry);
         queued.add(write);
-        long spinUntil = System.nanoTime() + QUEUED_SPIN_NANOS;
-        for (int spin = 0; !write.done; spin++) {
+        long waitUntil = System.nanoTime() + QUEUED_WAIT_NANOS;
+        for (int yields = 0; !write.done; yields++) {
             if (!writeLock.tryLock()) {
-                // The clock is read every 64 spins only: a read costs more than a spin.
-                if ((spin & 63) != 63 || System.nanoTime() - spinUntil < 0) {
-                    Thread.onSpinWait();
+                if (yields < QUEUED_YIELDS || System.nanoTime() - waitUntil < 0) {
+                    // Yield rather than spin in place: the flush that frees the next memtable may be
+                    // waiting for this core, and a spinning writer would hold it for its whole slice.
+                    Thread.yield();
                     continue;
                 }
                 writeLock.lock();
