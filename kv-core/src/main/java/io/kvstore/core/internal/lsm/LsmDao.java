@@ -38,7 +38,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Reads take the current {@link Version} without locking. A point read consults memtables, then
  * tables newest first, skipping tables by key range, Bloom filter and timestamp range. A range read
- * merges a snapshot: memtable versions up to a sequence number, and tables kept alive by reference
+ * merges a snapshot: memtable versions up to a sequence number, the level 0 tables that meet its
+ * range, and each deeper level as one source ({@link LevelIterator}), all kept alive by reference
  * counts until the iterator is closed. Values past their expiry read as tombstones of their timestamps.
  */
 public final class LsmDao implements Dao {
@@ -209,13 +210,24 @@ public final class LsmDao implements Dao {
         Version v = snapshot.version();
         long sequence = snapshot.sequence();
         try {
-            List<CloseableIterator<Entry>> sources = new ArrayList<>(1 + v.frozen.length + v.tables.length);
+            List<CloseableIterator<Entry>> sources = new ArrayList<>(1 + v.frozen.length + v.levelZeroTables + v.deepestLevel());
             sources.add(v.active.iterator(from, to, sequence));
             for (Memtable memtable : v.frozen) {
                 sources.add(memtable.iterator(from, to, sequence));
             }
-            for (SsTable table : v.tables) {
-                sources.add(fillCache ? table.iterator(from, to) : table.passingIterator(from, to));
+            SsTable[] tables = v.tables;
+            for (int i = 0, end; i < tables.length; i = end) {
+                end = i + 1;
+                if (v.levels[i] == 0) {
+                    if (tables[i].overlaps(from, to)) {
+                        sources.add(fillCache ? tables[i].iterator(from, to) : tables[i].passingIterator(from, to));
+                    }
+                    continue;
+                }
+                while (end < tables.length && v.levels[end] == v.levels[i]) {
+                    end++;
+                }
+                sources.add(new LevelIterator(tables, i, end, from, to, fillCache));
             }
             return new RangeIterator(new MergeIterator(sources), v.tables, options.clock().getAsLong());
         } catch (RuntimeException e) {

@@ -61,6 +61,13 @@ final class Version {
         }
         this.levelZeroTables = zero;
         this.flushedLevelZeroTables = flushed;
+        for (int i = 1; i < tables.length; i++) {
+            // Range reads open one table of a level at a time (LevelIterator): a level out of order would hide keys.
+            if (levels[i] == levels[i - 1] && levels[i] > 0 && !tables[i - 1].precedes(tables[i])) {
+                throw new IllegalArgumentException("level " + levels[i] + " tables " + tables[i - 1].fileNumber() + " and "
+                        + tables[i].fileNumber() + " overlap or are out of key order");
+            }
+        }
     }
 
     /** How many of {@link #tables} are inherited (see {@link #inherited}). */

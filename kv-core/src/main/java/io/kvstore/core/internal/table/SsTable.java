@@ -262,6 +262,21 @@ public final class SsTable {
         return firstKey.clone();
     }
 
+    /** Whether the table's key range meets {@code [from, to)}; {@code null} bounds are open. */
+    public boolean overlaps(byte[] from, byte[] to) {
+        return (from == null || Bytes.compare(lastKey, from) >= 0) && (to == null || Bytes.compare(firstKey, to) < 0);
+    }
+
+    /** Whether every key of the table is below {@code key}. */
+    public boolean endsBefore(byte[] key) {
+        return Bytes.compare(lastKey, key) < 0;
+    }
+
+    /** Whether every key of the table is below every key of {@code other}. */
+    public boolean precedes(SsTable other) {
+        return endsBefore(other.firstKey);
+    }
+
     public byte[] lastKey() {
         return lastKey.clone();
     }
