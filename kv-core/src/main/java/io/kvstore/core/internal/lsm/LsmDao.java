@@ -210,7 +210,7 @@ public final class LsmDao implements Dao {
         Version v = snapshot.version();
         long sequence = snapshot.sequence();
         try {
-            List<CloseableIterator<Entry>> sources = new ArrayList<>(1 + v.frozen.length + v.levelZeroTables + v.deepestLevel());
+            List<CloseableIterator<Entry>> sources = new ArrayList<>(1 + v.frozen.length + v.tables.length);
             sources.add(v.active.iterator(from, to, sequence));
             for (Memtable memtable : v.frozen) {
                 sources.add(memtable.iterator(from, to, sequence));
