@@ -54,7 +54,11 @@ final class LevelIterator implements CloseableIterator<Entry> {
             nextTable = end;
             return null;
         }
-        SsTable table = tables[nextTable++];
+        return tableRange(tables[nextTable++], from, to, fillCache);
+    }
+
+    /** {@code table}'s entries of {@code [from, to)}, through the block cache if {@code fillCache}. */
+    static CloseableIterator<Entry> tableRange(SsTable table, byte[] from, byte[] to, boolean fillCache) {
         return fillCache ? table.iterator(from, to) : table.passingIterator(from, to);
     }
 

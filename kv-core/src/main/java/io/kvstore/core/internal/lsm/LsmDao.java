@@ -220,7 +220,7 @@ public final class LsmDao implements Dao {
                 end = i + 1;
                 if (v.levels[i] == 0) {
                     if (tables[i].overlaps(from, to)) {
-                        sources.add(fillCache ? tables[i].iterator(from, to) : tables[i].passingIterator(from, to));
+                        sources.add(LevelIterator.tableRange(tables[i], from, to, fillCache));
                     }
                     continue;
                 }
