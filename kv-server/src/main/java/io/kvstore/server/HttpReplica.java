@@ -5,10 +5,13 @@ import io.kvstore.core.Entry;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClosedException;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
@@ -24,9 +27,12 @@ import java.util.function.Supplier;
  * once more on another connection, within the same timeout; internal writes carry their timestamp, so
  * one applied twice stores the same version. Any other failure, or a second close, is a failed answer
  * from this replica, as from a peer that is down. Requests and answers are encoded by
- * {@link InternalCodec}; the coordinator, not this adapter, observes the timestamps of answers.
+ * {@link InternalCodec}; the coordinator, not this adapter, observes the timestamps of answers. Writes
+ * made in the same round of an event loop's work travel together ({@link WriteCoalescer}).
  */
 final class HttpReplica implements Replica {
+    /** How long writes to a peer without the writes route go one by one before a batch tries it again. */
+    private static final long SINGLES_AFTER_UNKNOWN_ROUTE_NANOS = TimeUnit.SECONDS.toNanos(60);
     private final WebClient client;
     private final String host;
     private final int port;
@@ -35,18 +41,35 @@ final class HttpReplica implements Replica {
     /** This node's URL and its current topology, whose map's epoch and fingerprint every request carries; null sends none. */
     private final String self;
     private final Supplier<Topology> topology;
+    /** Null: every write is a request of its own. */
+    private final WriteCoalescer writes;
+    /** When a batch last found the peer without the writes route; long before, if never. */
+    private volatile long singlesSince = System.nanoTime() - SINGLES_AFTER_UNKNOWN_ROUTE_NANOS;
 
     HttpReplica(WebClient client, String node, long timeoutMillis) {
-        this(client, node, timeoutMillis, null, null);
+        this(client, node, timeoutMillis, null, null, new WriteCoalescer.Counters());
     }
 
     /**
      * @param self     this node's URL, sent as {@code X-Kv-Node} so that a peer behind knows whom to pull a map from
      * @param topology this node's topology: its map's epoch and fingerprint (kept ready as text) are sent as
      *                 {@code X-Kv-Epoch} and {@code X-Kv-Map}, read from one topology so that they always match
+     * @param batchCounters counts the batches of writes, shared by the node's replicas; null sends each write alone
      */
-    HttpReplica(WebClient client, String node, long timeoutMillis, String self, Supplier<Topology> topology) {
+    HttpReplica(WebClient client, String node, long timeoutMillis, String self, Supplier<Topology> topology,
+                WriteCoalescer.Counters batchCounters) {
         this.self = self;
+        this.writes = batchCounters == null ? null : new WriteCoalescer(new WriteCoalescer.Sender() {
+            @Override
+            public Future<Void> one(Entry entry) {
+                return writeOne(entry);
+            }
+
+            @Override
+            public Future<List<Throwable>> batch(List<Entry> entries) {
+                return writeBatch(entries);
+            }
+        }, batchCounters);
         this.topology = topology;
         URI uri = URI.create(node);
         this.client = client;
@@ -66,15 +89,54 @@ final class HttpReplica implements Replica {
 
     @Override
     public CompletionStage<Void> upsert(Entry entry) {
+        return (writes == null ? writeOne(entry) : writes.write(entry)).toCompletionStage();
+    }
+
+    /** One write on the entity route. */
+    private Future<Void> writeOne(Entry entry) {
         String uri = InternalCodec.writeUri(entry);
         Future<HttpResponse<Buffer>> sent = sendRetryingClosed(timeout -> {
             HttpRequest<Buffer> request = tagged(client.request(InternalCodec.writeMethod(entry), port, host, uri)).timeout(timeout);
             return entry.isTombstone() ? request.send() : request.sendBuffer(Buffer.buffer(entry.value()));
         });
-        return sent.<Void>map(response -> {
+        return sent.map(response -> {
             InternalCodec.checkWriteAnswer(entry, response, node);
             return null;
-        }).toCompletionStage();
+        });
+    }
+
+    /**
+     * Several writes on the writes route; to a peer that predates it, each on the entity route, as all
+     * batches for a while after ({@link #SINGLES_AFTER_UNKNOWN_ROUTE_NANOS}).
+     */
+    private Future<List<Throwable>> writeBatch(List<Entry> entries) {
+        if (System.nanoTime() - singlesSince < SINGLES_AFTER_UNKNOWN_ROUTE_NANOS) {
+            return writeEach(entries);
+        }
+        Buffer body = InternalCodec.writesBody(entries);
+        return sendRetryingClosed(timeout -> tagged(client.request(HttpMethod.POST, port, host, InternalCodec.WRITES_PATH))
+                .timeout(timeout).sendBuffer(body))
+                .compose(response -> {
+                    if (InternalCodec.unknownRoute(response.statusCode(), response.body())) {
+                        singlesSince = System.nanoTime();
+                        return writeEach(entries);
+                    }
+                    return Future.succeededFuture(InternalCodec.writesOutcomes(entries.size(), response.statusCode(), response.body(), node));
+                });
+    }
+
+    private Future<List<Throwable>> writeEach(List<Entry> entries) {
+        List<Future<Void>> written = new ArrayList<>(entries.size());
+        for (Entry entry : entries) {
+            written.add(writeOne(entry));
+        }
+        return Future.join(written).transform(done -> {
+            List<Throwable> outcomes = new ArrayList<>(written.size());
+            for (Future<Void> one : written) {
+                outcomes.add(one.cause());
+            }
+            return Future.succeededFuture(outcomes);
+        });
     }
 
     @Override

@@ -8,6 +8,9 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,14 +51,8 @@ final class InternalHandler {
     }
 
     void handle(HttpServerRequest request) {
-        observeEpoch(request);
-        if (divergence != null) {
-            String refusal = divergence.refusal(request.getHeader(MembershipHandler.EPOCH_HEADER),
-                    request.getHeader(MembershipHandler.FINGERPRINT_HEADER), request.getHeader(MembershipHandler.NODE_HEADER));
-            if (refusal != null) {
-                Responses.send(request, 409, refusal);
-                return;
-            }
+        if (refused(request)) {
+            return;
         }
         String query = request.query();
         byte[] key = InternalCodec.requestKey(query);
@@ -89,6 +86,72 @@ final class InternalHandler {
         }
     }
 
+    /**
+     * Several writes in one request ({@link InternalCodec#WRITES_PATH}), each applied on its own and
+     * answered with its own outcome; a key or value over this node's limits refuses that entry only.
+     */
+    void handleWrites(HttpServerRequest request) {
+        if (request.method() != HttpMethod.POST) {
+            request.response().putHeader("Allow", "POST");
+            Responses.send(request, 405, "method " + request.method() + " not allowed on " + InternalCodec.WRITES_PATH);
+            return;
+        }
+        if (refused(request)) {
+            return;
+        }
+        Context context = Vertx.currentContext();
+        BodyReader.read(request, InternalCodec.MAX_WRITES_BODY_BYTES, bodyBudget, body -> {
+            List<Entry> entries;
+            try {
+                entries = InternalCodec.writesEntries(body);
+            } catch (IllegalArgumentException e) {
+                Responses.send(request, 400, e.getMessage());
+                return Future.succeededFuture();
+            }
+            String[] refusals = new String[entries.size()];
+            List<Future<Void>> applied = new ArrayList<>(entries.size());
+            for (int i = 0; i < entries.size(); i++) {
+                Entry entry = entries.get(i);
+                String overLimit = overLimit(entry);
+                if (overLimit != null) {
+                    refusals[i] = overLimit;
+                    continue;
+                }
+                int index = i;
+                applied.add(apply(entry, context, request).otherwise(error -> {
+                    refusals[index] = String.valueOf(error.getMessage());
+                    return null;
+                }));
+            }
+            return Future.join(applied).onComplete(done -> request.response().setStatusCode(200)
+                    .end(InternalCodec.writesAnswer(Arrays.asList(refusals))));
+        });
+    }
+
+    private String overLimit(Entry entry) {
+        if (entry.key().length > maxKeyBytes) {
+            return "key of " + entry.key().length + " bytes exceeds the limit of " + maxKeyBytes;
+        }
+        if (!entry.isTombstone() && entry.value().length > maxBodyBytes) {
+            return "value of " + entry.value().length + " bytes exceeds the limit of " + maxBodyBytes;
+        }
+        return null;
+    }
+
+    /** Observes the request's epoch; refuses it (409, answered here) if its sender holds another map of this epoch. */
+    private boolean refused(HttpServerRequest request) {
+        observeEpoch(request);
+        if (divergence != null) {
+            String refusal = divergence.refusal(request.getHeader(MembershipHandler.EPOCH_HEADER),
+                    request.getHeader(MembershipHandler.FINGERPRINT_HEADER), request.getHeader(MembershipHandler.NODE_HEADER));
+            if (refusal != null) {
+                Responses.send(request, 409, refusal);
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void observeEpoch(HttpServerRequest request) {
         String epoch = request.getHeader(MembershipHandler.EPOCH_HEADER);
         if (epoch != null) {
@@ -101,11 +164,20 @@ final class InternalHandler {
     }
 
     private Future<Void> apply(HttpServerRequest request, Entry entry, Context context) {
-        return Future.fromCompletionStage(endpoint.apply(entry), context).onComplete(done -> {
-            if (done.cause() instanceof TimestampOutOfBoundsException) {
-                LOG.warn("Refused a replica write from {}: {}", request.remoteAddress(), done.cause().getMessage());
+        return apply(entry, context, request).onComplete(done -> Responses.completed(request, InternalCodec.writeStatus(entry), done.cause()));
+    }
+
+    private Future<Void> apply(Entry entry, Context context, HttpServerRequest request) {
+        Future<Void> applied;
+        try {
+            applied = Future.fromCompletionStage(endpoint.apply(entry), context);
+        } catch (RuntimeException e) {
+            applied = Future.failedFuture(e);
+        }
+        return applied.onFailure(error -> {
+            if (error instanceof TimestampOutOfBoundsException) {
+                LOG.warn("Refused a replica write from {}: {}", request.remoteAddress(), error.getMessage());
             }
-            Responses.completed(request, InternalCodec.writeStatus(entry), done.cause());
         });
     }
 }

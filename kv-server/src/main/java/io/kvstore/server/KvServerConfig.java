@@ -122,6 +122,7 @@ public final class KvServerConfig {
     private final long repairScanBytesPerSecond;
     private final ReplicationOptions replication;
     private final boolean metrics;
+    private final boolean batchReplicaWrites;
     private final Path clusterSecretFile;
     private final Path adminTokenFile;
     private final Path clientTokenFile;
@@ -164,6 +165,7 @@ public final class KvServerConfig {
         this.antiEntropyInterval = b.antiEntropyInterval;
         this.repairScanBytesPerSecond = b.repairScanBytesPerSecond;
         this.metrics = b.metrics;
+        this.batchReplicaWrites = b.batchReplicaWrites;
         this.clusterSecretFile = b.clusterSecretFile;
         this.adminTokenFile = b.adminTokenFile;
         this.clientTokenFile = b.clientTokenFile;
@@ -383,6 +385,14 @@ public final class KvServerConfig {
     }
 
     /**
+     * Whether the writes this node's event loops send to the same peer in one round of work travel in
+     * one request (see docs/DESIGN.md#replication). Default true; off, every write is a request.
+     */
+    public boolean batchReplicaWrites() {
+        return batchReplicaWrites;
+    }
+
+    /**
      * The file of the secret every node of the cluster shares (one or two lines: the one in use, then one
      * being rotated), or null. With it, internal and admin requests are signed and checked
      * (docs/OPERATIONS.md#security); the secret itself is read when the configuration is built and never shown.
@@ -467,6 +477,7 @@ public final class KvServerConfig {
         private int storageThreads = -1;
         private boolean nativeTransport = true;
         private boolean metrics = true;
+        private boolean batchReplicaWrites = true;
         private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
         private Compression compression = DaoOptions.DEFAULT_COMPRESSION;
         private long blockCacheBytes = DaoOptions.defaultBlockCacheBytes();
@@ -647,6 +658,12 @@ public final class KvServerConfig {
         /** See {@link KvServerConfig#metrics()}. */
         public Builder metrics(boolean metrics) {
             this.metrics = metrics;
+            return this;
+        }
+
+        /** See {@link KvServerConfig#batchReplicaWrites()}. */
+        public Builder batchReplicaWrites(boolean batch) {
+            this.batchReplicaWrites = batch;
             return this;
         }
 

@@ -63,6 +63,8 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
     /** Wraps the replica of each peer (with metrics, say); applied once per peer. */
     private final java.util.function.BiFunction<String, Replica, Replica> peerWrapper;
     private final Map<String, Replica> remoteReplicas = new ConcurrentHashMap<>();
+    /** How the peers' replicas batched their writes, all peers together. */
+    private final WriteCoalescer.Counters writeCounters = new WriteCoalescer.Counters();
     private final Map<Long, CompletableFuture<Long>> streams = new ConcurrentHashMap<>();
     private final ExecutorService worker;
     /** Runs the streams of key movements, at the store's background priority: they yield the cores to requests. */
@@ -163,6 +165,11 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
     }
 
     /** Versions read repair wrote since this node started, on every map it has been on. */
+    /** How this node's writes to its peers went out in batches. */
+    WriteCoalescer.Counters writeCounters() {
+        return writeCounters;
+    }
+
     long readRepairs() {
         return earlierReadRepairs.sum() + topology.coordinator().readRepairs();
     }
@@ -301,7 +308,7 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
         for (String node : nodes) {
             replicas.add(node.equals(config.self()) ? local : remoteReplicas.computeIfAbsent(node,
                     url -> peerWrapper.apply(url, new HttpReplica(replicaClient, url, config.replicaTimeout().toMillis(),
-                            config.self(), this))));
+                            config.self(), this, config.batchReplicaWrites() ? writeCounters : null))));
         }
         return replicas;
     }

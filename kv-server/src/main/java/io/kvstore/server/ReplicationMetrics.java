@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Repair as meters: hinted handoff's counters, the versions read repair handed out, and the keys the
+ * Replication as meters: how writes to peers were batched, hinted handoff's counters, the versions read repair handed out, and the keys the
  * anti-entropy exchanges this node started sent and received. Each is read from its component when
  * scraped; nothing is recorded on the request path here.
  */
@@ -22,6 +22,11 @@ final class ReplicationMetrics {
         FunctionCounter.builder("kv.cluster.map.diverged", membership.divergence(), MapDivergence::count)
                 .description("Replica requests refused and map pulls made because a peer holds another map of this node's epoch")
                 .register(registry);
+        WriteCoalescer.Counters writes = membership.writeCounters();
+        FunctionCounter.builder("kv.replica.write.batches", writes, WriteCoalescer.Counters::batches)
+                .description("Requests that carried several writes to one peer replica").register(registry);
+        FunctionCounter.builder("kv.replica.writes.batched", writes, WriteCoalescer.Counters::batchedWrites)
+                .description("Writes to peer replicas sent in those requests").register(registry);
         if (hints != null) {
             hintCounter(registry, hints, "stored", "Writes a replica did not acknowledge, kept here as hints", c -> c.stored);
             hintCounter(registry, hints, "replayed", "Hints delivered to their replica", c -> c.replayed);

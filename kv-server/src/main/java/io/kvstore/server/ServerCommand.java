@@ -309,6 +309,12 @@ final class ServerCommand {
         config.tombstoneGrace(Duration.ofSeconds(seconds));
     }
 
+    @Option(names = "--batch-replica-writes", paramLabel = "on|off", defaultValue = "on",
+            description = "send the writes made for one peer in one round of an event loop's work as one request")
+    void batchReplicaWrites(Switch batch) {
+        config.batchReplicaWrites(batch == Switch.ON);
+    }
+
     @Option(names = "--metrics", paramLabel = "on|off", defaultValue = "on",
             description = "keep metrics and serve them at GET /metrics in the Prometheus text format")
     void metrics(Switch metrics) {

@@ -15,7 +15,10 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +30,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link HttpReplica} against a scripted peer on a real socket: a connection the peer closes before
- * answering is tried once more, with the same request; nothing else is.
+ * answering is tried once more, with the same request; nothing else is. Writes of one event-loop round
+ * travel as one batch, or one by one to a peer that does not know the writes route.
  */
 class HttpReplicaTest {
     private static final long TIMEOUT_MILLIS = 5_000;
@@ -117,6 +121,81 @@ class HttpReplicaTest {
                 () -> replica.upsert(Entry.value("k".getBytes(UTF_8), "v".getBytes(UTF_8), 1)).toCompletableFuture().get());
         assertTrue(failure.getCause().getMessage().contains("503"), failure.getCause().getMessage());
         assertEquals(1, received.size(), received.toString());
+    }
+
+    /** Upserts one value per key in one task of an event loop, so that they travel as one batch; their outcomes. */
+    private List<Throwable> upsertInOneRound(HttpReplica replica, String... keys) throws Exception {
+        CompletableFuture<List<CompletableFuture<Void>>> started = new CompletableFuture<>();
+        vertx.getOrCreateContext().runOnContext(ignored -> {
+            List<CompletableFuture<Void>> written = new ArrayList<>();
+            for (String key : keys) {
+                written.add(replica.upsert(Entry.value(key.getBytes(UTF_8), ("v" + key).getBytes(UTF_8), 7)).toCompletableFuture());
+            }
+            started.complete(written);
+        });
+        List<Throwable> outcomes = new ArrayList<>();
+        for (CompletableFuture<Void> written : started.get(10, TimeUnit.SECONDS)) {
+            try {
+                written.get(10, TimeUnit.SECONDS);
+                outcomes.add(null);
+            } catch (ExecutionException e) {
+                outcomes.add(e.getCause());
+            }
+        }
+        return outcomes;
+    }
+
+    @Test
+    void writesOfOneRoundTravelAsOneBatchAndEachGetsItsOwnOutcome() throws Exception {
+        HttpReplica replica = replicaOf((request, number) -> request.response().setStatusCode(200)
+                .end(InternalCodec.writesAnswer(Arrays.asList(null, "value of 3 bytes exceeds the limit of 2", null))));
+        List<Throwable> outcomes = upsertInOneRound(replica, "a", "b", "c");
+        assertEquals(1, received.size(), received.toString());
+        assertTrue(received.get(0).startsWith("POST " + InternalCodec.WRITES_PATH + " "), received.get(0));
+        assertEquals(null, outcomes.get(0));
+        assertTrue(outcomes.get(1).getMessage().contains("refused write 1: value of 3 bytes"), outcomes.get(1).getMessage());
+        assertEquals(null, outcomes.get(2));
+    }
+
+    @Test
+    void aPeerWithoutTheWritesRouteGetsEachWriteAloneThenAndForAWhile() throws Exception {
+        HttpReplica replica = replicaOf((request, number) -> {
+            if (request.path().equals(InternalCodec.WRITES_PATH)) {
+                request.response().setStatusCode(400).end("unknown path " + request.path());
+            } else {
+                request.response().setStatusCode(201).end();
+            }
+        });
+        assertEquals(Arrays.asList(null, null), upsertInOneRound(replica, "a", "b"));
+        assertEquals(3, received.size(), received.toString());
+        assertTrue(received.get(0).startsWith("POST " + InternalCodec.WRITES_PATH), received.toString());
+        assertEquals(List.of("PUT " + InternalCodec.writeUri(Entry.value("a".getBytes(UTF_8), new byte[0], 7)) + " va",
+                "PUT " + InternalCodec.writeUri(Entry.value("b".getBytes(UTF_8), new byte[0], 7)) + " vb"),
+                received.subList(1, 3).stream().sorted().toList());
+        assertEquals(Arrays.asList(null, null), upsertInOneRound(replica, "c", "d"));
+        assertEquals(5, received.size(), received.toString());
+        assertTrue(received.subList(3, 5).stream().allMatch(line -> line.startsWith("PUT ")), "no batch tried again at once: " + received);
+    }
+
+    @Test
+    void aBatchWhoseConnectionClosesUnansweredIsSentOnceMoreAndABatchRefusedWholeFailsEachWrite() throws Exception {
+        HttpReplica replica = replicaOf((request, number) -> {
+            if (number == 1) {
+                request.connection().close();
+            } else if (number == 2) {
+                request.response().setStatusCode(200).end(InternalCodec.writesAnswer(Arrays.asList(null, null)));
+            } else {
+                request.response().setStatusCode(400).end("malformed write batch at offset 4");
+            }
+        });
+        assertEquals(Arrays.asList(null, null), upsertInOneRound(replica, "a", "b"));
+        assertEquals(2, received.size(), received.toString());
+        assertEquals(received.get(0), received.get(1), "the same batch");
+        List<Throwable> refused = upsertInOneRound(replica, "c", "d");
+        assertEquals(3, received.size(), received.toString());
+        for (Throwable failure : refused) {
+            assertTrue(failure.getMessage().contains("answered 400: malformed write batch"), String.valueOf(failure));
+        }
     }
 
     @Test

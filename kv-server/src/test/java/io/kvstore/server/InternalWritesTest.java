@@ -1,0 +1,169 @@
+package io.kvstore.server;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kvstore.cluster.HybridClock;
+import io.kvstore.core.Entry;
+import io.vertx.core.buffer.Buffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The writes route ({@link InternalCodec#WRITES_PATH}) on a real node: each entry stored or refused on
+ * its own, a malformed body refused whole with nothing stored, and the answers' decoding strict.
+ */
+class InternalWritesTest {
+    private static final int MAX_KEY_BYTES = 32;
+    private static final int MAX_VALUE_BYTES = 1024;
+
+    @TempDir
+    Path dir;
+    private TestCluster node;
+
+    @BeforeEach
+    void start() throws Exception {
+        node = new TestCluster(dir, 1, b -> b.maxKeyBytes(MAX_KEY_BYTES).maxBodyBytes(MAX_VALUE_BYTES));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        node.close();
+    }
+
+    private java.net.http.HttpResponse<byte[]> post(byte[] body) throws Exception {
+        return node.send(0, "POST", InternalCodec.WRITES_PATH, body);
+    }
+
+    private static byte[] body(Entry... entries) {
+        return InternalCodec.writesBody(List.of(entries)).getBytes();
+    }
+
+    private static List<Throwable> outcomes(int count, java.net.http.HttpResponse<byte[]> answer) {
+        return InternalCodec.writesOutcomes(count, answer.statusCode(), Buffer.buffer(answer.body()), "http://node:1");
+    }
+
+    private String stored(String key) throws Exception {
+        var answer = node.send(0, "GET", InternalCodec.readUri(key.getBytes(UTF_8)), null);
+        return answer.statusCode() == 404 ? null
+                : answer.headers().firstValue(InternalCodec.TOMBSTONE_HEADER).orElseThrow().equals("true") ? "tombstone"
+                : new String(answer.body(), UTF_8);
+    }
+
+    private static long now() {
+        return System.currentTimeMillis() << 16;
+    }
+
+    @Test
+    void eachEntryIsStoredOrRefusedOnItsOwn() throws Exception {
+        long ts = now();
+        long farAhead = (System.currentTimeMillis() + 2 * HybridClock.MAX_AHEAD_MILLIS) << 16;
+        Entry[] entries = {
+            Entry.value("a".getBytes(UTF_8), "va".getBytes(UTF_8), ts),
+            Entry.value(new byte[MAX_KEY_BYTES + 1], "long key".getBytes(UTF_8), ts),
+            Entry.value("b".getBytes(UTF_8), new byte[MAX_VALUE_BYTES + 1], ts),
+            Entry.value("c".getBytes(UTF_8), "pinned".getBytes(UTF_8), farAhead),
+            Entry.tombstone("d".getBytes(UTF_8), ts),
+            Entry.value("e".getBytes(UTF_8), "ve".getBytes(UTF_8), ts, System.currentTimeMillis() + 3_600_000),
+        };
+        var answer = post(body(entries));
+        assertEquals(200, answer.statusCode(), new String(answer.body(), UTF_8));
+        List<Throwable> outcomes = outcomes(entries.length, answer);
+        assertNull(outcomes.get(0));
+        assertTrue(outcomes.get(1).getMessage().contains("key of 33 bytes exceeds the limit of 32"), outcomes.get(1).getMessage());
+        assertTrue(outcomes.get(2).getMessage().contains("value of 1025 bytes exceeds the limit of 1024"), outcomes.get(2).getMessage());
+        assertTrue(outcomes.get(3).getMessage().contains("refused write 3"), outcomes.get(3).getMessage());
+        assertNull(outcomes.get(4));
+        assertNull(outcomes.get(5));
+        assertEquals("va", stored("a"));
+        assertNull(stored("b"));
+        assertNull(stored("c"), "a timestamp far ahead is refused, as on the entity route");
+        assertEquals("tombstone", stored("d"));
+        assertEquals("ve", stored("e"));
+        var expiring = node.send(0, "GET", InternalCodec.readUri("e".getBytes(UTF_8)), null);
+        assertEquals(Long.toString(entries[5].expiresAtMillis()), expiring.headers().firstValue(InternalCodec.EXPIRY_HEADER).orElseThrow(),
+                "the expiry travels with the entry");
+    }
+
+    @Test
+    void anOlderVersionInABatchDoesNotReplaceANewerOne() throws Exception {
+        long ts = now();
+        byte[] key = "k".getBytes(UTF_8);
+        assertEquals(200, post(body(Entry.value(key, "new".getBytes(UTF_8), ts))).statusCode());
+        var answer = post(body(Entry.value(key, "old".getBytes(UTF_8), ts - 1), Entry.value(key, "older".getBytes(UTF_8), ts - 2)));
+        assertEquals(200, answer.statusCode());
+        assertEquals(Arrays.asList(null, null), outcomes(2, answer),
+                "an older version is acknowledged, as on the entity route");
+        assertEquals("new", stored("k"));
+    }
+
+    @Test
+    void aMalformedBodyIsRefusedWholeAndStoresNothing() throws Exception {
+        byte[] good = body(Entry.value("x".getBytes(UTF_8), "vx".getBytes(UTF_8), now()),
+                Entry.value("y".getBytes(UTF_8), new byte[100], now()));
+        List<byte[]> bad = new ArrayList<>();
+        bad.add(Arrays.copyOf(good, good.length - 10));                      // truncated in the last value
+        bad.add(Arrays.copyOf(good, good.length + 3));                       // bytes past the last entry
+        byte[] count = good.clone();
+        count[3] = 9;                                                        // more entries announced than sent
+        bad.add(count);
+        bad.add(new byte[] {0, 0});                                          // not even a count
+        bad.add(body(Entry.value("x".getBytes(UTF_8), "vx".getBytes(UTF_8), now())).clone());
+        bad.get(4)[9] = (byte) 0x80;                                          // a negative timestamp
+        for (byte[] body : bad) {
+            var answer = post(body);
+            assertEquals(400, answer.statusCode(), new String(answer.body(), UTF_8));
+            assertTrue(new String(answer.body(), UTF_8).contains("write batch"), new String(answer.body(), UTF_8));
+        }
+        assertNull(stored("x"));
+        assertNull(stored("y"));
+        var empty = post(body());
+        assertEquals(200, empty.statusCode());
+        assertEquals(List.of(), outcomes(0, empty));
+    }
+
+    @Test
+    void onlyPostWithinTheBodyLimitIsServed() throws Exception {
+        var get = node.send(0, "GET", InternalCodec.WRITES_PATH, null);
+        assertEquals(405, get.statusCode());
+        assertEquals("POST", get.headers().firstValue("Allow").orElseThrow());
+        assertEquals(405, node.send(0, "PUT", InternalCodec.WRITES_PATH, new byte[4]).statusCode());
+        String refused = node.rawHead(0, "POST " + InternalCodec.WRITES_PATH + " HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                + (InternalCodec.MAX_WRITES_BODY_BYTES + 1) + "\r\n\r\n");
+        assertTrue(refused.startsWith("HTTP/1.1 413 "), refused);
+    }
+
+    @Test
+    void answersThatDoNotMatchTheirBatchAreFailuresNamingThePeer() {
+        String peer = "http://peer:1";
+        byte[] twoStored = InternalCodec.writesAnswer(Arrays.asList(null, null)).getBytes();
+        List<byte[]> wrong = List.of(
+                InternalCodec.writesAnswer(Arrays.asList((String) null)).getBytes(),  // one outcome of two
+                Arrays.copyOf(twoStored, twoStored.length - 1),                      // truncated
+                Arrays.copyOf(twoStored, twoStored.length + 1),                      // bytes past them
+                new byte[] {0, 0, 0, 2, 0, 7},                                         // an unknown outcome
+                new byte[] {0, 0, 0, 2, 0, 1, 0, 0, 0, 99});                           // a reason past the end
+        for (byte[] answer : wrong) {
+            IllegalStateException failure = assertThrows(IllegalStateException.class,
+                    () -> InternalCodec.writesOutcomes(2, 200, Buffer.buffer(answer), peer));
+            assertTrue(failure.getMessage().startsWith("POST " + peer + InternalCodec.WRITES_PATH), failure.getMessage());
+        }
+        IllegalStateException overloaded = assertThrows(IllegalStateException.class,
+                () -> InternalCodec.writesOutcomes(2, 503, Buffer.buffer("overloaded"), peer));
+        assertEquals("POST " + peer + InternalCodec.WRITES_PATH + " answered 503: overloaded", overloaded.getMessage());
+        assertEquals(Arrays.asList(null, null), InternalCodec.writesOutcomes(2, 200, Buffer.buffer(twoStored), peer));
+        assertTrue(InternalCodec.unknownRoute(400, Buffer.buffer("unknown path " + InternalCodec.WRITES_PATH)));
+        assertFalse(InternalCodec.unknownRoute(400, Buffer.buffer("malformed write batch at offset 4")));
+        assertFalse(InternalCodec.unknownRoute(404, null));
+    }
+}

@@ -1,0 +1,89 @@
+package io.kvstore.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three real nodes taking concurrent writes at {@code ack=3&from=3}, so that their event loops batch
+ * the writes to each peer: every write is acknowledged and every node holds every key, with and
+ * without a cluster secret (a batch is signed like any internode request).
+ */
+class WriteBatchingClusterTest {
+    private static final int CONCURRENT = 300;
+    private static final int MAX_ROUNDS = 10;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void concurrentWritesAreBatchedAndReachEveryReplica() throws Exception {
+        writeUntilBatched(b -> b);
+    }
+
+    @Test
+    void batchesAreSignedWithAClusterSecret() throws Exception {
+        Path secret = SecurityTest.secretFile(dir, "secret", SecurityTest.SECRET);
+        writeUntilBatched(b -> b.clusterSecretFile(secret));
+    }
+
+    private void writeUntilBatched(UnaryOperator<KvServerConfig.Builder> tweak) throws Exception {
+        TestCluster cluster = new TestCluster(dir.resolve("nodes"), 3, tweak);
+        try {
+            int written = 0;
+            double batches = 0;
+            for (int round = 0; round < MAX_ROUNDS && batches == 0; round++) {
+                List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+                for (int i = 0; i < CONCURRENT; i++) {
+                    int key = written + i;
+                    answers.add(cluster.http.sendAsync(HttpRequest.newBuilder(URI.create(cluster.url(key % 3)
+                                    + "/v0/entity?id=k" + key + "&ack=3&from=3"))
+                            .PUT(HttpRequest.BodyPublishers.ofString("v" + key)).timeout(Duration.ofSeconds(30)).build(),
+                            HttpResponse.BodyHandlers.ofString()));
+                }
+                for (CompletableFuture<HttpResponse<String>> answer : answers) {
+                    HttpResponse<String> response = answer.get(60, TimeUnit.SECONDS);
+                    assertEquals(201, response.statusCode(), response.body());
+                }
+                written += CONCURRENT;
+                batches = 0;
+                for (int node = 0; node < 3; node++) {
+                    batches += metric(cluster, node, "kv_replica_write_batches_total");
+                }
+            }
+            assertTrue(batches > 0, "no write went in a batch in " + written + " concurrent writes");
+            for (int node = 0; node < 3; node++) {
+                String local = cluster.localRange(node);
+                for (int key = 0; key < written; key++) {
+                    assertTrue(local.contains("k" + key + "\nv" + key), "node " + node + " lacks k" + key);
+                }
+            }
+            double batched = 0;
+            for (int node = 0; node < 3; node++) {
+                batched += metric(cluster, node, "kv_replica_writes_batched_total");
+            }
+            assertTrue(batched >= 2 * batches, batched + " writes in " + batches + " batches");
+        } finally {
+            cluster.close();
+        }
+    }
+
+    private static double metric(TestCluster cluster, int node, String name) throws Exception {
+        HttpResponse<byte[]> scraped = cluster.send(node, "GET", "/metrics", null);
+        assertEquals(200, scraped.statusCode());
+        return PrometheusText.parse(new String(scraped.body(), StandardCharsets.UTF_8)).value(name);
+    }
+}
