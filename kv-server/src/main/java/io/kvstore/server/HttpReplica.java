@@ -2,6 +2,7 @@ package io.kvstore.server;
 
 import io.kvstore.cluster.Replica;
 import io.kvstore.core.Entry;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClosedException;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
@@ -27,11 +29,12 @@ import java.util.function.Supplier;
  * once more on another connection, within the same timeout; internal writes carry their timestamp, so
  * one applied twice stores the same version. Any other failure, or a second close, is a failed answer
  * from this replica, as from a peer that is down. Requests and answers are encoded by
- * {@link InternalCodec}; the coordinator, not this adapter, observes the timestamps of answers. Writes
- * made in the same round of an event loop's work travel together ({@link WriteCoalescer}).
+ * {@link InternalCodec}; the coordinator, not this adapter, observes the timestamps of answers. Reads
+ * and writes made in the same round of an event loop's work travel together ({@link RoundBatcher},
+ * {@link BatchCodec}).
  */
 final class HttpReplica implements Replica {
-    /** How long writes to a peer without the writes route go one by one before a batch tries it again. */
+    /** How long calls to a peer without the batched routes go one by one before a batch tries them again. */
     private static final long SINGLES_AFTER_UNKNOWN_ROUTE_NANOS = TimeUnit.SECONDS.toNanos(60);
     private final WebClient client;
     private final String host;
@@ -41,35 +44,26 @@ final class HttpReplica implements Replica {
     /** This node's URL and its current topology, whose map's epoch and fingerprint every request carries; null sends none. */
     private final String self;
     private final Supplier<Topology> topology;
-    /** Null: every write is a request of its own. */
-    private final WriteCoalescer writes;
-    /** When a batch last found the peer without the writes route; long before, if never. */
+    /** Null: every call is a request of its own. */
+    private final RoundBatcher<byte[], Entry> reads;
+    private final RoundBatcher<Entry, Void> writes;
+    /** When a batch last found the peer without the batched routes; long before, if never. */
     private volatile long singlesSince = System.nanoTime() - SINGLES_AFTER_UNKNOWN_ROUTE_NANOS;
 
+    /** A replica that batches its calls, counted by counters of its own. */
     HttpReplica(WebClient client, String node, long timeoutMillis) {
-        this(client, node, timeoutMillis, null, null, new WriteCoalescer.Counters());
+        this(client, node, timeoutMillis, null, null, new BatchCounters());
     }
 
     /**
      * @param self     this node's URL, sent as {@code X-Kv-Node} so that a peer behind knows whom to pull a map from
      * @param topology this node's topology: its map's epoch and fingerprint (kept ready as text) are sent as
      *                 {@code X-Kv-Epoch} and {@code X-Kv-Map}, read from one topology so that they always match
-     * @param batchCounters counts the batches of writes, shared by the node's replicas; null sends each write alone
+     * @param batches  counts the batches, shared by the node's replicas; null sends each call alone
      */
     HttpReplica(WebClient client, String node, long timeoutMillis, String self, Supplier<Topology> topology,
-                WriteCoalescer.Counters batchCounters) {
+                BatchCounters batches) {
         this.self = self;
-        this.writes = batchCounters == null ? null : new WriteCoalescer(new WriteCoalescer.Sender() {
-            @Override
-            public Future<Void> one(Entry entry) {
-                return writeOne(entry);
-            }
-
-            @Override
-            public Future<List<Throwable>> batch(List<Entry> entries) {
-                return writeBatch(entries);
-            }
-        }, batchCounters);
         this.topology = topology;
         URI uri = URI.create(node);
         this.client = client;
@@ -77,19 +71,52 @@ final class HttpReplica implements Replica {
         this.port = uri.getPort();
         this.node = node;
         this.timeoutMillis = timeoutMillis;
+        if (batches == null) {
+            this.reads = null;
+            this.writes = null;
+        } else {
+            this.reads = new RoundBatcher<>(new RoundBatcher.Sender<>() {
+                @Override
+                public Future<Entry> one(byte[] key) {
+                    return readOne(key);
+                }
+
+                @Override
+                public Future<List<AsyncResult<Entry>>> batch(List<byte[]> keys) {
+                    return sendBatch(BatchCodec.READS_PATH, keys, () -> BatchCodec.readsBody(keys), this::one,
+                            response -> BatchCodec.readOutcomes(keys, response.statusCode(), response.body(), node));
+                }
+            }, BatchCodec::readSize, batches.reads());
+            this.writes = new RoundBatcher<>(new RoundBatcher.Sender<>() {
+                @Override
+                public Future<Void> one(Entry entry) {
+                    return writeOne(entry);
+                }
+
+                @Override
+                public Future<List<AsyncResult<Void>>> batch(List<Entry> entries) {
+                    return sendBatch(BatchCodec.WRITES_PATH, entries, () -> BatchCodec.writesBody(entries), this::one,
+                            response -> BatchCodec.writeOutcomes(entries.size(), response.statusCode(), response.body(), node));
+                }
+            }, BatchCodec::writeSize, batches.writes());
+        }
     }
 
     @Override
     public CompletionStage<Entry> get(byte[] key) {
-        String uri = InternalCodec.readUri(key);
-        return sendRetryingClosed(timeout -> tagged(client.get(port, host, uri)).timeout(timeout).send())
-                .map(response -> InternalCodec.readAnswer(key, response, node))
-                .toCompletionStage();
+        return (reads == null ? readOne(key) : reads.submit(key)).toCompletionStage();
     }
 
     @Override
     public CompletionStage<Void> upsert(Entry entry) {
-        return (writes == null ? writeOne(entry) : writes.write(entry)).toCompletionStage();
+        return (writes == null ? writeOne(entry) : writes.submit(entry)).toCompletionStage();
+    }
+
+    /** One read on the entity route. */
+    private Future<Entry> readOne(byte[] key) {
+        String uri = InternalCodec.readUri(key);
+        return sendRetryingClosed(timeout -> tagged(client.get(port, host, uri)).timeout(timeout).send())
+                .map(response -> InternalCodec.readAnswer(key, response, node));
     }
 
     /** One write on the entity route. */
@@ -106,37 +133,33 @@ final class HttpReplica implements Replica {
     }
 
     /**
-     * Several writes on the writes route; to a peer that predates it, each on the entity route, as all
-     * batches for a while after ({@link #SINGLES_AFTER_UNKNOWN_ROUTE_NANOS}).
+     * Several calls on a batched route; to a peer that predates it, each on the entity route
+     * ({@code one}), as all batches for a while after ({@link #SINGLES_AFTER_UNKNOWN_ROUTE_NANOS}).
      */
-    private Future<List<Throwable>> writeBatch(List<Entry> entries) {
+    private <T, R> Future<List<AsyncResult<R>>> sendBatch(String path, List<T> calls, Supplier<Buffer> body,
+                                                          Function<T, Future<R>> one,
+                                                          Function<HttpResponse<Buffer>, List<AsyncResult<R>>> outcomes) {
         if (System.nanoTime() - singlesSince < SINGLES_AFTER_UNKNOWN_ROUTE_NANOS) {
-            return writeEach(entries);
+            return each(calls, one);
         }
-        Buffer body = InternalCodec.writesBody(entries);
-        return sendRetryingClosed(timeout -> tagged(client.request(HttpMethod.POST, port, host, InternalCodec.WRITES_PATH))
-                .timeout(timeout).sendBuffer(body))
+        Buffer encoded = body.get();
+        return sendRetryingClosed(timeout -> tagged(client.request(HttpMethod.POST, port, host, path)).timeout(timeout)
+                .sendBuffer(encoded))
                 .compose(response -> {
-                    if (InternalCodec.unknownRoute(response.statusCode(), response.body())) {
+                    if (BatchCodec.unknownRoute(response.statusCode(), response.body())) {
                         singlesSince = System.nanoTime();
-                        return writeEach(entries);
+                        return each(calls, one);
                     }
-                    return Future.succeededFuture(InternalCodec.writesOutcomes(entries.size(), response.statusCode(), response.body(), node));
+                    return Future.succeededFuture(outcomes.apply(response));
                 });
     }
 
-    private Future<List<Throwable>> writeEach(List<Entry> entries) {
-        List<Future<Void>> written = new ArrayList<>(entries.size());
-        for (Entry entry : entries) {
-            written.add(writeOne(entry));
+    private static <T, R> Future<List<AsyncResult<R>>> each(List<T> calls, Function<T, Future<R>> one) {
+        List<Future<R>> sent = new ArrayList<>(calls.size());
+        for (T call : calls) {
+            sent.add(one.apply(call));
         }
-        return Future.join(written).transform(done -> {
-            List<Throwable> outcomes = new ArrayList<>(written.size());
-            for (Future<Void> one : written) {
-                outcomes.add(one.cause());
-            }
-            return Future.succeededFuture(outcomes);
-        });
+        return Future.join(sent).transform(done -> Future.succeededFuture(new ArrayList<>(sent)));
     }
 
     @Override

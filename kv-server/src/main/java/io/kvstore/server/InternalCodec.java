@@ -5,10 +5,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.client.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.List;
 
 /**
  * The node-to-node route, both directions of every request and answer: {@link HttpReplica} encodes
@@ -23,28 +20,15 @@ import java.util.List;
  *                                         X-Kv-Expires (expiring values only); 404 if absent
  * PUT    /internal/v0/entity?key=K&amp;ts=T[&amp;exp=E]   body = value  -> 201
  * DELETE /internal/v0/entity?key=K&amp;ts=T                      -> 202
- * POST   /internal/v0/writes   body = int count, entry*  -> 200, body = int count, outcome*
  * GET    /internal/v0/ping                                    -> 204 (failure detection)
  * GET    /internal/v0/entities?start=S[&amp;end=E]  200, this node's versions of [S, E) as {@link RangeFrames}
  * </pre>
  *
- * <p>{@code /internal/v0/writes} carries several writes in one request ({@link WriteCoalescer}), each
- * entry encoded as in {@link RepairProtocol} (key, timestamp, value or tombstone, expiry). Each is
- * applied on its own: the answer holds one outcome per entry, in order, {@code byte 0} for stored or
- * {@code byte 1, int length, UTF-8 reason} for refused. A body that cannot be read is a 400 for the
- * whole request, as is any request to the route from a node that predates it ({@code unknown path}).
+ * <p>The batched routes, several reads or writes in one request, are {@link BatchCodec}'s.
  */
 final class InternalCodec {
     static final String PATH = "/internal/v0/entity";
     static final String PING_PATH = "/internal/v0/ping";
-    static final String WRITES_PATH = "/internal/v0/writes";
-    /**
-     * Largest body the writes route reads: a batch's entries ({@link WriteCoalescer#MAX_BATCH_BYTES}, one
-     * entry over) with room to spare, so that a coalescer sending more does not fail on a node behind.
-     */
-    static final int MAX_WRITES_BODY_BYTES = 1 << 20;
-    private static final byte STORED = 0;
-    private static final byte REFUSED = 1;
     static final String KEY_PARAM = "key";
     static final String TIMESTAMP_PARAM = "ts";
     static final String TIMESTAMP_HEADER = "X-Kv-Timestamp";
@@ -98,19 +82,6 @@ final class InternalCodec {
             return Entry.tombstone(key, timestamp);
         }
         return Entry.value(key, value, timestamp, parseExpiry(QueryParameters.text(query, EXPIRY_PARAM), EXPIRY_PARAM));
-    }
-
-    /** The body of a writes request. */
-    static Buffer writesBody(List<Entry> entries) {
-        return RepairProtocol.entries(entries);
-    }
-
-    /**
-     * The entries of a writes request; keys may be up to the body's size, for the caller to refuse one
-     * by one. @throws IllegalArgumentException if the body is malformed
-     */
-    static List<Entry> writesEntries(byte[] body) {
-        return new RepairProtocol.Reader(body, "write batch", MAX_WRITES_BODY_BYTES).entries();
     }
 
     // ---- answers
@@ -175,73 +146,6 @@ final class InternalCodec {
             throw new IllegalStateException(method + " " + node + PATH + " answered "
                     + response.statusCode() + " instead of " + status + (body == null ? "" : ": " + body.strip()));
         }
-    }
-
-    /** The body answering a writes request: per entry, {@code null} for stored or the reason it was refused. */
-    static Buffer writesAnswer(List<String> refusals) {
-        Buffer out = Buffer.buffer(4 + refusals.size()).appendInt(refusals.size());
-        for (String refusal : refusals) {
-            if (refusal == null) {
-                out.appendByte(STORED);
-            } else {
-                byte[] reason = refusal.getBytes(StandardCharsets.UTF_8);
-                out.appendByte(REFUSED).appendInt(reason.length).appendBytes(reason);
-            }
-        }
-        return out;
-    }
-
-    /**
-     * The outcome of each of {@code count} writes from a writes answer: {@code null} for stored, else an
-     * {@link IllegalStateException} with the peer's reason.
-     *
-     * @throws IllegalStateException if the peer did not answer 200 with {@code count} outcomes
-     */
-    static List<Throwable> writesOutcomes(int count, int status, Buffer answer, String node) {
-        String route = "POST " + node + WRITES_PATH;
-        Buffer body = answer == null ? Buffer.buffer() : answer;
-        if (status != 200) {
-            String reason = body.toString(StandardCharsets.UTF_8).strip();
-            throw new IllegalStateException(route + " answered " + status
-                    + (reason.isEmpty() || reason.length() > 200 ? "" : ": " + reason));
-        }
-        List<Throwable> outcomes = new ArrayList<>(count);
-        try {
-            int offset = 0;
-            int answered = body.getInt(offset);
-            offset += 4;
-            if (answered != count) {
-                throw new IllegalStateException(route + " answered " + answered + " outcomes for " + count + " writes");
-            }
-            for (int i = 0; i < count; i++) {
-                byte outcome = body.getByte(offset++);
-                if (outcome == STORED) {
-                    outcomes.add(null);
-                } else if (outcome == REFUSED) {
-                    int length = body.getInt(offset);
-                    offset += 4;
-                    if (length < 0 || length > body.length() - offset) {
-                        throw new IllegalStateException(route + " answered a reason of " + length + " bytes at offset " + offset);
-                    }
-                    outcomes.add(new IllegalStateException(route + " refused write " + i + ": "
-                            + body.getString(offset, offset + length, "UTF-8")));
-                    offset += length;
-                } else {
-                    throw new IllegalStateException(route + " answered outcome " + outcome + " at offset " + (offset - 1));
-                }
-            }
-            if (offset != body.length()) {
-                throw new IllegalStateException(route + " answered " + (body.length() - offset) + " bytes past its outcomes");
-            }
-        } catch (IndexOutOfBoundsException e) {
-            throw new IllegalStateException(route + " answered a truncated body of " + body.length() + " bytes", e);
-        }
-        return outcomes;
-    }
-
-    /** Whether a peer answered that it does not know the route of its request: it predates it. */
-    static boolean unknownRoute(int status, Buffer body) {
-        return status == 400 && body != null && body.toString(StandardCharsets.UTF_8).startsWith("unknown path");
     }
 
     /** The internal range route for {@code [from, to)}, {@code to} null for an open end. */

@@ -6,11 +6,12 @@ import io.kvstore.core.Entry;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,50 +88,91 @@ final class InternalHandler {
     }
 
     /**
-     * Several writes in one request ({@link InternalCodec#WRITES_PATH}), each applied on its own and
+     * Several writes in one request ({@link BatchCodec#WRITES_PATH}), each applied on its own and
      * answered with its own outcome; a key or value over this node's limits refuses that entry only.
      */
     void handleWrites(HttpServerRequest request) {
-        if (request.method() != HttpMethod.POST) {
-            request.response().putHeader("Allow", "POST");
-            Responses.send(request, 405, "method " + request.method() + " not allowed on " + InternalCodec.WRITES_PATH);
-            return;
-        }
-        if (refused(request)) {
+        if (!batchRequest(request)) {
             return;
         }
         Context context = Vertx.currentContext();
-        BodyReader.read(request, InternalCodec.MAX_WRITES_BODY_BYTES, bodyBudget, body -> {
+        BodyReader.read(request, BatchCodec.MAX_BODY_BYTES, bodyBudget, body -> {
             List<Entry> entries;
             try {
-                entries = InternalCodec.writesEntries(body);
+                entries = BatchCodec.writes(body);
             } catch (IllegalArgumentException e) {
                 Responses.send(request, 400, e.getMessage());
                 return Future.succeededFuture();
             }
-            String[] refusals = new String[entries.size()];
-            List<Future<Void>> applied = new ArrayList<>(entries.size());
-            for (int i = 0; i < entries.size(); i++) {
-                Entry entry = entries.get(i);
+            List<Future<Void>> outcomes = new ArrayList<>(entries.size());
+            for (Entry entry : entries) {
                 String overLimit = overLimit(entry);
-                if (overLimit != null) {
-                    refusals[i] = overLimit;
-                    continue;
-                }
-                int index = i;
-                applied.add(apply(entry, context, request).otherwise(error -> {
-                    refusals[index] = String.valueOf(error.getMessage());
-                    return null;
-                }));
+                outcomes.add(overLimit != null ? Future.failedFuture(overLimit) : apply(entry, context, request));
             }
-            return Future.join(applied).onComplete(done -> request.response().setStatusCode(200)
-                    .end(InternalCodec.writesAnswer(Arrays.asList(refusals))));
+            return answerBatch(request, outcomes, (answer, entry) -> BatchCodec.done(answer));
         });
+    }
+
+    /**
+     * Several reads in one request ({@link BatchCodec#READS_PATH}), each answered with its own outcome;
+     * a key over this node's limit refuses that read only.
+     */
+    void handleReads(HttpServerRequest request) {
+        if (!batchRequest(request)) {
+            return;
+        }
+        Context context = Vertx.currentContext();
+        BodyReader.read(request, BatchCodec.MAX_BODY_BYTES, bodyBudget, body -> {
+            List<byte[]> keys;
+            try {
+                keys = BatchCodec.reads(body);
+            } catch (IllegalArgumentException e) {
+                Responses.send(request, 400, e.getMessage());
+                return Future.succeededFuture();
+            }
+            List<Future<Entry>> outcomes = new ArrayList<>(keys.size());
+            for (byte[] key : keys) {
+                outcomes.add(key.length > maxKeyBytes ? Future.failedFuture(keyOverLimit(key))
+                        : Future.fromCompletionStage(endpoint.read(key), context));
+            }
+            return answerBatch(request, outcomes, (answer, entry) -> entry == null ? BatchCodec.done(answer)
+                    : BatchCodec.version(answer, entry));
+        });
+    }
+
+    /** Refuses (answered here) what is not a POST, or comes from a peer on another map. */
+    private boolean batchRequest(HttpServerRequest request) {
+        if (request.method() != HttpMethod.POST) {
+            request.response().putHeader("Allow", "POST");
+            Responses.send(request, 405, "method " + request.method() + " not allowed on " + request.path());
+            return false;
+        }
+        return !refused(request);
+    }
+
+    /** Answers once every call of a batch completed: the outcome of each, in order. */
+    private static <R> Future<?> answerBatch(HttpServerRequest request, List<Future<R>> outcomes,
+                                             BiFunction<Buffer, R, Buffer> succeeded) {
+        return Future.join(outcomes).onComplete(done -> {
+            Buffer answer = BatchCodec.answer(outcomes.size());
+            for (Future<R> outcome : outcomes) {
+                if (outcome.succeeded()) {
+                    succeeded.apply(answer, outcome.result());
+                } else {
+                    BatchCodec.refused(answer, String.valueOf(outcome.cause().getMessage()));
+                }
+            }
+            request.response().setStatusCode(200).end(answer);
+        });
+    }
+
+    private String keyOverLimit(byte[] key) {
+        return "key of " + key.length + " bytes exceeds the limit of " + maxKeyBytes;
     }
 
     private String overLimit(Entry entry) {
         if (entry.key().length > maxKeyBytes) {
-            return "key of " + entry.key().length + " bytes exceeds the limit of " + maxKeyBytes;
+            return keyOverLimit(entry.key());
         }
         if (!entry.isTombstone() && entry.value().length > maxBodyBytes) {
             return "value of " + entry.value().length + " bytes exceeds the limit of " + maxBodyBytes;

@@ -122,7 +122,7 @@ public final class KvServerConfig {
     private final long repairScanBytesPerSecond;
     private final ReplicationOptions replication;
     private final boolean metrics;
-    private final boolean batchReplicaWrites;
+    private final boolean batchReplicaRequests;
     private final Path clusterSecretFile;
     private final Path adminTokenFile;
     private final Path clientTokenFile;
@@ -165,7 +165,7 @@ public final class KvServerConfig {
         this.antiEntropyInterval = b.antiEntropyInterval;
         this.repairScanBytesPerSecond = b.repairScanBytesPerSecond;
         this.metrics = b.metrics;
-        this.batchReplicaWrites = b.batchReplicaWrites;
+        this.batchReplicaRequests = b.batchReplicaRequests;
         this.clusterSecretFile = b.clusterSecretFile;
         this.adminTokenFile = b.adminTokenFile;
         this.clientTokenFile = b.clientTokenFile;
@@ -385,11 +385,11 @@ public final class KvServerConfig {
     }
 
     /**
-     * Whether the writes this node's event loops send to the same peer in one round of work travel in
-     * one request (see docs/DESIGN.md#replication). Default true; off, every write is a request.
+     * Whether the reads and writes this node's event loops send to the same peer in one round of work
+     * travel in one request (see docs/DESIGN.md#coordinated-requests). Default true; off, every call is a request.
      */
-    public boolean batchReplicaWrites() {
-        return batchReplicaWrites;
+    public boolean batchReplicaRequests() {
+        return batchReplicaRequests;
     }
 
     /**
@@ -477,7 +477,7 @@ public final class KvServerConfig {
         private int storageThreads = -1;
         private boolean nativeTransport = true;
         private boolean metrics = true;
-        private boolean batchReplicaWrites = true;
+        private boolean batchReplicaRequests = true;
         private BackgroundPriority backgroundPriority = DaoOptions.DEFAULT_BACKGROUND_PRIORITY;
         private Compression compression = DaoOptions.DEFAULT_COMPRESSION;
         private long blockCacheBytes = DaoOptions.defaultBlockCacheBytes();
@@ -661,9 +661,9 @@ public final class KvServerConfig {
             return this;
         }
 
-        /** See {@link KvServerConfig#batchReplicaWrites()}. */
-        public Builder batchReplicaWrites(boolean batch) {
-            this.batchReplicaWrites = batch;
+        /** See {@link KvServerConfig#batchReplicaRequests()}. */
+        public Builder batchReplicaRequests(boolean batch) {
+            this.batchReplicaRequests = batch;
             return this;
         }
 

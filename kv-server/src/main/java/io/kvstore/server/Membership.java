@@ -63,8 +63,7 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
     /** Wraps the replica of each peer (with metrics, say); applied once per peer. */
     private final java.util.function.BiFunction<String, Replica, Replica> peerWrapper;
     private final Map<String, Replica> remoteReplicas = new ConcurrentHashMap<>();
-    /** How the peers' replicas batched their writes, all peers together. */
-    private final WriteCoalescer.Counters writeCounters = new WriteCoalescer.Counters();
+    private final BatchCounters batches = new BatchCounters();
     private final Map<Long, CompletableFuture<Long>> streams = new ConcurrentHashMap<>();
     private final ExecutorService worker;
     /** Runs the streams of key movements, at the store's background priority: they yield the cores to requests. */
@@ -165,9 +164,9 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
     }
 
     /** Versions read repair wrote since this node started, on every map it has been on. */
-    /** How this node's writes to its peers went out in batches. */
-    WriteCoalescer.Counters writeCounters() {
-        return writeCounters;
+    /** How this node's calls to its peers went out in batches. */
+    BatchCounters batches() {
+        return batches;
     }
 
     long readRepairs() {
@@ -308,7 +307,7 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
         for (String node : nodes) {
             replicas.add(node.equals(config.self()) ? local : remoteReplicas.computeIfAbsent(node,
                     url -> peerWrapper.apply(url, new HttpReplica(replicaClient, url, config.replicaTimeout().toMillis(),
-                            config.self(), this, config.batchReplicaWrites() ? writeCounters : null))));
+                            config.self(), this, config.batchReplicaRequests() ? batches : null))));
         }
         return replicas;
     }

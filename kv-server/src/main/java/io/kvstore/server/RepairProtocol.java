@@ -120,12 +120,18 @@ final class RepairProtocol {
     private static Buffer entries(Buffer out, List<Entry> entries) {
         out.appendInt(entries.size());
         for (Entry entry : entries) {
-            out.appendInt(entry.key().length).appendBytes(entry.key()).appendLong(entry.timestamp());
-            if (entry.isTombstone()) {
-                out.appendInt(-1);
-            } else {
-                out.appendInt(entry.value().length).appendBytes(entry.value()).appendLong(entry.expiresAtMillis());
-            }
+            appendEntry(out, entry);
+        }
+        return out;
+    }
+
+    /** Appends one {@code entry} as the pre block above describes it. */
+    static Buffer appendEntry(Buffer out, Entry entry) {
+        out.appendInt(entry.key().length).appendBytes(entry.key()).appendLong(entry.timestamp());
+        if (entry.isTombstone()) {
+            out.appendInt(-1);
+        } else {
+            out.appendInt(entry.value().length).appendBytes(entry.value()).appendLong(entry.expiresAtMillis());
         }
         return out;
     }
@@ -201,28 +207,31 @@ final class RepairProtocol {
             int count = count(Integer.MAX_VALUE);
             List<Entry> entries = new ArrayList<>(Math.min(count, 1 << 16));
             for (int i = 0; i < count; i++) {
-                byte[] key = key();
-                long timestamp = readLong();
-                int length = readInt();
-                if (timestamp < 0) {
-                    throw bad("negative timestamp " + timestamp);
-                }
-                if (length == -1) {
-                    entries.add(Entry.tombstone(key, timestamp));
-                } else {
-                    byte[] value = take(length, "value");
-                    long expiresAtMillis = readLong();
-                    if (expiresAtMillis <= 0) {
-                        throw bad("non-positive expiry " + expiresAtMillis);
-                    }
-                    entries.add(Entry.value(key, value, timestamp, expiresAtMillis));
-                }
+                entries.add(entry());
             }
             end();
             return entries;
         }
 
-        private byte[] key() {
+        Entry entry() {
+            byte[] key = key();
+            long timestamp = readLong();
+            int length = readInt();
+            if (timestamp < 0) {
+                throw bad("negative timestamp " + timestamp);
+            }
+            if (length == -1) {
+                return Entry.tombstone(key, timestamp);
+            }
+            byte[] value = take(length, "value");
+            long expiresAtMillis = readLong();
+            if (expiresAtMillis <= 0) {
+                throw bad("non-positive expiry " + expiresAtMillis);
+            }
+            return Entry.value(key, value, timestamp, expiresAtMillis);
+        }
+
+        byte[] key() {
             int length = readInt();
             if (length > maxKeyBytes) {
                 throw bad("key of " + length + " bytes exceeds the limit of " + maxKeyBytes);
@@ -230,7 +239,7 @@ final class RepairProtocol {
             return take(length, "key");
         }
 
-        private int count(int max) {
+        int count(int max) {
             int count = readInt();
             if (count < 0 || count > max) {
                 throw bad("count " + count + " outside [0, " + max + "]");
@@ -238,7 +247,7 @@ final class RepairProtocol {
             return count;
         }
 
-        private boolean flag() {
+        boolean flag() {
             byte b = take(1, "flag")[0];
             if (b != 0 && b != 1) {
                 throw bad("flag " + b + " is neither 0 nor 1");
@@ -246,16 +255,16 @@ final class RepairProtocol {
             return b == 1;
         }
 
-        private int readInt() {
+        int readInt() {
             byte[] b = take(4, "int");
             return (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | (b[3] & 0xFF);
         }
 
-        private long readLong() {
+        long readLong() {
             return (long) readInt() << 32 | (readInt() & 0xFFFFFFFFL);
         }
 
-        private byte[] take(int length, String field) {
+        byte[] take(int length, String field) {
             if (length < 0 || length > bytes.length - offset) {
                 throw bad(field + " of " + length + " bytes runs past the end of the body (" + bytes.length + " bytes)");
             }
@@ -264,13 +273,13 @@ final class RepairProtocol {
             return out;
         }
 
-        private void end() {
+        void end() {
             if (offset != bytes.length) {
                 throw bad((bytes.length - offset) + " bytes left over");
             }
         }
 
-        private IllegalArgumentException bad(String problem) {
+        IllegalArgumentException bad(String problem) {
             return new IllegalArgumentException("malformed " + what + " at offset " + offset + ": " + problem);
         }
     }

@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Replication as meters: how writes to peers were batched, hinted handoff's counters, the versions read repair handed out, and the keys the
+ * Replication as meters: how calls to peers were batched, hinted handoff's counters, the versions read repair handed out, and the keys the
  * anti-entropy exchanges this node started sent and received. Each is read from its component when
  * scraped; nothing is recorded on the request path here.
  */
@@ -22,11 +22,8 @@ final class ReplicationMetrics {
         FunctionCounter.builder("kv.cluster.map.diverged", membership.divergence(), MapDivergence::count)
                 .description("Replica requests refused and map pulls made because a peer holds another map of this node's epoch")
                 .register(registry);
-        WriteCoalescer.Counters writes = membership.writeCounters();
-        FunctionCounter.builder("kv.replica.write.batches", writes, WriteCoalescer.Counters::batches)
-                .description("Requests that carried several writes to one peer replica").register(registry);
-        FunctionCounter.builder("kv.replica.writes.batched", writes, WriteCoalescer.Counters::batchedWrites)
-                .description("Writes to peer replicas sent in those requests").register(registry);
+        batchCounters(registry, "read", membership.batches().reads());
+        batchCounters(registry, "write", membership.batches().writes());
         if (hints != null) {
             hintCounter(registry, hints, "stored", "Writes a replica did not acknowledge, kept here as hints", c -> c.stored);
             hintCounter(registry, hints, "replayed", "Hints delivered to their replica", c -> c.replayed);
@@ -49,6 +46,13 @@ final class ReplicationMetrics {
             FunctionCounter.builder("kv.repair.exchanges", antiEntropy, AntiEntropy::failedExchanges).tag("outcome", "failed")
                     .description("Anti-entropy exchanges with one peer this node started").register(registry);
         }
+    }
+
+    private static void batchCounters(MeterRegistry registry, String operation, RoundBatcher.Counters counters) {
+        FunctionCounter.builder("kv.replica.batches", counters, RoundBatcher.Counters::batches).tag("operation", operation)
+                .description("Requests that carried several calls to one peer replica").register(registry);
+        FunctionCounter.builder("kv.replica.batched.calls", counters, RoundBatcher.Counters::batchedCalls).tag("operation", operation)
+                .description("Calls to peer replicas sent in those requests").register(registry);
     }
 
     private static void hintCounter(MeterRegistry registry, HintedHandoff hints, String event, String description,

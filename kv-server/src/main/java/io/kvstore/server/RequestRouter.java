@@ -100,8 +100,11 @@ final class RequestRouter implements Handler<HttpServerRequest> {
                 case InternalCodec.RANGE_PATH:
                     range.handleInternal(request);
                     break;
-                case InternalCodec.WRITES_PATH:
+                case BatchCodec.WRITES_PATH:
                     internal.handleWrites(request);
+                    break;
+                case BatchCodec.READS_PATH:
+                    internal.handleReads(request);
                     break;
                 case InternalCodec.PING_PATH:
                     internal.ping(request);
@@ -142,7 +145,7 @@ final class RequestRouter implements Handler<HttpServerRequest> {
      * prefix of the repair routes, and {@link #UNKNOWN_ROUTE} last, so that the labels stay bounded.
      */
     static final List<String> ROUTES = List.of(ENTITY, ENTITIES, STATUS, METRICS, InternalCodec.PATH,
-            InternalCodec.RANGE_PATH, InternalCodec.WRITES_PATH, InternalCodec.PING_PATH, AdminRepairHandler.PATH,
+            InternalCodec.RANGE_PATH, BatchCodec.WRITES_PATH, BatchCodec.READS_PATH, InternalCodec.PING_PATH, AdminRepairHandler.PATH,
             MembershipHandler.CLUSTER_PATH, MembershipHandler.DECOMMISSION_PATH, MembershipHandler.NODES_PATH,
             MembershipHandler.MAP_PATH, MembershipHandler.CHANGE_PATH, MembershipHandler.STREAM_PATH,
             MembershipHandler.CLEANUP_PATH, MembershipHandler.CLEANUP_REQUEST_PATH, RepairProtocol.PREFIX,

@@ -309,10 +309,10 @@ final class ServerCommand {
         config.tombstoneGrace(Duration.ofSeconds(seconds));
     }
 
-    @Option(names = "--batch-replica-writes", paramLabel = "on|off", defaultValue = "on",
-            description = "send the writes made for one peer in one round of an event loop's work as one request")
-    void batchReplicaWrites(Switch batch) {
-        config.batchReplicaWrites(batch == Switch.ON);
+    @Option(names = "--batch-replica-requests", paramLabel = "on|off", defaultValue = "on",
+            description = "send the reads and writes made for one peer in one round of an event loop's work as one request")
+    void batchReplicaRequests(Switch batch) {
+        config.batchReplicaRequests(batch == Switch.ON);
     }
 
     @Option(names = "--metrics", paramLabel = "on|off", defaultValue = "on",

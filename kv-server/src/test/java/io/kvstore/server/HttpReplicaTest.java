@@ -148,19 +148,51 @@ class HttpReplicaTest {
     @Test
     void writesOfOneRoundTravelAsOneBatchAndEachGetsItsOwnOutcome() throws Exception {
         HttpReplica replica = replicaOf((request, number) -> request.response().setStatusCode(200)
-                .end(InternalCodec.writesAnswer(Arrays.asList(null, "value of 3 bytes exceeds the limit of 2", null))));
+                .end(BatchCodec.done(BatchCodec.refused(BatchCodec.done(BatchCodec.answer(3)), "value of 3 bytes exceeds the limit of 2"))));
         List<Throwable> outcomes = upsertInOneRound(replica, "a", "b", "c");
         assertEquals(1, received.size(), received.toString());
-        assertTrue(received.get(0).startsWith("POST " + InternalCodec.WRITES_PATH + " "), received.get(0));
+        assertTrue(received.get(0).startsWith("POST " + BatchCodec.WRITES_PATH + " "), received.get(0));
         assertEquals(null, outcomes.get(0));
-        assertTrue(outcomes.get(1).getMessage().contains("refused write 1: value of 3 bytes"), outcomes.get(1).getMessage());
+        assertTrue(outcomes.get(1).getMessage().contains("refused call 1: value of 3 bytes"), outcomes.get(1).getMessage());
         assertEquals(null, outcomes.get(2));
+    }
+
+    @Test
+    void readsOfOneRoundTravelAsOneBatchAndEachGetsItsOwnVersion() throws Exception {
+        Entry b = Entry.tombstone("b".getBytes(UTF_8), 9);
+        Entry c = Entry.value("c".getBytes(UTF_8), "vc".getBytes(UTF_8), 8, 123_456);
+        HttpReplica replica = replicaOf((request, number) -> request.response().setStatusCode(200)
+                .end(BatchCodec.version(BatchCodec.version(BatchCodec.done(BatchCodec.answer(3)), b), c)));
+        CompletableFuture<List<CompletableFuture<Entry>>> started = new CompletableFuture<>();
+        vertx.getOrCreateContext().runOnContext(ignored -> started.complete(List.of(
+                replica.get("a".getBytes(UTF_8)).toCompletableFuture(),
+                replica.get("b".getBytes(UTF_8)).toCompletableFuture(),
+                replica.get("c".getBytes(UTF_8)).toCompletableFuture())));
+        List<CompletableFuture<Entry>> read = started.get(10, TimeUnit.SECONDS);
+        assertEquals(null, read.get(0).get(10, TimeUnit.SECONDS));
+        assertEquals(b, read.get(1).get(10, TimeUnit.SECONDS));
+        assertEquals(c, read.get(2).get(10, TimeUnit.SECONDS));
+        assertEquals(1, received.size(), received.toString());
+        assertTrue(received.get(0).startsWith("POST " + BatchCodec.READS_PATH + " "), received.get(0));
+    }
+
+    @Test
+    void aReadBatchAnsweredWithAnotherKeysVersionFailsEveryReadInIt() throws Exception {
+        HttpReplica replica = replicaOf((request, number) -> request.response().setStatusCode(200)
+                .end(BatchCodec.version(BatchCodec.done(BatchCodec.answer(2)), Entry.value("x".getBytes(UTF_8), new byte[0], 1))));
+        CompletableFuture<List<CompletableFuture<Entry>>> started = new CompletableFuture<>();
+        vertx.getOrCreateContext().runOnContext(ignored -> started.complete(List.of(
+                replica.get("a".getBytes(UTF_8)).toCompletableFuture(), replica.get("b".getBytes(UTF_8)).toCompletableFuture())));
+        for (CompletableFuture<Entry> read : started.get(10, TimeUnit.SECONDS)) {
+            ExecutionException failure = assertThrows(ExecutionException.class, () -> read.get(10, TimeUnit.SECONDS));
+            assertTrue(failure.getCause().getMessage().contains("a version of another key for read 1"), failure.getCause().getMessage());
+        }
     }
 
     @Test
     void aPeerWithoutTheWritesRouteGetsEachWriteAloneThenAndForAWhile() throws Exception {
         HttpReplica replica = replicaOf((request, number) -> {
-            if (request.path().equals(InternalCodec.WRITES_PATH)) {
+            if (request.path().equals(BatchCodec.WRITES_PATH)) {
                 request.response().setStatusCode(400).end("unknown path " + request.path());
             } else {
                 request.response().setStatusCode(201).end();
@@ -168,7 +200,7 @@ class HttpReplicaTest {
         });
         assertEquals(Arrays.asList(null, null), upsertInOneRound(replica, "a", "b"));
         assertEquals(3, received.size(), received.toString());
-        assertTrue(received.get(0).startsWith("POST " + InternalCodec.WRITES_PATH), received.toString());
+        assertTrue(received.get(0).startsWith("POST " + BatchCodec.WRITES_PATH), received.toString());
         assertEquals(List.of("PUT " + InternalCodec.writeUri(Entry.value("a".getBytes(UTF_8), new byte[0], 7)) + " va",
                 "PUT " + InternalCodec.writeUri(Entry.value("b".getBytes(UTF_8), new byte[0], 7)) + " vb"),
                 received.subList(1, 3).stream().sorted().toList());
@@ -183,7 +215,7 @@ class HttpReplicaTest {
             if (number == 1) {
                 request.connection().close();
             } else if (number == 2) {
-                request.response().setStatusCode(200).end(InternalCodec.writesAnswer(Arrays.asList(null, null)));
+                request.response().setStatusCode(200).end(BatchCodec.done(BatchCodec.done(BatchCodec.answer(2))));
             } else {
                 request.response().setStatusCode(400).end("malformed write batch at offset 4");
             }

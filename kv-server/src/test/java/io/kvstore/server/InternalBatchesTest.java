@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.core.Entry;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.buffer.Buffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,10 +21,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The writes route ({@link InternalCodec#WRITES_PATH}) on a real node: each entry stored or refused on
- * its own, a malformed body refused whole with nothing stored, and the answers' decoding strict.
+ * The batched routes ({@link BatchCodec}) on a real node: each write stored or refused on its own, each
+ * read answered with its own version, a malformed body refused whole with nothing stored, and the
+ * answers' decoding strict.
  */
-class InternalWritesTest {
+class InternalBatchesTest {
     private static final int MAX_KEY_BYTES = 32;
     private static final int MAX_VALUE_BYTES = 1024;
 
@@ -42,15 +44,22 @@ class InternalWritesTest {
     }
 
     private java.net.http.HttpResponse<byte[]> post(byte[] body) throws Exception {
-        return node.send(0, "POST", InternalCodec.WRITES_PATH, body);
+        return node.send(0, "POST", BatchCodec.WRITES_PATH, body);
     }
 
     private static byte[] body(Entry... entries) {
-        return InternalCodec.writesBody(List.of(entries)).getBytes();
+        return BatchCodec.writesBody(List.of(entries)).getBytes();
     }
 
+    /** Each write's failure, null for stored. */
     private static List<Throwable> outcomes(int count, java.net.http.HttpResponse<byte[]> answer) {
-        return InternalCodec.writesOutcomes(count, answer.statusCode(), Buffer.buffer(answer.body()), "http://node:1");
+        return failures(BatchCodec.writeOutcomes(count, answer.statusCode(), Buffer.buffer(answer.body()), "http://node:1"));
+    }
+
+    private static <R> List<Throwable> failures(List<AsyncResult<R>> outcomes) {
+        List<Throwable> failures = new ArrayList<>();
+        outcomes.forEach(outcome -> failures.add(outcome.cause()));
+        return failures;
     }
 
     private String stored(String key) throws Exception {
@@ -82,7 +91,7 @@ class InternalWritesTest {
         assertNull(outcomes.get(0));
         assertTrue(outcomes.get(1).getMessage().contains("key of 33 bytes exceeds the limit of 32"), outcomes.get(1).getMessage());
         assertTrue(outcomes.get(2).getMessage().contains("value of 1025 bytes exceeds the limit of 1024"), outcomes.get(2).getMessage());
-        assertTrue(outcomes.get(3).getMessage().contains("refused write 3"), outcomes.get(3).getMessage());
+        assertTrue(outcomes.get(3).getMessage().contains("refused call 3"), outcomes.get(3).getMessage());
         assertNull(outcomes.get(4));
         assertNull(outcomes.get(5));
         assertEquals("va", stored("a"));
@@ -134,36 +143,70 @@ class InternalWritesTest {
 
     @Test
     void onlyPostWithinTheBodyLimitIsServed() throws Exception {
-        var get = node.send(0, "GET", InternalCodec.WRITES_PATH, null);
-        assertEquals(405, get.statusCode());
-        assertEquals("POST", get.headers().firstValue("Allow").orElseThrow());
-        assertEquals(405, node.send(0, "PUT", InternalCodec.WRITES_PATH, new byte[4]).statusCode());
-        String refused = node.rawHead(0, "POST " + InternalCodec.WRITES_PATH + " HTTP/1.1\r\nHost: x\r\nContent-Length: "
-                + (InternalCodec.MAX_WRITES_BODY_BYTES + 1) + "\r\n\r\n");
-        assertTrue(refused.startsWith("HTTP/1.1 413 "), refused);
+        for (String path : List.of(BatchCodec.WRITES_PATH, BatchCodec.READS_PATH)) {
+            var get = node.send(0, "GET", path, null);
+            assertEquals(405, get.statusCode(), path);
+            assertEquals("POST", get.headers().firstValue("Allow").orElseThrow());
+            assertEquals(405, node.send(0, "PUT", path, new byte[4]).statusCode(), path);
+            String refused = node.rawHead(0, "POST " + path + " HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                    + (BatchCodec.MAX_BODY_BYTES + 1) + "\r\n\r\n");
+            assertTrue(refused.startsWith("HTTP/1.1 413 "), path + ": " + refused);
+        }
+    }
+
+    @Test
+    void eachReadIsAnsweredWithItsOwnVersionOrRefusal() throws Exception {
+        long ts = now();
+        Entry a = Entry.value("a".getBytes(UTF_8), "va".getBytes(UTF_8), ts, System.currentTimeMillis() + 3_600_000);
+        Entry gone = Entry.tombstone("gone".getBytes(UTF_8), ts);
+        assertEquals(200, post(body(a, gone)).statusCode());
+        List<byte[]> keys = List.of("a".getBytes(UTF_8), "absent".getBytes(UTF_8), new byte[MAX_KEY_BYTES + 1],
+                "gone".getBytes(UTF_8), "a".getBytes(UTF_8));
+        var answer = node.send(0, "POST", BatchCodec.READS_PATH, BatchCodec.readsBody(keys).getBytes());
+        assertEquals(200, answer.statusCode(), new String(answer.body(), UTF_8));
+        List<AsyncResult<Entry>> read = BatchCodec.readOutcomes(keys, 200, Buffer.buffer(answer.body()), "http://node:1");
+        assertEquals(a, read.get(0).result(), "the version, its expiry included");
+        assertTrue(read.get(1).succeeded());
+        assertNull(read.get(1).result(), "a key never written");
+        assertTrue(read.get(2).cause().getMessage().contains("key of 33 bytes exceeds the limit of 32"), read.get(2).cause().getMessage());
+        assertEquals(gone, read.get(3).result(), "a tombstone is a version too");
+        assertEquals(a, read.get(4).result(), "a key asked twice is answered twice");
+
+        for (byte[] bad : List.of(new byte[] {0, 0, 0, 1, 0, 0, 0, 5, 'a'}, new byte[] {0, 0, 0, 2, 0, 0, 0, 0},
+                new byte[] {0, 0, 0, 0, 1}, new byte[] {(byte) 0xff, 0, 0, 0})) {
+            var refused = node.send(0, "POST", BatchCodec.READS_PATH, bad);
+            assertEquals(400, refused.statusCode(), new String(refused.body(), UTF_8));
+            assertTrue(new String(refused.body(), UTF_8).contains("malformed read batch at offset"), new String(refused.body(), UTF_8));
+        }
     }
 
     @Test
     void answersThatDoNotMatchTheirBatchAreFailuresNamingThePeer() {
         String peer = "http://peer:1";
-        byte[] twoStored = InternalCodec.writesAnswer(Arrays.asList(null, null)).getBytes();
+        byte[] twoDone = BatchCodec.done(BatchCodec.done(BatchCodec.answer(2))).getBytes();
         List<byte[]> wrong = List.of(
-                InternalCodec.writesAnswer(Arrays.asList((String) null)).getBytes(),  // one outcome of two
-                Arrays.copyOf(twoStored, twoStored.length - 1),                      // truncated
-                Arrays.copyOf(twoStored, twoStored.length + 1),                      // bytes past them
+                BatchCodec.done(BatchCodec.answer(1)).getBytes(),                 // one outcome of two
+                Arrays.copyOf(twoDone, twoDone.length - 1),                          // truncated
+                Arrays.copyOf(twoDone, twoDone.length + 1),                          // bytes past them
                 new byte[] {0, 0, 0, 2, 0, 7},                                         // an unknown outcome
-                new byte[] {0, 0, 0, 2, 0, 1, 0, 0, 0, 99});                           // a reason past the end
+                new byte[] {0, 0, 0, 2, 0, 1, 0, 0, 0, 99},                            // a reason past the end
+                BatchCodec.version(BatchCodec.done(BatchCodec.answer(2)),            // a version, to writes
+                        Entry.value("k".getBytes(UTF_8), new byte[0], 1)).getBytes());
         for (byte[] answer : wrong) {
             IllegalStateException failure = assertThrows(IllegalStateException.class,
-                    () -> InternalCodec.writesOutcomes(2, 200, Buffer.buffer(answer), peer));
-            assertTrue(failure.getMessage().startsWith("POST " + peer + InternalCodec.WRITES_PATH), failure.getMessage());
+                    () -> BatchCodec.writeOutcomes(2, 200, Buffer.buffer(answer), peer));
+            assertTrue(failure.getMessage().startsWith("POST " + peer + BatchCodec.WRITES_PATH + " answered"), failure.getMessage());
         }
         IllegalStateException overloaded = assertThrows(IllegalStateException.class,
-                () -> InternalCodec.writesOutcomes(2, 503, Buffer.buffer("overloaded"), peer));
-        assertEquals("POST " + peer + InternalCodec.WRITES_PATH + " answered 503: overloaded", overloaded.getMessage());
-        assertEquals(Arrays.asList(null, null), InternalCodec.writesOutcomes(2, 200, Buffer.buffer(twoStored), peer));
-        assertTrue(InternalCodec.unknownRoute(400, Buffer.buffer("unknown path " + InternalCodec.WRITES_PATH)));
-        assertFalse(InternalCodec.unknownRoute(400, Buffer.buffer("malformed write batch at offset 4")));
-        assertFalse(InternalCodec.unknownRoute(404, null));
+                () -> BatchCodec.writeOutcomes(2, 503, Buffer.buffer("overloaded"), peer));
+        assertEquals("POST " + peer + BatchCodec.WRITES_PATH + " answered 503: overloaded", overloaded.getMessage());
+        assertEquals(Arrays.asList(null, null), failures(BatchCodec.writeOutcomes(2, 200, Buffer.buffer(twoDone), peer)));
+        byte[] otherKey = BatchCodec.version(BatchCodec.answer(1), Entry.value("other".getBytes(UTF_8), new byte[0], 1)).getBytes();
+        IllegalStateException mixedUp = assertThrows(IllegalStateException.class,
+                () -> BatchCodec.readOutcomes(List.of("k".getBytes(UTF_8)), 200, Buffer.buffer(otherKey), peer));
+        assertTrue(mixedUp.getMessage().contains("a version of another key for read 0"), mixedUp.getMessage());
+        assertTrue(BatchCodec.unknownRoute(400, Buffer.buffer("unknown path " + BatchCodec.WRITES_PATH)));
+        assertFalse(BatchCodec.unknownRoute(400, Buffer.buffer("malformed write batch at offset 4")));
+        assertFalse(BatchCodec.unknownRoute(404, null));
     }
 }

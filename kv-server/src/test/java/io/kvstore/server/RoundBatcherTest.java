@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.Entry;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,19 +21,19 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link WriteCoalescer} against a recording sender: what one round of an event loop writes goes out
- * as one batch, in order, and each write learns its own outcome.
+ * {@link RoundBatcher} against a recording sender, with writes: what one round of an event loop sends
+ * goes out as one batch, in order, and each call learns its own outcome.
  */
-class WriteCoalescerTest {
+class RoundBatcherTest {
     private final Vertx vertx = Vertx.vertx();
     /** One event loop for every round, so that a later round runs after the tasks an earlier one queued. */
     private final Context loop = vertx.getOrCreateContext();
     /** What the sender was asked to send: one list per request, a single write as a list of one. */
     private final List<List<String>> sent = new CopyOnWriteArrayList<>();
     /** The batches' answers, completed by each test. */
-    private final List<Promise<List<Throwable>>> batchAnswers = new CopyOnWriteArrayList<>();
-    private final WriteCoalescer.Counters counters = new WriteCoalescer.Counters();
-    private final WriteCoalescer coalescer = new WriteCoalescer(new WriteCoalescer.Sender() {
+    private final List<Promise<List<AsyncResult<Void>>>> batchAnswers = new CopyOnWriteArrayList<>();
+    private final RoundBatcher.Counters counters = new RoundBatcher.Counters();
+    private final RoundBatcher<Entry, Void> batcher = new RoundBatcher<>(new RoundBatcher.Sender<>() {
         @Override
         public Future<Void> one(Entry entry) {
             sent.add(List.of(keyOf(entry)));
@@ -41,15 +41,15 @@ class WriteCoalescerTest {
         }
 
         @Override
-        public Future<List<Throwable>> batch(List<Entry> entries) {
+        public Future<List<AsyncResult<Void>>> batch(List<Entry> entries) {
             List<String> keys = new ArrayList<>();
             entries.forEach(entry -> keys.add(keyOf(entry)));
             sent.add(keys);
-            Promise<List<Throwable>> answer = Promise.promise();
+            Promise<List<AsyncResult<Void>>> answer = Promise.promise();
             batchAnswers.add(answer);
             return answer.future();
         }
-    }, counters);
+    }, BatchCodec::writeSize, counters);
 
     @AfterEach
     void close() throws Exception {
@@ -75,7 +75,7 @@ class WriteCoalescerTest {
         return onEventLoop(() -> {
             List<Future<Void>> written = new ArrayList<>();
             for (Entry entry : entries) {
-                written.add(coalescer.write(entry));
+                written.add(batcher.submit(entry));
             }
             return written;
         });
@@ -103,12 +103,12 @@ class WriteCoalescerTest {
         assertEquals(List.of("a", "b", "c"), sent.get(0));
         assertTrue(written.stream().noneMatch(Future::isComplete), "nothing completes before the peer answers");
         IllegalStateException refusal = new IllegalStateException("refused b");
-        batchAnswers.get(0).complete(Arrays.asList(null, refusal, null));
+        batchAnswers.get(0).complete(List.of(Future.succeededFuture(), Future.failedFuture(refusal), Future.succeededFuture()));
         assertEquals(null, outcome(written.get(0)));
         assertSame(refusal, outcome(written.get(1)));
         assertEquals(null, outcome(written.get(2)));
         assertEquals(1, counters.batches());
-        assertEquals(3, counters.batchedWrites());
+        assertEquals(3, counters.batchedCalls());
     }
 
     @Test
@@ -133,8 +133,8 @@ class WriteCoalescerTest {
 
     @Test
     void writesOffAnEventLoopAreSentAtOnceAlone() throws Exception {
-        Future<Void> first = coalescer.write(value("a", 10));
-        Future<Void> second = coalescer.write(value("b", 10));
+        Future<Void> first = batcher.submit(value("a", 10));
+        Future<Void> second = batcher.submit(value("b", 10));
         assertEquals(List.of(List.of("a"), List.of("b")), sent);
         assertEquals(null, outcome(first));
         assertEquals(null, outcome(second));
@@ -143,9 +143,9 @@ class WriteCoalescerTest {
 
     @Test
     void aBatchReachingItsBytesGoesOutAtOnceAndALargeWriteGoesAlone() throws Exception {
-        int quarter = WriteCoalescer.MAX_BATCH_BYTES / 4;
+        int quarter = RoundBatcher.MAX_BATCH_BYTES / 4;
         writeInOneRound(value("a", quarter), value("b", quarter), value("c", quarter), value("d", quarter),
-                value("e", 10), value("big", WriteCoalescer.MAX_BATCH_BYTES / 2 + 1), value("f", 10));
+                value("e", 10), value("big", RoundBatcher.MAX_BATCH_BYTES / 2 + 1), value("f", 10));
         awaitSent(3);
         assertEquals(List.of(List.of("a", "b", "c", "d"), List.of("big"), List.of("e", "f")), sent,
                 "the full batch at once, the large write alone as it comes, the rest at the round's end");

@@ -18,11 +18,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three real nodes taking concurrent writes at {@code ack=3&from=3}, so that their event loops batch
- * the writes to each peer: every write is acknowledged and every node holds every key, with and
- * without a cluster secret (a batch is signed like any internode request).
+ * Three real nodes taking concurrent writes, then reads, at {@code ack=3&from=3}, so that their event
+ * loops batch the calls to each peer: every write is acknowledged and every node holds every key,
+ * every read answers its own key's value, with and without a cluster secret (a batch is signed like
+ * any internode request).
  */
-class WriteBatchingClusterTest {
+class BatchingClusterTest {
     private static final int CONCURRENT = 300;
     private static final int MAX_ROUNDS = 10;
 
@@ -30,17 +31,17 @@ class WriteBatchingClusterTest {
     Path dir;
 
     @Test
-    void concurrentWritesAreBatchedAndReachEveryReplica() throws Exception {
-        writeUntilBatched(b -> b);
+    void concurrentCallsAreBatchedAndReachEveryReplica() throws Exception {
+        callUntilBatched(b -> b);
     }
 
     @Test
     void batchesAreSignedWithAClusterSecret() throws Exception {
         Path secret = SecurityTest.secretFile(dir, "secret", SecurityTest.SECRET);
-        writeUntilBatched(b -> b.clusterSecretFile(secret));
+        callUntilBatched(b -> b.clusterSecretFile(secret));
     }
 
-    private void writeUntilBatched(UnaryOperator<KvServerConfig.Builder> tweak) throws Exception {
+    private void callUntilBatched(UnaryOperator<KvServerConfig.Builder> tweak) throws Exception {
         TestCluster cluster = new TestCluster(dir.resolve("nodes"), 3, tweak);
         try {
             int written = 0;
@@ -61,7 +62,7 @@ class WriteBatchingClusterTest {
                 written += CONCURRENT;
                 batches = 0;
                 for (int node = 0; node < 3; node++) {
-                    batches += metric(cluster, node, "kv_replica_write_batches_total");
+                    batches += metric(cluster, node, "kv_replica_batches_total{operation=\"write\"}");
                 }
             }
             assertTrue(batches > 0, "no write went in a batch in " + written + " concurrent writes");
@@ -73,9 +74,28 @@ class WriteBatchingClusterTest {
             }
             double batched = 0;
             for (int node = 0; node < 3; node++) {
-                batched += metric(cluster, node, "kv_replica_writes_batched_total");
+                batched += metric(cluster, node, "kv_replica_batched_calls_total{operation=\"write\"}");
             }
             assertTrue(batched >= 2 * batches, batched + " writes in " + batches + " batches");
+
+            double readBatches = 0;
+            for (int round = 0; round < MAX_ROUNDS && readBatches == 0; round++) {
+                List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+                for (int key = 0; key < written; key++) {
+                    answers.add(cluster.http.sendAsync(HttpRequest.newBuilder(URI.create(cluster.url(key % 3)
+                                    + "/v0/entity?id=k" + key + "&ack=3&from=3")).timeout(Duration.ofSeconds(30)).build(),
+                            HttpResponse.BodyHandlers.ofString()));
+                }
+                for (int key = 0; key < written; key++) {
+                    HttpResponse<String> response = answers.get(key).get(60, TimeUnit.SECONDS);
+                    assertEquals(200, response.statusCode(), "k" + key + ": " + response.body());
+                    assertEquals("v" + key, response.body());
+                }
+                for (int node = 0; node < 3; node++) {
+                    readBatches += metric(cluster, node, "kv_replica_batches_total{operation=\"read\"}");
+                }
+            }
+            assertTrue(readBatches > 0, "no read went in a batch");
         } finally {
             cluster.close();
         }
