@@ -12,6 +12,7 @@ import io.vertx.core.http.HttpServerRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,25 +93,10 @@ final class InternalHandler {
      * answered with its own outcome; a key or value over this node's limits refuses that entry only.
      */
     void handleWrites(HttpServerRequest request) {
-        if (!batchRequest(request)) {
-            return;
-        }
-        Context context = Vertx.currentContext();
-        BodyReader.read(request, BatchCodec.MAX_BODY_BYTES, bodyBudget, body -> {
-            List<Entry> entries;
-            try {
-                entries = BatchCodec.writes(body);
-            } catch (IllegalArgumentException e) {
-                Responses.send(request, 400, e.getMessage());
-                return Future.succeededFuture();
-            }
-            List<Future<Void>> outcomes = new ArrayList<>(entries.size());
-            for (Entry entry : entries) {
-                String overLimit = overLimit(entry);
-                outcomes.add(overLimit != null ? Future.failedFuture(overLimit) : apply(entry, context, request));
-            }
-            return answerBatch(request, outcomes, (answer, entry) -> BatchCodec.done(answer));
-        });
+        serveBatch(request, BatchCodec::writes, (entry, context) -> {
+            String overLimit = overLimit(entry);
+            return overLimit != null ? Future.<Void>failedFuture(overLimit) : apply(entry, context, request);
+        }, (answer, stored) -> BatchCodec.done(answer));
     }
 
     /**
@@ -118,36 +104,41 @@ final class InternalHandler {
      * a key over this node's limit refuses that read only.
      */
     void handleReads(HttpServerRequest request) {
-        if (!batchRequest(request)) {
+        serveBatch(request, BatchCodec::reads, (key, context) -> key.length > maxKeyBytes
+                        ? Future.<Entry>failedFuture(keyOverLimit(key))
+                        : Future.fromCompletionStage(endpoint.read(key), context),
+                (answer, entry) -> entry == null ? BatchCodec.done(answer) : BatchCodec.version(answer, entry));
+    }
+
+    /**
+     * Serves a batched route: refuses what is not a POST or comes from a peer on another map, reads and
+     * {@code parse}s the body (malformed: 400), makes each {@code call} and answers their outcomes in order.
+     */
+    private <T, R> void serveBatch(HttpServerRequest request, Function<byte[], List<T>> parse,
+                                   BiFunction<T, Context, Future<R>> call, BiFunction<Buffer, R, Buffer> succeeded) {
+        if (request.method() != HttpMethod.POST) {
+            request.response().putHeader("Allow", "POST");
+            Responses.send(request, 405, "method " + request.method() + " not allowed on " + request.path());
+            return;
+        }
+        if (refused(request)) {
             return;
         }
         Context context = Vertx.currentContext();
         BodyReader.read(request, BatchCodec.MAX_BODY_BYTES, bodyBudget, body -> {
-            List<byte[]> keys;
+            List<T> calls;
             try {
-                keys = BatchCodec.reads(body);
+                calls = parse.apply(body);
             } catch (IllegalArgumentException e) {
                 Responses.send(request, 400, e.getMessage());
                 return Future.succeededFuture();
             }
-            List<Future<Entry>> outcomes = new ArrayList<>(keys.size());
-            for (byte[] key : keys) {
-                outcomes.add(key.length > maxKeyBytes ? Future.failedFuture(keyOverLimit(key))
-                        : Future.fromCompletionStage(endpoint.read(key), context));
+            List<Future<R>> outcomes = new ArrayList<>(calls.size());
+            for (T one : calls) {
+                outcomes.add(call.apply(one, context));
             }
-            return answerBatch(request, outcomes, (answer, entry) -> entry == null ? BatchCodec.done(answer)
-                    : BatchCodec.version(answer, entry));
+            return answerBatch(request, outcomes, succeeded);
         });
-    }
-
-    /** Refuses (answered here) what is not a POST, or comes from a peer on another map. */
-    private boolean batchRequest(HttpServerRequest request) {
-        if (request.method() != HttpMethod.POST) {
-            request.response().putHeader("Allow", "POST");
-            Responses.send(request, 405, "method " + request.method() + " not allowed on " + request.path());
-            return false;
-        }
-        return !refused(request);
     }
 
     /** Answers once every call of a batch completed: the outcome of each, in order. */
