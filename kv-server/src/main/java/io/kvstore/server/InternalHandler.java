@@ -135,7 +135,13 @@ final class InternalHandler {
             }
             List<Future<R>> outcomes = new ArrayList<>(calls.size());
             for (T one : calls) {
-                outcomes.add(call.apply(one, context));
+                Future<R> outcome;
+                try {
+                    outcome = call.apply(one, context);
+                } catch (RuntimeException e) {
+                    outcome = Future.failedFuture(e);
+                }
+                outcomes.add(outcome);
             }
             return answerBatch(request, outcomes, succeeded);
         });
