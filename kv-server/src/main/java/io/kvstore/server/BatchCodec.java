@@ -144,8 +144,8 @@ final class BatchCodec {
         byte[] body = answer == null ? new byte[0] : answer.getBytes();
         if (status != 200) {
             String reason = new String(body, StandardCharsets.UTF_8).strip();
-            throw new IllegalStateException(route + " answered " + status
-                    + (reason.isEmpty() || reason.length() > 200 ? "" : ": " + reason));
+            throw new IllegalStateException(route + " answered " + status + (reason.isEmpty() ? ""
+                    : ": " + (reason.length() > 300 ? reason.substring(0, 300) + "..." : reason)));
         }
         RepairProtocol.Reader reader = new RepairProtocol.Reader(body, "answer", MAX_BODY_BYTES);
         List<AsyncResult<R>> outcomes = new ArrayList<>(count);
