@@ -141,8 +141,14 @@ public final class LsmDao implements Dao {
         }
         long hash = 0;
         boolean hashed = false;
-        for (SsTable table : v.tables) {
-            // A table can only matter if it may hold a version that wins over the best found so far.
+        for (int start = 0; start < v.tables.length; start = v.runEnd(start)) {
+            // Of each run (a level 0 table, or a deeper level in key order) only a table spanning the key matters,
+            // and only if it may hold a version that wins over the best found so far.
+            int at = v.tableSpanning(start, key);
+            if (at < 0) {
+                continue;
+            }
+            SsTable table = v.tables[at];
             if (best == null || table.maxTimestamp() >= best.timestamp()) {
                 if (mustNotBlock && !residency.mayRead(table)) {
                     return PointRead.NEEDS_DISK;

@@ -32,6 +32,11 @@ final class Version {
     final int levelZeroTables;
     /** How many of {@link #tables} are at level 0 and not inherited: flushed since the store was opened. */
     final int flushedLevelZeroTables;
+    /**
+     * Parallel to {@link #tables}: the end (exclusive) of the run of same-level tables in key order that
+     * starts at each index, {@code i + 1} for a level 0 table. A point read looks up one table per run.
+     */
+    private final int[] runEnds;
 
     Version(Memtable active, Memtable[] frozen, SsTable[] tables) {
         this(active, frozen, tables, new int[tables.length], new boolean[tables.length]);
@@ -62,12 +67,44 @@ final class Version {
         this.levelZeroTables = zero;
         this.flushedLevelZeroTables = flushed;
         for (int i = 1; i < tables.length; i++) {
-            // Range reads open one table of a level at a time (LevelIterator): a level out of order would hide keys.
+            // Reads open or look up one table of a level at a time: a level out of order would hide keys.
             if (levels[i] == levels[i - 1] && levels[i] > 0 && !tables[i - 1].precedes(tables[i])) {
                 throw new IllegalArgumentException("level " + levels[i] + " tables " + tables[i - 1].fileNumber() + " and "
                         + tables[i].fileNumber() + " overlap or are out of key order");
             }
         }
+        this.runEnds = new int[tables.length];
+        for (int i = tables.length - 1; i >= 0; i--) {
+            boolean continued = i + 1 < tables.length && levels[i] > 0 && levels[i + 1] == levels[i];
+            runEnds[i] = continued ? runEnds[i + 1] : i + 1;
+        }
+    }
+
+    /**
+     * The end (exclusive) of the run of tables starting at {@code start}: the tables of one level in key
+     * order, of which at most one can hold a given key, or just {@code start}'s own table at level 0.
+     */
+    int runEnd(int start) {
+        return runEnds[start];
+    }
+
+    /**
+     * The index of the one table in the run {@code [start, runEnd(start))} whose key range spans
+     * {@code key}, or -1: a binary search over the run's last keys, so a point read costs a comparison
+     * per halving rather than one per table of the level.
+     */
+    int tableSpanning(int start, byte[] key) {
+        int low = start;
+        int high = runEnds[start];
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (tables[mid].endsBefore(key)) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        return low < runEnds[start] && tables[low].spans(key) ? low : -1;
     }
 
     /** How many of {@link #tables} are inherited (see {@link #inherited}). */

@@ -267,6 +267,11 @@ public final class SsTable {
         return (from == null || Bytes.compare(lastKey, from) >= 0) && (to == null || Bytes.compare(firstKey, to) < 0);
     }
 
+    /** Whether {@code key} lies within the table's key range (the table may hold it). */
+    public boolean spans(byte[] key) {
+        return Bytes.compare(key, firstKey) >= 0 && Bytes.compare(key, lastKey) <= 0;
+    }
+
     /** Whether every key of the table is below {@code key}. */
     public boolean endsBefore(byte[] key) {
         return Bytes.compare(lastKey, key) < 0;

@@ -195,6 +195,42 @@ class LeveledCompactionTest {
         return count;
     }
 
+    @Test
+    void pointReadsFindEveryKeyInTheOneTableOfEachLevelThatSpansIt() throws IOException {
+        try (LsmDao dao = LsmDao.open(options())) {
+            // Even keys only, so that absent keys fall inside tables, between them and beyond both ends.
+            for (int i = 0; i < KEYS; i += 2) {
+                dao.upsert(Entry.value(key(i), pointReadValue(i), i + 1));
+            }
+            dao.compact();
+            int[] levels = dao.liveLevels();
+            int longestRun = 1;
+            for (int i = 1, run = 1; i < levels.length; i++) {
+                run = levels[i] > 0 && levels[i] == levels[i - 1] ? run + 1 : 1;
+                longestRun = Math.max(longestRun, run);
+            }
+            assertTrue(longestRun >= 8, "a level of many tables: " + Arrays.toString(levels));
+            for (int i = -1; i <= KEYS; i++) {
+                Entry found = dao.get(key(i));
+                if (i >= 0 && i < KEYS && i % 2 == 0) {
+                    assertArrayEquals(pointReadValue(i), found.value(), "key " + i);
+                } else {
+                    assertNull(found, "key " + i);
+                }
+            }
+            assertNull(dao.get(new byte[0]));
+            assertNull(dao.get("zzz".getBytes(StandardCharsets.UTF_8)));
+            // A newer version in the memtable wins over the one a level holds.
+            dao.upsert(Entry.value(key(10), new byte[] {1}, KEYS + 1));
+            assertArrayEquals(new byte[] {1}, dao.get(key(10)).value());
+        }
+    }
+
+    /** 100 bytes that name their key, so that a few thousand entries fill many 16 KiB tables. */
+    private static byte[] pointReadValue(int i) {
+        return String.format("%-100s", "value-" + i).getBytes(StandardCharsets.UTF_8);
+    }
+
     private static void checkContents(LsmDao dao, byte[][] expected) throws IOException {
         for (int i = 0; i < KEYS; i++) {
             Entry e = dao.get(key(i));

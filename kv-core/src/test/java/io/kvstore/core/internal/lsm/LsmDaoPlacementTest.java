@@ -1,5 +1,6 @@
 package io.kvstore.core.internal.lsm;
 
+import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
 import io.kvstore.core.SyncPolicy;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -98,6 +100,43 @@ class LsmDaoPlacementTest {
             dao.upsert(value(5, 8));
             assertEquals(value(5, 8), dao.getAsync(key(5), mayBlock).join());
         }
+    }
+
+    @Test
+    void aTableNotYetCheckedSendsOnlyTheReadsItMayAnswerToTheExecutor() throws IOException {
+        try (LsmDao dao = LsmDao.open(twoTablesStayApart())) {
+            for (int i = 0; i < 100; i++) {
+                dao.upsert(value(i, 7));
+            }
+        }
+        try (LsmDao dao = LsmDao.open(twoTablesStayApart())) {
+            // A table the store writes is checked as it is written; the reopened one is not checked yet.
+            for (int i = 0; i < 100; i++) {
+                dao.upsert(Entry.value(otherKey(i), new byte[] {(byte) i}, 1));
+            }
+            dao.flush();
+            assertEquals(2, dao.liveTables().length);
+            String tables = Arrays.toString(dao.liveTables());
+            // The old table may hold newer versions than the new one, but its range does not span these keys.
+            CompletableFuture<Entry> outside = dao.getAsync(otherKey(6), mayBlock);
+            assertTrue(outside.isDone(), "a table whose range does not span the key is not consulted");
+            assertEquals(Entry.value(otherKey(6), new byte[] {6}, 1), outside.join());
+            CompletableFuture<Entry> inside = dao.getAsync(key(6), mayBlock);
+            assertFalse(inside.isDone(), "the unchecked table spans the key and may need the disk");
+            mayBlock.runAll();
+            assertEquals(value(6, 7), inside.join());
+            assertEquals(tables, Arrays.toString(dao.liveTables()), "no compaction replaced the tables meanwhile");
+        }
+    }
+
+    /** Size-tiered below its trigger: two tables are left as they are, and the reopened one unchecked. */
+    private DaoOptions twoTablesStayApart() {
+        return DaoOptions.builder(dir).compactionStyle(CompactionStyle.SIZE_TIERED).compactionTrigger(4).build();
+    }
+
+    /** Keys sorting after every {@link #key(int)}. */
+    private static byte[] otherKey(int i) {
+        return ("other-" + i).getBytes(StandardCharsets.UTF_8);
     }
 
     private static byte[] key(int i) {
