@@ -65,6 +65,7 @@ public final class DaoOptions {
 
     private final Path dataDirectory;
     private final long flushThresholdBytes;
+    private final double flushThresholdSpread;
     private final SyncPolicy syncPolicy;
     private final long groupCommitIntervalMillis;
     private final int bloomBitsPerKey;
@@ -87,6 +88,7 @@ public final class DaoOptions {
     private DaoOptions(Builder b) {
         this.dataDirectory = b.dataDirectory;
         this.flushThresholdBytes = b.flushThresholdBytes;
+        this.flushThresholdSpread = b.flushThresholdSpread;
         this.syncPolicy = b.syncPolicy;
         this.groupCommitIntervalMillis = b.groupCommitIntervalMillis;
         this.bloomBitsPerKey = b.bloomBitsPerKey;
@@ -131,6 +133,7 @@ public final class DaoOptions {
     public Builder toBuilder() {
         Builder b = new Builder(dataDirectory);
         b.flushThresholdBytes = flushThresholdBytes;
+        b.flushThresholdSpread = flushThresholdSpread;
         b.syncPolicy = syncPolicy;
         b.groupCommitIntervalMillis = groupCommitIntervalMillis;
         b.bloomBitsPerKey = bloomBitsPerKey;
@@ -163,6 +166,17 @@ public final class DaoOptions {
      */
     public long flushThresholdBytes() {
         return flushThresholdBytes;
+    }
+
+    /**
+     * How far below {@link #flushThresholdBytes()} a memtable may be frozen, as a fraction of it: each
+     * memtable is frozen at a size drawn uniformly from {@code [threshold * (1 - spread), threshold]}.
+     * 0 (the default) freezes every memtable at the threshold. Replicas that receive the same writes
+     * otherwise flush, and so compact, at the same moments; a spread sets each on its own schedule, so
+     * a quorum is less often waiting on replicas that are all busy compacting.
+     */
+    public double flushThresholdSpread() {
+        return flushThresholdSpread;
     }
 
     /** When the write-ahead log is forced to the device. */
@@ -327,6 +341,7 @@ public final class DaoOptions {
     public String toString() {
         return "DaoOptions{dataDirectory=" + dataDirectory
                 + ", flushThresholdBytes=" + flushThresholdBytes
+                + ", flushThresholdSpread=" + flushThresholdSpread
                 + ", syncPolicy=" + syncPolicy
                 + ", groupCommitIntervalMillis=" + groupCommitIntervalMillis
                 + ", bloomBitsPerKey=" + bloomBitsPerKey
@@ -349,6 +364,7 @@ public final class DaoOptions {
     public static final class Builder {
         private final Path dataDirectory;
         private long flushThresholdBytes = DEFAULT_FLUSH_THRESHOLD_BYTES;
+        private double flushThresholdSpread;
         private SyncPolicy syncPolicy = SyncPolicy.NONE;
         private long groupCommitIntervalMillis = DEFAULT_GROUP_COMMIT_INTERVAL_MILLIS;
         private int bloomBitsPerKey = DEFAULT_BLOOM_BITS_PER_KEY;
@@ -375,6 +391,12 @@ public final class DaoOptions {
 
         public Builder flushThresholdBytes(long bytes) {
             this.flushThresholdBytes = bytes;
+            return this;
+        }
+
+        /** See {@link DaoOptions#flushThresholdSpread()}: in {@code [0, 0.5]}. */
+        public Builder flushThresholdSpread(double spread) {
+            this.flushThresholdSpread = spread;
             return this;
         }
 
@@ -470,6 +492,8 @@ public final class DaoOptions {
 
         public DaoOptions build() {
             require(flushThresholdBytes >= 1024, "flushThresholdBytes must be >= 1024, got " + flushThresholdBytes);
+            require(flushThresholdSpread >= 0 && flushThresholdSpread <= 0.5,
+                    "flushThresholdSpread must be in [0, 0.5], got " + flushThresholdSpread);
             require(groupCommitIntervalMillis >= 1 && groupCommitIntervalMillis <= 10_000,
                     "groupCommitIntervalMillis must be in [1, 10000], got " + groupCommitIntervalMillis);
             require(bloomBitsPerKey >= 0 && bloomBitsPerKey <= 64,

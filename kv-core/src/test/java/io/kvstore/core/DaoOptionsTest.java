@@ -35,4 +35,16 @@ class DaoOptionsTest {
         assertTrue(refused.getMessage().contains("levelBaseBytes must be 0 (the default: 16 memtables) or >= "
                 + "targetTableBytes (1048576), got 524288"), refused.getMessage());
     }
+
+    @Test
+    void theFlushThresholdSpreadIsAFractionUpToAHalf() {
+        assertEquals(0, DaoOptions.defaults(DIR).flushThresholdSpread());
+        assertEquals(0.5, DaoOptions.builder(DIR).flushThresholdSpread(0.5).build().toBuilder().build().flushThresholdSpread());
+        for (double bad : new double[] {-0.1, 0.51, 1, Double.NaN}) {
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> DaoOptions.builder(DIR).flushThresholdSpread(bad).build());
+            assertTrue(refused.getMessage().contains("flushThresholdSpread must be in [0, 0.5], got " + bad),
+                    refused.getMessage());
+        }
+    }
 }

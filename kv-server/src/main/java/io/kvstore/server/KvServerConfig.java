@@ -46,6 +46,12 @@ public final class KvServerConfig {
      * Smaller heaps get {@link #defaultFlushThresholdBytes()}.
      */
     public static final long DEFAULT_FLUSH_THRESHOLD_BYTES = DaoOptions.DEFAULT_FLUSH_THRESHOLD_BYTES;
+    /**
+     * Default {@link DaoOptions#flushThresholdSpread()} of a node of a cluster (0 for a lone node), so
+     * that replicas of the same keys flush and compact on schedules of their own
+     * (docs/TUNING.md#replicas-flush-apart-the-flush-threshold-spread).
+     */
+    public static final double DEFAULT_CLUSTER_FLUSH_THRESHOLD_SPREAD = 0.25;
     /** The least default memtable size, however small the heap. */
     static final long MIN_DEFAULT_FLUSH_THRESHOLD_BYTES = 1L << 20;
     /**
@@ -466,6 +472,8 @@ public final class KvServerConfig {
         private Engine engine = Engine.LSM;
         private SyncPolicy syncPolicy = SyncPolicy.NONE;
         private long flushThresholdBytes = defaultFlushThresholdBytes();
+        /** Null: {@link #DEFAULT_CLUSTER_FLUSH_THRESHOLD_SPREAD} in a cluster, 0 alone. */
+        private Double flushThresholdSpread;
         private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
         private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
         private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
@@ -598,6 +606,16 @@ public final class KvServerConfig {
         /** The memtable size before a flush; default {@link #defaultFlushThresholdBytes()}. */
         public Builder flushThresholdBytes(long bytes) {
             this.flushThresholdBytes = bytes;
+            return this;
+        }
+
+        /**
+         * See {@link DaoOptions#flushThresholdSpread()}; default {@link #DEFAULT_CLUSTER_FLUSH_THRESHOLD_SPREAD}
+         * for a node of a cluster (more than one node, or joining one), 0 for a lone node, which has no
+         * replicas to keep apart from.
+         */
+        public Builder flushThresholdSpread(double spread) {
+            this.flushThresholdSpread = spread;
             return this;
         }
 
@@ -828,6 +846,8 @@ public final class KvServerConfig {
             DaoOptions storeOptions = DaoOptions.builder(dataDirectory)
                     .syncPolicy(syncPolicy)
                     .flushThresholdBytes(flushThresholdBytes)
+                    .flushThresholdSpread(flushThresholdSpread != null ? flushThresholdSpread
+                            : join != null || cluster != null && cluster.size() > 1 ? DEFAULT_CLUSTER_FLUSH_THRESHOLD_SPREAD : 0)
                     .backgroundPriority(backgroundPriority)
                     .compression(compression)
                     .blockCacheBytes(blockCacheBytes)

@@ -131,6 +131,14 @@ final class ServerCommand {
         config.flushThresholdBytes(bytes);
     }
 
+    @Option(names = "--flush-threshold-spread", paramLabel = "FRACTION",
+            description = "0 to 0.5: each memtable is written to a table at a size drawn between"
+                    + " (1 - FRACTION) times the flush threshold and the threshold, so that replicas flush and compact apart"
+                    + " (default: " + KvServerConfig.DEFAULT_CLUSTER_FLUSH_THRESHOLD_SPREAD + " in a cluster, 0 for a lone node)")
+    void flushThresholdSpread(double spread) {
+        config.flushThresholdSpread(spread);
+    }
+
     @Option(names = "--compression", paramLabel = "CODEC", defaultValue = "lz4",
             description = "lz4 | zstd | none: how new tables' data blocks are compressed; tables written under"
                     + " another setting stay readable")

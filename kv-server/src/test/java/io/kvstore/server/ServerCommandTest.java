@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,8 +70,8 @@ class ServerCommandTest {
         KvServerConfig c = ServerCommand.parse("--port", "9001", "--data-dir", "/tmp/x",
                 "--cluster", "http://h1:9001, http://h2:9002", "--self", "http://h1:9001",
                 "--partitioner", "maglev", "--vnodes", "16", "--engine", "rocksdb", "--sync", "group",
-                "--flush-threshold", "1048576", "--max-key-bytes", "100", "--max-body-bytes", "1000",
-                "--max-in-flight", "10", "--max-buffered-bytes", "5000", "--replica-timeout-ms", "300",
+                "--flush-threshold", "1048576", "--flush-threshold-spread", "0.3", "--max-key-bytes", "100",
+                "--max-body-bytes", "1000", "--max-in-flight", "10", "--max-buffered-bytes", "5000", "--replica-timeout-ms", "300",
                 "--idle-timeout-s", "9", "--request-timeout-s", "7", "--event-loops", "3", "--storage-threads", "0",
                 "--transport", "nio", "--background-priority", "idle", "--anti-entropy-interval-s", "0",
                 "--tombstone-grace-s", "60", "--hint-window-s", "30", "--metrics", "off",
@@ -85,6 +86,7 @@ class ServerCommandTest {
         assertEquals(Engine.ROCKSDB, c.engine());
         assertEquals(SyncPolicy.GROUP_COMMIT, c.storeOptions().syncPolicy());
         assertEquals(1048576, c.storeOptions().flushThresholdBytes());
+        assertEquals(0.3, c.storeOptions().flushThresholdSpread());
         assertEquals(100, c.maxKeyBytes());
         assertEquals(1000, c.maxBodyBytes());
         assertEquals(10, c.maxInFlight());
@@ -180,6 +182,20 @@ class ServerCommandTest {
     }
 
     @Test
+    void nodesOfAClusterSpreadTheirFlushesByDefaultAndALoneNodeDoesNot() {
+        assertEquals(0, ServerCommand.parse().storeOptions().flushThresholdSpread());
+        String[] cluster = {"--cluster", "http://h1:1,http://h2:1", "--self", "http://h1:1"};
+        assertEquals(KvServerConfig.DEFAULT_CLUSTER_FLUSH_THRESHOLD_SPREAD,
+                ServerCommand.parse(cluster).storeOptions().flushThresholdSpread());
+        assertEquals(KvServerConfig.DEFAULT_CLUSTER_FLUSH_THRESHOLD_SPREAD,
+                ServerCommand.parse("--port", "9001", "--join", "http://h1:1").storeOptions().flushThresholdSpread());
+        String[] explicit = Arrays.copyOf(cluster, cluster.length + 2);
+        explicit[cluster.length] = "--flush-threshold-spread";
+        explicit[cluster.length + 1] = "0";
+        assertEquals(0, ServerCommand.parse(explicit).storeOptions().flushThresholdSpread());
+    }
+
+    @Test
     void badFlagsAreUsageErrorsThatNameTheProblem() {
         assertUsageError("Unknown options: '--prot'", "--prot", "1");
         assertUsageError("Missing required parameter for option '--port' (N)", "--port");
@@ -187,6 +203,9 @@ class ServerCommandTest {
         assertUsageError("Invalid value for option '--flush-threshold': '8M' is not a long", "--flush-threshold", "8M");
         assertUsageError("port must be in [0, 65535], got 70000", "--port", "70000");
         assertUsageError("flushThresholdBytes must be >= 1024, got 100", "--flush-threshold", "100");
+        assertUsageError("flushThresholdSpread must be in [0, 0.5], got 0.6", "--flush-threshold-spread", "0.6");
+        assertUsageError("Invalid value for option '--flush-threshold-spread': 'a' is not a double",
+                "--flush-threshold-spread", "a");
         assertUsageError("unknown partitioner 'hash'; expected one of [ring, rendezvous, modn, jump, maglev]",
                 "--partitioner", "hash");
         assertUsageError("self http://h3:1 is not in the cluster [http://h1:1, http://h2:1]",

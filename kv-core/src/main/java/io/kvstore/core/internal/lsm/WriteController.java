@@ -10,6 +10,7 @@ import io.kvstore.core.internal.log.WriteAheadLog;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -88,6 +89,8 @@ final class WriteController {
     private long nextLogNumber;
     private long lastSequence;
     private volatile long visibleSequence;
+    /** Size at which the active memtable is frozen (GUARDED_BY writeLock); see {@link #nextFlushAt()}. */
+    private long flushAt;
 
     WriteController(DaoOptions options, WriteAheadLog wal, VersionSet versions, StoreState state, DaoStats stats,
                     Flusher flusher) {
@@ -102,7 +105,15 @@ final class WriteController {
         this.slowdownAt = leveled ? SLOWDOWN_FACTOR * options.compactionTrigger() : Integer.MAX_VALUE;
         this.stopAt = leveled ? STOP_FACTOR * options.compactionTrigger() : Integer.MAX_VALUE;
         this.delayedWrites = new ByteRateLimiter(options.delayedWriteBytesPerSecond());
+        this.flushAt = nextFlushAt();
         prepareNextLog();
+    }
+
+    /** The size the next active memtable is frozen at: the threshold less a random part of its spread. */
+    private long nextFlushAt() {
+        long threshold = options.flushThresholdBytes();
+        double spread = options.flushThresholdSpread();
+        return spread == 0 ? threshold : threshold - (long) (threshold * spread * ThreadLocalRandom.current().nextDouble());
     }
 
     /**
@@ -183,7 +194,7 @@ final class WriteController {
     /** Logs and inserts {@code entry} into a memtable with room, switching first if it is full. REQUIRES writeLock. */
     private long appendChecked(Entry entry) throws IOException {
         state.ensureWritable();
-        if (versions.current().active.sizeBytes() >= options.flushThresholdBytes()) {
+        if (versions.current().active.sizeBytes() >= flushAt) {
             switchMemtable();
         }
         return append(entry);
@@ -207,7 +218,7 @@ final class WriteController {
         }
         try {
             state.ensureWritable();
-            if (versions.current().active.sizeBytes() >= options.flushThresholdBytes()) {
+            if (versions.current().active.sizeBytes() >= flushAt) {
                 return false;
             }
             append(entry);
@@ -370,6 +381,7 @@ final class WriteController {
         }
         prepareNextLog();
         versions.switchMemtable(fresh);
+        flushAt = nextFlushAt();
         flusher.schedule();
     }
 
