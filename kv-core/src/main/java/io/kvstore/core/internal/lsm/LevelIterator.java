@@ -32,19 +32,7 @@ final class LevelIterator implements CloseableIterator<Entry> {
         this.end = end;
         this.to = to;
         this.fillCache = fillCache;
-        int low = start;
-        int high = end;
-        if (from != null) {
-            while (low < high) {
-                int mid = (low + high) >>> 1;
-                if (tables[mid].endsBefore(from)) {
-                    low = mid + 1;
-                } else {
-                    high = mid;
-                }
-            }
-        }
-        nextTable = low;
+        nextTable = from == null ? start : Version.firstNotEndingBefore(tables, start, end, from);
         current = openNext(from);
     }
 

@@ -94,8 +94,18 @@ final class Version {
      * per halving rather than one per table of the level.
      */
     int tableSpanning(int start, byte[] key) {
+        int end = runEnds[start];
+        int at = firstNotEndingBefore(tables, start, end, key);
+        return at < end && tables[at].spans(key) ? at : -1;
+    }
+
+    /**
+     * The first of {@code tables[start, end)}, one level's tables in key order, whose last key is at or
+     * above {@code key} (the only one that may hold it), or {@code end} if none: a binary search.
+     */
+    static int firstNotEndingBefore(SsTable[] tables, int start, int end, byte[] key) {
         int low = start;
-        int high = runEnds[start];
+        int high = end;
         while (low < high) {
             int mid = (low + high) >>> 1;
             if (tables[mid].endsBefore(key)) {
@@ -104,7 +114,7 @@ final class Version {
                 high = mid;
             }
         }
-        return low < runEnds[start] && tables[low].spans(key) ? low : -1;
+        return low;
     }
 
     /** How many of {@link #tables} are inherited (see {@link #inherited}). */
