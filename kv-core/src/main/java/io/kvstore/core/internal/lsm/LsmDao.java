@@ -223,15 +223,12 @@ public final class LsmDao implements Dao {
             }
             SsTable[] tables = v.tables;
             for (int i = 0, end; i < tables.length; i = end) {
-                end = i + 1;
+                end = v.runEnd(i);
                 if (v.levels[i] == 0) {
                     if (tables[i].overlaps(from, to)) {
                         sources.add(LevelIterator.tableRange(tables[i], from, to, fillCache));
                     }
                     continue;
-                }
-                while (end < tables.length && v.levels[end] == v.levels[i]) {
-                    end++;
                 }
                 sources.add(new LevelIterator(tables, i, end, from, to, fillCache));
             }

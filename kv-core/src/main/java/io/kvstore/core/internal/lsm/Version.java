@@ -34,7 +34,8 @@ final class Version {
     final int flushedLevelZeroTables;
     /**
      * Parallel to {@link #tables}: the end (exclusive) of the run of same-level tables in key order that
-     * starts at each index, {@code i + 1} for a level 0 table. A point read looks up one table per run.
+     * starts at each index, {@code i + 1} for a level 0 table: a point read looks up one table per run, a range
+     * read merges one source per run.
      */
     private final int[] runEnds;
 
