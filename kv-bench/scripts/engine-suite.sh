@@ -18,8 +18,8 @@
 # - 16-byte keys and 100-byte values; read stores of KEYS keys, every read finding its key, flushed
 #   and compacted into one sorted run before the reads; each fill starts from an empty store.
 # - Write-ahead log on, no fsync per write (our SyncPolicy.NONE; db_bench --sync=false, WAL on).
-# - No compression: DaoBenchmark stores blocks uncompressed, RocksDbDao never compresses, and
-#   db_bench (Snappy by default) gets --compression_type=none.
+# - No compression: DaoBenchmark stores blocks uncompressed in both engines, and db_bench (Snappy
+#   by default) gets --compression_type=none.
 # - 10 Bloom bits per key, whole-key filters; RocksDB also gets the memtable Bloom filter RocksDbDao
 #   configures. 4 KiB blocks; 32 MiB memtables, at most 3; level-0 compaction at 4 tables;
 #   2 background jobs.

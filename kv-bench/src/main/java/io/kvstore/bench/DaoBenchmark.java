@@ -27,8 +27,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Our LSM engine against RocksDB in the same run, on 16-byte random keys and 100-byte random values,
- * both storing blocks uncompressed (RocksDB's {@link io.kvstore.core.Dao} never compresses;
- * {@link CompressionBenchmark} measures the codecs):
+ * both storing blocks uncompressed ({@link CompressionBenchmark} measures the codecs):
  * <ul>
  *   <li>{@code fill}: {@code keys} upserts of new random keys into an empty store (default options: WAL
  *       on, no fsync, 32 MiB memtable), split among the threads, flushes and compactions included;

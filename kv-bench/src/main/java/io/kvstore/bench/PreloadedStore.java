@@ -38,10 +38,7 @@ final class PreloadedStore {
     private PreloadedStore() {
     }
 
-    /**
-     * The options of every benchmark store: the defaults but for the block codec. RocksDB's
-     * {@link Dao} never compresses, whatever the codec asks.
-     */
+    /** The options of every benchmark store: the defaults but for the block codec, which both engines apply. */
     static DaoOptions options(Path directory, Compression compression) {
         return DaoOptions.builder(directory).compression(compression).build();
     }

@@ -1,7 +1,7 @@
 package io.kvstore.core;
 
 /**
- * How the LSM engine compresses the data blocks of the tables it writes ({@link DaoOptions#compression()}).
+ * How a store compresses the data blocks of the tables it writes ({@link DaoOptions#compression()}).
  * Each table records its own codec, so tables written under different settings are read side by side
  * and a change of setting applies to new tables only, as flushes and compactions write them.
  */

@@ -1,6 +1,7 @@
 package io.kvstore.bench.ycsb;
 
 import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.KvStore;
@@ -8,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -20,6 +22,7 @@ import site.ycsb.Status;
 /**
  * YCSB binding for the embedded store, so the standard workloads run against our LSM and against
  * RocksDB through the same code. Properties: {@code kvstore.engine} (lsm | rocksdb, default lsm),
+ * {@code kvstore.compression} (none | lz4 | zstd, default the store's default, applied by both engines),
  * {@code kvstore.dir} (required). YCSB makes one instance per client thread; they share one store.
  *
  * <pre>
@@ -45,7 +48,12 @@ public final class KvStoreYcsbDb extends DB {
             if (shared == null) {
                 try {
                     Engine engine = Engine.fromName(p.getProperty("kvstore.engine", "lsm"));
-                    shared = KvStore.open(engine, DaoOptions.defaults(Path.of(dir)));
+                    DaoOptions.Builder options = DaoOptions.builder(Path.of(dir));
+                    String compression = p.getProperty("kvstore.compression");
+                    if (compression != null) {
+                        options.compression(Compression.valueOf(compression.toUpperCase(Locale.ROOT)));
+                    }
+                    shared = KvStore.open(engine, options.build());
                 } catch (IOException | IllegalArgumentException e) {
                     throw new DBException("cannot open the store in " + dir + ": " + e.getMessage(), e);
                 }

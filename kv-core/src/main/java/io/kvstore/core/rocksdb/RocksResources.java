@@ -1,5 +1,6 @@
 package io.kvstore.core.rocksdb;
 
+import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.SyncPolicy;
 import org.rocksdb.BlockBasedTableConfig;
@@ -24,14 +25,15 @@ import org.rocksdb.WriteOptions;
  *   <li>{@code bloomBitsPerKey} -> a full-key Bloom filter per table (none if 0), plus a memtable
  *       Bloom filter so writes and absent-key reads skip the memtable search;</li>
  *   <li>{@code blockSizeBytes} -> the block-based table's block size;</li>
+ *   <li>{@code compression} -> the same codec for every level ({@code NO_COMPRESSION},
+ *       {@code LZ4_COMPRESSION}, {@code ZSTD_COMPRESSION}), so the two engines pay for the same work;</li>
  *   <li>{@code syncPolicy}: WAL always on; {@code NONE} writes the WAL to the OS without fsync
  *       (survives kill -9); {@code EVERY_WRITE} and {@code GROUP_COMMIT} both use synced writes,
  *       which RocksDB already groups: concurrent writers share one fsync through its write-group
  *       leader, which is group commit without a timer.</li>
  * </ul>
  * Block cache: an LRU cache of {@link #BLOCK_CACHE_BYTES} (off-heap; index and filter blocks are
- * kept in table readers, outside it). No compression: the comparison workload (random values) does
- * not compress and our LSM engine does not compress either, so compression would only cost CPU.
+ * kept in table readers, outside it).
  */
 final class RocksResources implements AutoCloseable {
     /** Off-heap LRU block cache shared by every table of one store: 128 MiB. */
@@ -55,7 +57,7 @@ final class RocksResources implements AutoCloseable {
         options = new Options()
                 .setCreateIfMissing(true)
                 .setTableFormatConfig(table)
-                .setCompressionType(CompressionType.NO_COMPRESSION)
+                .setCompressionType(compressionType(daoOptions.compression()))
                 .setWriteBufferSize(daoOptions.flushThresholdBytes())
                 .setMaxWriteBufferNumber(daoOptions.maxFrozenMemtables() + 1)
                 .setLevel0FileNumCompactionTrigger(daoOptions.compactionTrigger())
@@ -66,6 +68,15 @@ final class RocksResources implements AutoCloseable {
         writeOptions = new WriteOptions()
                 .setDisableWAL(false)
                 .setSync(daoOptions.syncPolicy() != SyncPolicy.NONE);
+    }
+
+    /** RocksDB's codec for ours; RocksDB records it per block, so a store reopened under another still reads. */
+    static CompressionType compressionType(Compression compression) {
+        return switch (compression) {
+            case NONE -> CompressionType.NO_COMPRESSION;
+            case LZ4 -> CompressionType.LZ4_COMPRESSION;
+            case ZSTD -> CompressionType.ZSTD_COMPRESSION;
+        };
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.kvstore.core.rocksdb;
 
 import io.kvstore.core.BlockCacheProperties;
 import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
 import io.kvstore.core.SyncPolicy;
@@ -9,7 +10,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -76,6 +84,72 @@ class RocksDbDaoTest {
             dao.flush();
             dao.upsert(Entry.value(new byte[] {1}, new byte[] {9}, 2));
             assertEquals(Entry.value(new byte[] {1}, new byte[] {2}, 3), dao.get(new byte[] {1}));
+        }
+    }
+
+    @Test
+    void tablesAreCompressedWithTheCodecOfTheOptions() throws IOException {
+        Map<Compression, Long> tableBytes = new EnumMap<>(Compression.class);
+        for (Compression codec : Compression.values()) {
+            Path store = directory.resolve(codec.name());
+            try (RocksDbDao dao = RocksDbDao.open(DaoOptions.builder(store).compression(codec).build())) {
+                upsertCompressible(dao, 1);
+                dao.flush();
+            }
+            tableBytes.put(codec, tableBytes(store));
+        }
+        long raw = 2000L * (16 + 1000);
+        assertTrue(tableBytes.get(Compression.NONE) > raw, tableBytes.toString());
+        assertTrue(tableBytes.get(Compression.LZ4) < raw / 4, tableBytes.toString());
+        assertTrue(tableBytes.get(Compression.ZSTD) < raw / 4, tableBytes.toString());
+    }
+
+    @Test
+    void aStoreReopenedUnderAnotherCodecReadsTheTablesOfBoth() throws IOException {
+        try (RocksDbDao dao = RocksDbDao.open(DaoOptions.builder(directory).compression(Compression.LZ4).build())) {
+            upsertCompressible(dao, 1);
+            dao.flush();
+        }
+        try (RocksDbDao dao = RocksDbDao.open(DaoOptions.builder(directory).compression(Compression.NONE).build())) {
+            upsertCompressible(dao, 2);
+            dao.flush();
+        }
+        try (RocksDbDao dao = RocksDbDao.open(DaoOptions.builder(directory).compression(Compression.ZSTD).build())) {
+            for (int i = 0; i < 2000; i++) {
+                Entry e = dao.get(compressibleKey(i));
+                assertEquals(Entry.value(compressibleKey(i), compressibleValue(i), i % 2 == 0 ? 2 : 1), e);
+            }
+        }
+    }
+
+    /** 2000 entries of 1000-byte values made of one repeated byte; the even keys are written at {@code timestamp}. */
+    private static void upsertCompressible(RocksDbDao dao, long timestamp) throws IOException {
+        for (int i = 0; i < 2000; i++) {
+            if (timestamp == 1 || i % 2 == 0) {
+                dao.upsert(Entry.value(compressibleKey(i), compressibleValue(i), timestamp));
+            }
+        }
+    }
+
+    private static byte[] compressibleKey(int i) {
+        return String.format("key-%012d", i).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] compressibleValue(int i) {
+        byte[] value = new byte[1000];
+        Arrays.fill(value, (byte) ('a' + i % 26));
+        return value;
+    }
+
+    private static long tableBytes(Path store) throws IOException {
+        try (Stream<Path> files = Files.list(store)) {
+            return files.filter(f -> f.toString().endsWith(".sst")).mapToLong(f -> {
+                try {
+                    return Files.size(f);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }).sum();
         }
     }
 }
