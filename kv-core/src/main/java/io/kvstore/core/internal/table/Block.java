@@ -107,11 +107,16 @@ final class Block {
      * that signed comparison of prefixes agrees with unsigned order of keys (ties need the full key).
      */
     static long keyPrefix(byte[] key) {
-        if (key.length >= 8) {
-            return Coding.getLongBigEndian(key, 0) ^ Long.MIN_VALUE;
+        return keyPrefix(key, 0);
+    }
+
+    /** {@link #keyPrefix(byte[])} of {@code key} from {@code from} on ({@code from <= key.length}). */
+    static long keyPrefix(byte[] key, int from) {
+        if (key.length - from >= 8) {
+            return Coding.getLongBigEndian(key, from) ^ Long.MIN_VALUE;
         }
         long p = 0;
-        for (int i = 0; i < 8; i++) {
+        for (int i = from; i < from + 8; i++) {
             p = (p << 8) | (i < key.length ? key[i] & 0xFF : 0);
         }
         return p ^ Long.MIN_VALUE;

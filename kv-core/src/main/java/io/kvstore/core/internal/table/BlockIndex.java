@@ -1,20 +1,25 @@
 package io.kvstore.core.internal.table;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * A table's block index, read in place from the mapping: for each data block its last key and its
  * handle, in key order. Lookups first narrow the search with {@link #lastKeyPrefixes}, a primitive
- * array on the heap (8 bytes per block), so they rarely touch the mapped index.
+ * array on the heap (8 bytes per block), so they rarely touch the mapped index. The 8 bytes are taken
+ * after the prefix all last keys share ({@link #shared}), so that keys which begin alike (a table or
+ * tenant name, a common prefix of identifiers) still differ in them.
  */
 final class BlockIndex {
     private final ByteBuffer buf;
     private final int base;
     private final int size;
     private final int count;
+    /** The bytes every last key begins with: the common prefix of the first and the last. */
+    private final byte[] shared;
     /**
-     * The first 8 bytes of each block's last key, big-endian, zero-padded, sign bit flipped: narrows
-     * the index search to the blocks sharing the key's prefix.
+     * The 8 bytes after {@link #shared} of each block's last key, big-endian, zero-padded, sign bit
+     * flipped: narrows the index search to the blocks whose keys agree with the key's there.
      */
     private final long[] lastKeyPrefixes;
 
@@ -24,11 +29,25 @@ final class BlockIndex {
         this.base = base;
         this.size = size;
         this.count = Block.count(buf, base, size);
+        this.shared = count == 0 ? new byte[0] : commonPrefix(lastKey(0), lastKey(count - 1));
         this.lastKeyPrefixes = new long[count];
         for (int i = 0; i < count; i++) {
             int entry = Block.entryPosition(buf, base, size, count, i);
-            lastKeyPrefixes[i] = Block.keyPrefix(buf, Block.keyPosition(entry), Block.keyLength(buf, entry));
+            lastKeyPrefixes[i] = Block.keyPrefix(buf, Block.keyPosition(entry) + shared.length,
+                    Block.keyLength(buf, entry) - shared.length);
         }
+    }
+
+    private byte[] lastKey(int block) {
+        int entry = Block.entryPosition(buf, base, size, count, block);
+        byte[] key = new byte[Block.keyLength(buf, entry)];
+        buf.get(Block.keyPosition(entry), key);
+        return key;
+    }
+
+    private static byte[] commonPrefix(byte[] a, byte[] b) {
+        int n = Arrays.mismatch(a, b);
+        return n < 0 ? a : Arrays.copyOf(a, n);
     }
 
     /** Number of data blocks. */
@@ -38,27 +57,41 @@ final class BlockIndex {
 
     /** The first block whose last key is {@code >= key}, or {@link #count()}. */
     int find(byte[] key) {
-        long prefix = Block.keyPrefix(key);
-        long[] prefixes = lastKeyPrefixes;
+        int compared = Math.min(shared.length, key.length);
+        int c = Arrays.compareUnsigned(key, 0, compared, shared, 0, compared);
+        if (c < 0 || c == 0 && key.length < shared.length) {
+            return 0; // below every last key, or a proper prefix of all of them
+        }
+        if (c > 0) {
+            return count;
+        }
+        long prefix = Block.keyPrefix(key, shared.length);
         // [lo, hi): blocks whose prefix equals the key's; before them every last key is smaller, after them larger.
-        int lo = 0;
-        int hi = count;
+        int lo = firstPrefixFrom(0, prefix, false);
+        int hi = firstPrefixFrom(lo, prefix, true);
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (prefixes[mid] < prefix) {
+            int entry = Block.entryPosition(buf, base, size, count, mid);
+            if (Block.compareKey(buf, Block.keyPosition(entry), Block.keyLength(buf, entry), key) < 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
-        hi = lo;
-        while (hi < count && prefixes[hi] == prefix) {
-            hi++;
-        }
+        return lo;
+    }
+
+    /**
+     * The first block from {@code from} whose prefix is at least {@code prefix} (above it if
+     * {@code above}), or {@link #count()}.
+     */
+    private int firstPrefixFrom(int from, long prefix, boolean above) {
+        long[] prefixes = lastKeyPrefixes;
+        int lo = from;
+        int hi = count;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            int entry = Block.entryPosition(buf, base, size, count, mid);
-            if (Block.compareKey(buf, Block.keyPosition(entry), Block.keyLength(buf, entry), key) < 0) {
+            if (prefixes[mid] < prefix || above && prefixes[mid] == prefix) {
                 lo = mid + 1;
             } else {
                 hi = mid;
