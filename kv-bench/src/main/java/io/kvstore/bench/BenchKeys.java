@@ -15,8 +15,13 @@ final class BenchKeys {
 
     /** Writes the key of {@code index} into {@code key} (length {@link #KEY_BYTES}). */
     static void write(long index, byte[] key) {
-        putLong(key, 0, mix(index));
-        putLong(key, 8, mix(index ^ 0x5DEECE66DL));
+        write(index, key, 0);
+    }
+
+    /** Writes the key of {@code index} into {@code key} from {@code offset} on ({@link #KEY_BYTES} bytes). */
+    static void write(long index, byte[] key, int offset) {
+        putLong(key, offset, mix(index));
+        putLong(key, offset + 8, mix(index ^ 0x5DEECE66DL));
     }
 
     static byte[] key(long index) {

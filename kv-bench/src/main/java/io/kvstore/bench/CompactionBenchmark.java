@@ -25,13 +25,15 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One compaction of our LSM engine, timed, and what it allocates on the heap: {@code tables} tables of
- * {@code keys / tables} upserts each of 16-byte keys drawn at random from {@code keys} (so tables overlap
- * and some keys have several versions) and 100-byte {@link BenchValues#TEXT} values, merged by
+ * {@code keys / tables} upserts each of 16-byte keys (after {@code keyPrefix} bytes all keys share)
+ * drawn at random from {@code keys} (so tables overlap and some keys have several versions) and
+ * 100-byte {@link BenchValues#TEXT} values, merged by
  * {@code Dao.compact()} into the deepest level. The heap a compaction allocates becomes young
  * collections on a server, and each one pauses requests: when the trial ends it prints what the
  * compaction thread allocated (its {@code ThreadMXBean} count) per upsert its tables were written with.
@@ -59,6 +61,10 @@ public class CompactionBenchmark {
         @Param({"4"})
         public int tables;
 
+        /** Bytes of one prefix that every key begins with, as a table or tenant name makes them (0: none). */
+        @Param({"0"})
+        public int keyPrefix;
+
         FreshStore store;
         private long seed = 1;
 
@@ -77,10 +83,17 @@ public class CompactionBenchmark {
             for (int t = 0; t < tables; t++) {
                 for (int i = keys / tables; i > 0; i--) {
                     long index = random.nextInt(keys);
-                    store.dao.upsert(Entry.value(BenchKeys.key(index), BenchValues.TEXT.value(index), timestamp++));
+                    store.dao.upsert(Entry.value(key(index), BenchValues.TEXT.value(index), timestamp++));
                 }
                 store.dao.flush();
             }
+        }
+
+        private byte[] key(long index) {
+            byte[] key = new byte[keyPrefix + BenchKeys.KEY_BYTES];
+            Arrays.fill(key, 0, keyPrefix, (byte) 'p');
+            BenchKeys.write(index, key, keyPrefix);
+            return key;
         }
 
         @TearDown(Level.Invocation)

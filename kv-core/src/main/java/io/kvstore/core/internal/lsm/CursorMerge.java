@@ -7,6 +7,7 @@ import io.kvstore.core.internal.table.TableCursor;
 import io.kvstore.core.internal.util.IndexHeap;
 
 import java.io.IOException;
+import java.util.Arrays;
 
 /**
  * A compaction's k-way merge of tables into one entry per key, read in place through
@@ -25,12 +26,33 @@ final class CursorMerge implements SortedEntries {
     CursorMerge(SsTable[] newestFirst) throws IOException {
         cursors = new TableCursor[newestFirst.length];
         heap = new IndexHeap(newestFirst.length, this::less);
+        int shared = sharedPrefixLength(newestFirst);
         for (int i = 0; i < cursors.length; i++) {
-            cursors[i] = newestFirst[i].cursor();
+            cursors[i] = newestFirst[i].cursor(shared);
             if (cursors[i].advance()) {
                 heap.push(i);
             }
         }
+    }
+
+    /**
+     * How many leading bytes every key of the tables shares: those of the smallest first key and the
+     * largest last key, since any key between two keys that begin alike begins so too.
+     */
+    static int sharedPrefixLength(SsTable[] tables) {
+        if (tables.length == 0) {
+            return 0;
+        }
+        byte[] first = tables[0].firstKey();
+        byte[] last = tables[0].lastKey();
+        for (SsTable table : tables) {
+            byte[] f = table.firstKey();
+            byte[] l = table.lastKey();
+            first = Arrays.compareUnsigned(f, first) < 0 ? f : first;
+            last = Arrays.compareUnsigned(l, last) > 0 ? l : last;
+        }
+        int mismatch = Arrays.mismatch(first, last);
+        return mismatch < 0 ? first.length : mismatch;
     }
 
     @Override

@@ -219,9 +219,12 @@ public final class SsTable {
         return new TableIterator(this, from, to, false);
     }
 
-    /** A cursor over all the table's entries for a compaction, which reads them in place ({@link TableCursor}). */
-    public TableCursor cursor() {
-        return new TableCursor(this);
+    /**
+     * A cursor over all the table's entries for a compaction, which reads them in place ({@link TableCursor});
+     * every key of the merge begins with the same {@code shared} bytes, which its comparisons skip.
+     */
+    public TableCursor cursor(int shared) {
+        return new TableCursor(this, shared);
     }
 
     public Path path() {

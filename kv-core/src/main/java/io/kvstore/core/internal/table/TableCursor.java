@@ -22,12 +22,15 @@ public final class TableCursor {
     private int keyLength;
     /** The stored value length: {@link TableFormat#TOMBSTONE_LENGTH}, or bytes, flagged {@link TableFormat#EXPIRES}. */
     private int valueField;
-    /** {@link Block#keyPrefix} of the current key, which settles most comparisons. */
+    /** Bytes every key of the merge begins with, the same in every cursor of it: comparisons skip them. */
+    private final int shared;
+    /** {@link Block#keyPrefix} of the current key after its {@link #shared} bytes, which settles most comparisons. */
     private long prefix;
 
-    TableCursor(SsTable table) {
+    TableCursor(SsTable table, int shared) {
         this.table = table;
         this.blockCount = table.index().count();
+        this.shared = shared;
     }
 
     /** Moves to the next entry; false, on no entry, once the table has no more. */
@@ -37,7 +40,7 @@ public final class TableCursor {
                 entry = Block.entryPosition(cursor.buf, cursor.base, cursor.size, cursor.count, index++);
                 keyLength = Block.keyLength(cursor.buf, entry);
                 valueField = Block.valueLength(cursor.buf, entry);
-                prefix = Block.keyPrefix(cursor.buf, Block.keyPosition(entry), keyLength);
+                prefix = Block.keyPrefix(cursor.buf, Block.keyPosition(entry) + shared, keyLength - shared);
                 return true;
             }
             if (++block < blockCount) {
@@ -49,13 +52,13 @@ public final class TableCursor {
         return false;
     }
 
-    /** Compares the current keys of this cursor and {@code other} as unsigned bytes. */
+    /** Compares the current keys of this cursor and {@code other}, made with the same shared length, as unsigned bytes. */
     public int compareKey(TableCursor other) {
         if (prefix != other.prefix) {
             return Long.compare(prefix, other.prefix);
         }
-        return Block.compareBytes(cursor.buf, Block.keyPosition(entry), keyLength,
-                other.cursor.buf, Block.keyPosition(other.entry), other.keyLength);
+        return Block.compareBytes(cursor.buf, Block.keyPosition(entry) + shared, keyLength - shared,
+                other.cursor.buf, Block.keyPosition(other.entry) + shared, other.keyLength - shared);
     }
 
     /**

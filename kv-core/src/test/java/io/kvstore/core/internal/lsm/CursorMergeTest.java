@@ -29,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class CursorMergeTest {
     private static final Compression[] CODECS = Compression.values();
+    private static final String[] PREFIXES = {"", "u", "usertable:user", "a tenant of a long name/"};
 
     @TempDir
     Path dir;
@@ -48,16 +49,19 @@ class CursorMergeTest {
         System.out.println("CursorMergeTest seed " + seed);
         SplittableRandom random = new SplittableRandom(seed);
         for (int round = 0; round < 40; round++) {
+            // Every key of a round begins with this, so merges skip shared prefixes of every length in turn.
+            String prefix = PREFIXES[round % PREFIXES.length];
             SsTable[] newestFirst = new SsTable[1 + random.nextInt(6)];
             List<TreeMap<byte[], Entry>> contents = new ArrayList<>();
             for (int t = 0; t < newestFirst.length; t++) {
-                TreeMap<byte[], Entry> entries = randomEntries(random);
+                TreeMap<byte[], Entry> entries = randomEntries(random, prefix);
                 contents.add(entries);
                 newestFirst[t] = table(entries, CODECS[random.nextInt(CODECS.length)]);
             }
             long now = random.nextLong(1, 2_000);
             long dropBelow = random.nextLong(0, 2_000);
-            String context = "seed " + seed + ", round " + round + ", now " + now + ", drop below " + dropBelow;
+            String context = "seed " + seed + ", round " + round + ", prefix '" + prefix + "', now " + now
+                    + ", drop below " + dropBelow;
 
             assertEquals(model(contents, Long.MIN_VALUE, Long.MIN_VALUE), written(new CursorMerge(newestFirst),
                     Long.MIN_VALUE, Long.MIN_VALUE), context);
@@ -68,16 +72,41 @@ class CursorMergeTest {
         }
     }
 
+    @Test
+    void theSharedPrefixIsThatOfTheSmallestAndTheLargestKeyOfAllTables() throws IOException {
+        SsTable a = table(entries("user:b", "user:bz", "user:c"), Compression.NONE);
+        SsTable b = table(entries("user:a1", "user:a2"), Compression.LZ4);
+        SsTable c = table(entries("user:ab", "user:cd"), Compression.ZSTD);
+        assertEquals("user:".length(), CursorMerge.sharedPrefixLength(new SsTable[] {a, b, c}));
+        assertEquals("user:".length(), CursorMerge.sharedPrefixLength(new SsTable[] {a}));
+        assertEquals("user:a".length(), CursorMerge.sharedPrefixLength(new SsTable[] {b}));
+        SsTable whole = table(entries("user", "user:x"), Compression.NONE);
+        assertEquals("user".length(), CursorMerge.sharedPrefixLength(new SsTable[] {whole, a}));
+        SsTable other = table(entries("admin:a"), Compression.NONE);
+        assertEquals(0, CursorMerge.sharedPrefixLength(new SsTable[] {a, other}));
+        SsTable one = table(entries("only"), Compression.NONE);
+        assertEquals("only".length(), CursorMerge.sharedPrefixLength(new SsTable[] {one}));
+    }
+
+    private static TreeMap<byte[], Entry> entries(String... keys) {
+        TreeMap<byte[], Entry> entries = new TreeMap<>(Bytes.ORDER);
+        for (String key : keys) {
+            entries.put(key.getBytes(), Entry.value(key.getBytes(), new byte[] {1}, 1));
+        }
+        return entries;
+    }
+
     /**
-     * Up to 300 entries over 200 keys of 1 to 12 bytes (many shorter than 8, many sharing their first 8),
-     * timestamps from a small range so versions tie, tombstones, empty values and values that expire.
+     * Up to 300 entries over 200 keys of {@code prefix} and 1 to 12 bytes (many shorter than 8, many
+     * sharing their first 8), timestamps from a small range so versions tie, tombstones, empty values
+     * and values that expire.
      */
-    private static TreeMap<byte[], Entry> randomEntries(SplittableRandom random) {
+    private static TreeMap<byte[], Entry> randomEntries(SplittableRandom random, String prefix) {
         TreeMap<byte[], Entry> entries = new TreeMap<>(Bytes.ORDER);
         int count = 1 + random.nextInt(300);
         for (int i = 0; i < count; i++) {
             int k = random.nextInt(200);
-            byte[] key = (k % 3 == 0 ? "k" + k : "longkey:" + k).getBytes();
+            byte[] key = (prefix + (k % 3 == 0 ? "k" + k : "longkey:" + k)).getBytes();
             long timestamp = random.nextLong(1, 1_000);
             int kind = random.nextInt(8);
             byte[] value = new byte[kind == 1 ? 0 : random.nextInt(3)];

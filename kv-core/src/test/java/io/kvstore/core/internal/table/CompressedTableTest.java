@@ -124,7 +124,7 @@ class CompressedTableTest {
         assertTrue(get.getMessage().contains("checksum"), get.getMessage());
         UncheckedIOException scan = assertThrows(UncheckedIOException.class, () -> scan(table, null, null));
         assertTrue(scan.getCause() instanceof CorruptionException, scan.toString());
-        TableCursor cursor = table.cursor();
+        TableCursor cursor = table.cursor(0);
         CorruptionException compaction = assertThrows(CorruptionException.class, () -> {
             while (cursor.advance()) {
                 cursor.timestamp();
@@ -213,7 +213,7 @@ class CompressedTableTest {
         }
         assertEquals(new ArrayList<>(entries.values()), scan(table, null, null),
                 "cursors cross between both kinds of block");
-        TableCursor cursor = table.cursor();
+        TableCursor cursor = table.cursor(0);
         List<byte[]> keys = new ArrayList<>();
         while (cursor.advance()) {
             keys.add(cursor.key());

@@ -69,7 +69,7 @@ class TableCursorTest {
         Path copy = dir.resolve("000002.sst");
         List<Entry> read = new ArrayList<>();
         try (SsTableWriter writer = new SsTableWriter(copy, 1024, 10, entries.size(), compression)) {
-            TableCursor cursor = source.cursor();
+            TableCursor cursor = source.cursor(0);
             while (cursor.advance()) {
                 Entry entry = cursor.entry();
                 read.add(entry);
@@ -106,7 +106,7 @@ class TableCursorTest {
         for (int i = 0; i < versions.length; i++) {
             SsTable table = SsTable.open(write(String.format("%06d.sst", i + 1), List.of(versions[i]), 1,
                     Compression.NONE), i + 1);
-            cursors[i] = table.cursor();
+            cursors[i] = table.cursor(0);
             assertTrue(cursors[i].advance());
         }
         for (int a = 0; a < versions.length; a++) {
@@ -124,7 +124,7 @@ class TableCursorTest {
         SsTable source = SsTable.open(write("000001.sst", entries.values(), entries.size(), Compression.LZ4), 1);
         try (SsTableWriter writer = new SsTableWriter(dir.resolve("000002.sst"), 1024, 10, 10, Compression.LZ4)) {
             writer.add(entries.lastEntry().getValue());
-            TableCursor cursor = source.cursor();
+            TableCursor cursor = source.cursor(0);
             assertTrue(cursor.advance());
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> writer.add(cursor));
             assertTrue(e.getMessage().contains("out of order"), e.getMessage());
