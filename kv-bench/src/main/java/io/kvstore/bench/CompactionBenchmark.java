@@ -33,8 +33,7 @@ import java.util.concurrent.TimeUnit;
  * One compaction of our LSM engine, timed, and what it allocates on the heap: {@code tables} tables of
  * {@code keys / tables} upserts each of 16-byte keys (after {@code keyPrefix} bytes all keys share)
  * drawn at random from {@code keys} (so tables overlap and some keys have several versions) and
- * 100-byte {@link BenchValues#TEXT} values, merged by
- * {@code Dao.compact()} into the deepest level. The heap a compaction allocates becomes young
+ * 100-byte {@link BenchValues#TEXT} values, merged by {@code Dao.compact()} into the deepest level. The heap a compaction allocates becomes young
  * collections on a server, and each one pauses requests: when the trial ends it prints what the
  * compaction thread allocated (its {@code ThreadMXBean} count) per upsert its tables were written with.
  *
