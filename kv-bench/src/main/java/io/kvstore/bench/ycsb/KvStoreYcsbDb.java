@@ -1,5 +1,6 @@
 package io.kvstore.bench.ycsb;
 
+import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
@@ -23,7 +24,8 @@ import site.ycsb.Status;
  * YCSB binding for the embedded store, so the standard workloads run against our LSM and against
  * RocksDB through the same code. Properties: {@code kvstore.engine} (lsm | rocksdb, default lsm),
  * {@code kvstore.compression} (none | lz4 | zstd, default the store's default, applied by both engines),
- * {@code kvstore.dir} (required). YCSB makes one instance per client thread; they share one store.
+ * {@code kvstore.backgroundPriority} (idle | 0 to 19, our LSM's flushes and compactions, default the
+ * store's default), {@code kvstore.dir} (required). YCSB makes one instance per client thread; they share one store.
  *
  * <pre>
  * java -cp kv-bench/target/benchmarks.jar site.ycsb.Client -load -db io.kvstore.bench.ycsb.KvStoreYcsbDb \
@@ -52,6 +54,10 @@ public final class KvStoreYcsbDb extends DB {
                     String compression = p.getProperty("kvstore.compression");
                     if (compression != null) {
                         options.compression(Compression.valueOf(compression.toUpperCase(Locale.ROOT)));
+                    }
+                    String priority = p.getProperty("kvstore.backgroundPriority");
+                    if (priority != null) {
+                        options.backgroundPriority(BackgroundPriority.parse(priority));
                     }
                     shared = KvStore.open(engine, options.build());
                 } catch (IOException | IllegalArgumentException e) {

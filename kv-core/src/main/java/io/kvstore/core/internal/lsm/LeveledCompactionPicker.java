@@ -20,8 +20,8 @@ import java.util.List;
  * trigger, of flushed tables) and a base level of at most about {@link DaoOptions#levelBaseBytes()}, or
  * one table and the tables it overlaps in the next level, about ten.
  *
- * <p>The level 0 tables the store was opened with ({@link Version#inherited}: those of a store written
- * under size-tiered compaction, which may be many and large) are not merged with the flushed ones: each
+ * <p>Inherited level 0 tables ({@link Version#inherited}: those written under size-tiered compaction,
+ * which may be many and large) are not merged with the flushed ones: each
  * makes level 0 due by itself, and while fewer than the trigger of flushed tables wait, the oldest
  * (under size-tiered, the largest) goes alone into the base level. So flushed tables are never held up
  * by more than one such move, and the store ends in levels however many it inherited.

@@ -2,6 +2,7 @@ package io.kvstore.core.internal.lsm;
 
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
+import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoProperties;
 import io.kvstore.core.DaoStats;
@@ -67,7 +68,8 @@ public final class LsmDao implements Dao {
         this.dir = options.dataDirectory();
         this.lock = lock;
         this.state = new StoreState(dir);
-        this.versions = new VersionSet(dir, recovered.initial(), recovered.nextFileNumber());
+        this.versions = new VersionSet(dir, recovered.initial(), recovered.nextFileNumber(),
+                options.compactionStyle() == CompactionStyle.LEVELED);
         this.stats = recovered.stats();
         this.flusher = new Flusher(options, versions, blocks, state, stats, this::scheduleCompaction);
         this.writes = new WriteController(options, recovered.wal(), versions, state, stats, flusher);

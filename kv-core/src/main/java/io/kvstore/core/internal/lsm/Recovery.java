@@ -1,5 +1,6 @@
 package io.kvstore.core.internal.lsm;
 
+import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.internal.log.LogReader;
@@ -77,10 +78,12 @@ final class Recovery {
 
         List<SsTable> tables = new ArrayList<>();
         List<Integer> levels = new ArrayList<>();
+        List<Boolean> inherited = new ArrayList<>();
         for (int i = 0; i < manifest.tables.length; i++) {
             long number = manifest.tables[i];
             tables.add(SsTable.open(FileNames.table(dir, number), number, blocks));
             levels.add(manifest.levels[i]);
+            inherited.add(manifest.inherited[i]);
         }
         Memtable recovered = new Memtable(-1, ArenaLayout.UNBOUNDED);
         long[] sequence = {0};
@@ -99,19 +102,18 @@ final class Recovery {
                     recovered.keyCount(), options, blocks, Long.MIN_VALUE, timestamp -> false, () -> false).table();
             tables.add(0, table);
             levels.add(0, 0);
+            inherited.add(0, false); // a flush, as if the store had not stopped
         }
         long logNumber = next++;
         int[] levelArray = new int[levels.size()];
-        boolean[] inherited = new boolean[levelArray.length];
+        boolean[] inheritedArray = new boolean[levelArray.length];
         for (int i = 0; i < levelArray.length; i++) {
             levelArray[i] = levels.get(i);
-            // Level 0 as found (every table of a size-tiered store): moved into levels in the background
-            // without holding writers back, so that a change of compaction style never stops writes.
-            inherited[i] = levelArray[i] == 0;
+            inheritedArray[i] = inherited.get(i);
         }
         Version initial = new Version(new Memtable(logNumber, options.flushThresholdBytes()), new Memtable[0],
-                tables.toArray(new SsTable[0]), levelArray, inherited);
-        new Manifest(next, logNumber, initial.tableNumbers(), initial.levels).write(dir);
+                tables.toArray(new SsTable[0]), levelArray, inheritedArray);
+        Manifest.of(initial, next, options.compactionStyle() == CompactionStyle.LEVELED).write(dir);
         for (long number : logs) {
             Files.deleteIfExists(FileNames.log(dir, number));
         }

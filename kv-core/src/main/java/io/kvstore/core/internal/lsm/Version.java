@@ -22,10 +22,11 @@ final class Version {
      */
     final int[] levels;
     /**
-     * Whether each table, parallel to {@link #tables}, is an <em>inherited</em> level 0 table: one the
-     * store already held at level 0 when it was opened (every table of a store written under size-tiered
-     * compaction). Leveled compaction moves them into levels one at a time, and writers are not held
-     * back for them (see {@link WriteController}); tables flushed since the open are never inherited.
+     * Whether each table, parallel to {@link #tables}, is an <em>inherited</em> level 0 table: one written
+     * under size-tiered compaction, or found at level 0 in a manifest that does not say (version 2 or 1).
+     * Leveled compaction moves them into levels one at a time, and writers are not held back for them
+     * (see {@link WriteController}); tables flushed under leveled compaction are never inherited, also
+     * after the store reopens ({@link Manifest#of}).
      */
     final boolean[] inherited;
     /** How many of {@link #tables} are at level 0. */

@@ -30,9 +30,12 @@ final class VersionSet {
     /** Serialises flushes and compactions from the manifest write to the switch (see {@link #install}). */
     final Object manifestLock = new Object();
     private volatile Version current;
+    /** Whether the store compacts in levels: what its manifest records of level 0 ({@link Manifest#of}). */
+    private final boolean leveled;
 
-    VersionSet(Path dir, Version initial, long nextFileNumber) {
+    VersionSet(Path dir, Version initial, long nextFileNumber, boolean leveled) {
         this.dir = dir;
+        this.leveled = leveled;
         this.current = initial;
         this.nextFileNumber = new AtomicLong(nextFileNumber);
     }
@@ -67,7 +70,7 @@ final class VersionSet {
         synchronized (versionLock) {
             planned = change.apply(current);
         }
-        new Manifest(nextFileNumber.get(), planned.oldestLogNumber(), planned.tableNumbers(), planned.levels).write(dir);
+        Manifest.of(planned, nextFileNumber.get(), leveled).write(dir);
         synchronized (versionLock) {
             Version next = change.apply(current);
             if (next.oldestLogNumber() != planned.oldestLogNumber()

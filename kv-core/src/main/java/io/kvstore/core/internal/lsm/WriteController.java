@@ -35,7 +35,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * a rate rather than LevelDB's millisecond per write, which with writes handed to a few storage
  * threads capped them at a few thousand per second, however small.
  *
- * <p>Only tables flushed since the store was opened count: the level 0 tables it was opened with
+ * <p>Only tables flushed under leveled compaction count, before and after a reopen: inherited tables
  * ({@link Version#inherited}, all the tables of a store written under size-tiered compaction) are
  * moved into levels in the background, and holding writers back until they are would stop a store
  * that changes compaction style for as long as that takes.

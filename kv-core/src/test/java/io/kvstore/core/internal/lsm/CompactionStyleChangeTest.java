@@ -24,6 +24,7 @@ import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -97,13 +98,44 @@ class CompactionStyleChangeTest {
     }
 
     @Test
+    void everyTableWrittenUnderSizeTieredCompactionIsRecordedAsInherited() throws IOException {
+        DaoOptions sizeTiered = options(CompactionStyle.SIZE_TIERED).compactionTrigger(1000).build();
+        Random random = new Random(Seeds.seed("CompactionStyleChangeTest.recorded"));
+        TreeMap<Integer, Entry> model = new TreeMap<>();
+        long[] timestamp = {0};
+        for (int open = 0; open < 2; open++) {
+            try (LsmDao dao = LsmDao.open(sizeTiered)) {
+                for (int t = 0; t < 3; t++) {
+                    writeRandomly(dao, random, model, timestamp, 200);
+                    dao.flush();
+                }
+            }
+            Manifest manifest = Manifest.read(dir);
+            assertEquals(3 * (open + 1), manifest.tables.length);
+            for (int i = 0; i < manifest.tables.length; i++) {
+                assertTrue(manifest.inherited[i], "table " + manifest.tables[i] + " of " + Arrays.toString(manifest.tables));
+            }
+        }
+        try (LsmDao dao = LsmDao.open(options(CompactionStyle.LEVELED).compactionTrigger(TRIGGER).build())) {
+            dao.awaitCompactions();
+            assertEquals(0, levelZeroTables(dao), "every table in a level: " + Arrays.toString(dao.liveLevels()));
+            checkContents(dao, model);
+        }
+    }
+
+    @Test
     void aV1StoreOpenedAsLeveledMovesIntoLevelsWithEveryWrite() throws IOException {
         V1StoreTest.copyV1Store(dir);
         DaoOptions leveled = DaoOptions.builder(dir).compactionStyle(CompactionStyle.LEVELED).compactionTrigger(4).build();
         try (LsmDao dao = LsmDao.open(leveled)) {
             assertTrue(levelZeroTables(dao) > 0);
             dao.awaitCompactions();
-            assertEquals(0, levelZeroTables(dao), "every table in a level: " + Arrays.toString(dao.liveLevels()));
+            // What the log held became a table at the open: a flush, which waits at level 0 for the trigger.
+            assertTrue(levelZeroTables(dao) <= 1, "every table in a level: " + Arrays.toString(dao.liveLevels()));
+            Manifest manifest = Manifest.read(dir);
+            for (int i = 0; i < manifest.tables.length; i++) {
+                assertFalse(manifest.inherited[i], "table " + manifest.tables[i] + " still inherited");
+            }
             assertHoldsVisibleV1Contents(dao);
         }
         try (LsmDao dao = LsmDao.open(leveled)) {

@@ -145,6 +145,38 @@ class LeveledCompactionTest {
     }
 
     @Test
+    void aReopenedStoreMergesTheLevelZeroTablesItFlushedInOneCompaction() throws IOException {
+        int flushes = 6;
+        // A trigger out of reach and no merge at rest, so the tables are still at level 0 at the close;
+        // a base level larger than the store, so that one merge of level 0 is all there is to do.
+        DaoOptions.Builder builder = options().toBuilder().levelBaseBytes(1 << 20).idleCompactionDelay(Duration.ofHours(1));
+        Random random = new Random(11);
+        byte[][] expected = new byte[KEYS][];
+        try (LsmDao dao = LsmDao.open(builder.compactionTrigger(16).build())) {
+            for (int t = 0; t < flushes; t++) {
+                for (int n = 0; n < 300; n++) {
+                    int i = random.nextInt(KEYS);
+                    expected[i] = new byte[] {(byte) t, (byte) n};
+                    dao.upsert(Entry.value(key(i), expected[i], t * 300L + n + 1));
+                }
+                dao.flush();
+            }
+            assertArrayEquals(new int[flushes], dao.liveLevels());
+        }
+        Manifest closed = Manifest.read(dir);
+        assertArrayEquals(new boolean[flushes], closed.inherited, "flushed under leveled compaction, not inherited");
+
+        try (LsmDao dao = LsmDao.open(builder.compactionTrigger(4).build())) {
+            dao.awaitCompactions();
+            // Inherited tables would each have merged alone into the last level, rewriting it every time.
+            assertEquals(1, dao.properties().compactions(), "level 0 merged once: " + Arrays.toString(dao.liveLevels()));
+            assertTrue(Arrays.stream(dao.liveLevels()).allMatch(level -> level == LevelTargets.LAST_LEVEL),
+                    Arrays.toString(dao.liveLevels()));
+            checkContents(dao, expected);
+        }
+    }
+
+    @Test
     void aFullCompactionDropsTombstonesAtTheBottomLevel() throws IOException {
         try (LsmDao dao = LsmDao.open(options())) {
             for (int i = 0; i < 1000; i++) {
