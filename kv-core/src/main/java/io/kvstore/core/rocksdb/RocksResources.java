@@ -1,5 +1,6 @@
 package io.kvstore.core.rocksdb;
 
+import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.SyncPolicy;
@@ -10,6 +11,7 @@ import org.rocksdb.CompressionType;
 import org.rocksdb.Filter;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
+import org.rocksdb.RateLimiter;
 import org.rocksdb.WriteOptions;
 
 /**
@@ -22,6 +24,14 @@ import org.rocksdb.WriteOptions;
  *       to 64 KiB, so tiny thresholds flush less often than in the LSM engine);</li>
  *   <li>{@code maxFrozenMemtables} -> {@code max_write_buffer_number} = frozen + 1 active;</li>
  *   <li>{@code compactionTrigger} -> {@code level0_file_num_compaction_trigger};</li>
+ *   <li>{@code compactionStyle} -> {@code compaction_style}: leveled to RocksDB's level style, size-tiered
+ *       to its universal style;</li>
+ *   <li>{@code compactionBytesPerSecond} -> a rate limiter of that many bytes per second (none if 0).
+ *       RocksDB's limits flushes too, ahead of compactions, and does not lift while level 0 falls
+ *       behind, as ours does: there the writers' slowdown takes over;</li>
+ *   <li>{@code delayedWriteBytesPerSecond} -> {@code delayed_write_rate}, the writers' slowdown
+ *       once level 0 piles up (RocksDB slows and stops writers at 20 and 36 level 0 tables, where our
+ *       engine does for the default trigger of 4);</li>
  *   <li>{@code bloomBitsPerKey} -> a full-key Bloom filter per table (none if 0), plus a memtable
  *       Bloom filter so writes and absent-key reads skip the memtable search;</li>
  *   <li>{@code blockSizeBytes} -> the block-based table's block size;</li>
@@ -43,6 +53,7 @@ final class RocksResources implements AutoCloseable {
     final WriteOptions writeOptions;
     private final Cache blockCache;
     private final Filter bloomFilter;
+    private final RateLimiter compactionRate;
 
     RocksResources(DaoOptions daoOptions) {
         blockCache = new LRUCache(BLOCK_CACHE_BYTES);
@@ -54,6 +65,8 @@ final class RocksResources implements AutoCloseable {
         if (bloomFilter != null) {
             table.setFilterPolicy(bloomFilter);
         }
+        compactionRate = daoOptions.compactionBytesPerSecond() > 0
+                ? new RateLimiter(daoOptions.compactionBytesPerSecond()) : null;
         options = new Options()
                 .setCreateIfMissing(true)
                 .setTableFormatConfig(table)
@@ -61,10 +74,15 @@ final class RocksResources implements AutoCloseable {
                 .setWriteBufferSize(daoOptions.flushThresholdBytes())
                 .setMaxWriteBufferNumber(daoOptions.maxFrozenMemtables() + 1)
                 .setLevel0FileNumCompactionTrigger(daoOptions.compactionTrigger())
+                .setCompactionStyle(compactionStyle(daoOptions.compactionStyle()))
+                .setDelayedWriteRate(daoOptions.delayedWriteBytesPerSecond())
                 .setMaxBackgroundJobs(2)
                 .setKeepLogFileNum(4) // RocksDB's own info LOG files, one more per reopen otherwise
                 .setMemtableWholeKeyFiltering(bloomFilter != null)
                 .setMemtablePrefixBloomSizeRatio(bloomFilter != null ? 0.1 : 0.0);
+        if (compactionRate != null) {
+            options.setRateLimiter(compactionRate);
+        }
         writeOptions = new WriteOptions()
                 .setDisableWAL(false)
                 .setSync(daoOptions.syncPolicy() != SyncPolicy.NONE);
@@ -79,10 +97,21 @@ final class RocksResources implements AutoCloseable {
         };
     }
 
+    /** RocksDB's compaction style for ours. */
+    static org.rocksdb.CompactionStyle compactionStyle(CompactionStyle style) {
+        return switch (style) {
+            case LEVELED -> org.rocksdb.CompactionStyle.LEVEL;
+            case SIZE_TIERED -> org.rocksdb.CompactionStyle.UNIVERSAL;
+        };
+    }
+
     @Override
     public void close() {
         writeOptions.close();
         options.close();
+        if (compactionRate != null) {
+            compactionRate.close();
+        }
         if (bloomFilter != null) {
             bloomFilter.close();
         }

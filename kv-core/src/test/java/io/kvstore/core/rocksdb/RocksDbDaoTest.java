@@ -2,6 +2,7 @@ package io.kvstore.core.rocksdb;
 
 import io.kvstore.core.BlockCacheProperties;
 import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
@@ -119,6 +120,46 @@ class RocksDbDaoTest {
                 Entry e = dao.get(compressibleKey(i));
                 assertEquals(Entry.value(compressibleKey(i), compressibleValue(i), i % 2 == 0 ? 2 : 1), e);
             }
+        }
+    }
+
+    @Test
+    void compactionStyleAndWriteSlowdownReachRocksDbsOptions() throws IOException {
+        Map<CompactionStyle, String> expected = Map.of(CompactionStyle.LEVELED, "kCompactionStyleLevel",
+                CompactionStyle.SIZE_TIERED, "kCompactionStyleUniversal");
+        for (CompactionStyle style : CompactionStyle.values()) {
+            Path store = directory.resolve(style.name());
+            DaoOptions options = DaoOptions.builder(store).compactionStyle(style).delayedWriteBytesPerSecond(3 << 20).build();
+            try (RocksDbDao dao = RocksDbDao.open(options)) {
+                dao.upsert(Entry.value(new byte[] {1}, new byte[] {2}, 3));
+            }
+            String written = rocksDbOptionsFile(store);
+            assertTrue(written.contains("compaction_style=" + expected.get(style)), style + ": " + written);
+            assertTrue(written.contains("delayed_write_rate=" + (3 << 20)), written);
+        }
+    }
+
+    @Test
+    void aCompactionRateLimitsWhatRocksDbWrites() throws IOException {
+        long bytesPerSecond = 1 << 20;
+        DaoOptions options = DaoOptions.builder(directory).compression(Compression.NONE)
+                .compactionBytesPerSecond(bytesPerSecond).build();
+        try (RocksDbDao dao = RocksDbDao.open(options)) {
+            upsertCompressible(dao, 1); // 2 MB, uncompressed: two seconds' worth at the limit
+            long start = System.nanoTime();
+            dao.flush();
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            // A lower bound only: a slow machine makes the flush longer, never shorter.
+            assertTrue(millis >= 1_000, "a 2 MB flush at 1 MiB/s took " + millis + " ms");
+        }
+    }
+
+    /** The text of the newest OPTIONS file RocksDB wrote in {@code store}. */
+    private static String rocksDbOptionsFile(Path store) throws IOException {
+        try (Stream<Path> files = Files.list(store)) {
+            Path newest = files.filter(f -> f.getFileName().toString().startsWith("OPTIONS-"))
+                    .max(Path::compareTo).orElseThrow(() -> new AssertionError("no OPTIONS file in " + store));
+            return Files.readString(newest);
         }
     }
 
