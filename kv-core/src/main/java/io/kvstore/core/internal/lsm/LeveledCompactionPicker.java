@@ -21,10 +21,10 @@ import java.util.List;
  * one table and the tables it overlaps in the next level, about ten.
  *
  * <p>Inherited level 0 tables ({@link Version#inherited}: those written under size-tiered compaction,
- * which may be many and large) are not merged with the flushed ones: each
- * makes level 0 due by itself, and while fewer than the trigger of flushed tables wait, the oldest
- * (under size-tiered, the largest) goes alone into the base level. So flushed tables are never held up
- * by more than one such move, and the store ends in levels however many it inherited.
+ * which may be many and large) are not merged with the flushed ones: each makes level 0 due by itself,
+ * and while fewer than the trigger of flushed tables wait, the oldest (under size-tiered, the largest)
+ * goes alone into the base level. So flushed tables are never held up by more than one such move, and
+ * the store ends in levels however many it inherited.
  *
  * <p>A store at rest ({@link #pickAtRest}) also scores level 0 by size: its flushed tables' bytes over
  * {@link #AT_REST_LEVEL_ZERO_SHARE} of the bytes of the levels below. The count trigger alone leaves up

@@ -1,8 +1,8 @@
 package io.kvstore.core.internal.lsm;
 
 import io.kvstore.core.CloseableIterator;
-import io.kvstore.core.Dao;
 import io.kvstore.core.CompactionStyle;
+import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoProperties;
 import io.kvstore.core.DaoStats;

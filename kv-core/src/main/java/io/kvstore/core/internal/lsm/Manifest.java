@@ -17,8 +17,9 @@ import java.util.Arrays;
 
 /**
  * The live file set of a store: its tables with their levels and which level 0 tables are
- * {@linkplain Version#inherited inherited}, the oldest log still needed, and the next unused file number. Rewritten whole on every change: temporary file, fsync, atomic
- * rename, directory fsync; so after a crash the directory holds either the old or the new set.
+ * {@linkplain Version#inherited inherited}, the oldest log still needed, and the next unused file
+ * number. Rewritten whole on every change: temporary file, fsync, atomic rename, directory fsync; so
+ * after a crash the directory holds either the old or the new set.
  */
 final class Manifest {
     /** "KVMF" read as a little-endian int. */
