@@ -128,7 +128,7 @@ final class LeveledCompactionPicker {
                 : Compaction.leveled(v, v.tables.clone(), Math.max(LevelTargets.LAST_LEVEL, v.deepestLevel()));
     }
 
-    /** The level 0 tables of {@code v} flushed since the open, newest first. */
+    /** The level 0 tables of {@code v} flushed under leveled compaction (not inherited), newest first. */
     private static List<SsTable> flushedLevelZero(Version v) {
         List<SsTable> flushed = new ArrayList<>();
         for (int i = 0; i < v.tables.length; i++) {

@@ -31,7 +31,7 @@ final class Version {
     final boolean[] inherited;
     /** How many of {@link #tables} are at level 0. */
     final int levelZeroTables;
-    /** How many of {@link #tables} are at level 0 and not inherited: flushed since the store was opened. */
+    /** How many of {@link #tables} are at level 0 and not inherited: flushed under leveled compaction. */
     final int flushedLevelZeroTables;
     /**
      * Parallel to {@link #tables}: the end (exclusive) of the run of same-level tables in key order that

@@ -75,7 +75,8 @@ final class VersionSet {
             Version next = change.apply(current);
             if (next.oldestLogNumber() != planned.oldestLogNumber()
                     || !Arrays.equals(next.tableNumbers(), planned.tableNumbers())
-                    || !Arrays.equals(next.levels, planned.levels)) {
+                    || !Arrays.equals(next.levels, planned.levels)
+                    || !Arrays.equals(next.inherited, planned.inherited)) {
                 throw new IllegalStateException("the version changed under the manifest lock in " + dir);
             }
             current = next;
@@ -148,8 +149,8 @@ final class VersionSet {
     }
 
     /**
-     * Waits until the current version has fewer than {@code max} tables at level 0 flushed since the
-     * open ({@link Version#flushedLevelZeroTables}), or until {@code timeoutNanos} pass (returns false);
+     * Waits until the current version has fewer than {@code max} tables at level 0 flushed under leveled
+     * compaction ({@link Version#flushedLevelZeroTables}), or until {@code timeoutNanos} pass (returns false);
      * {@code check} as for {@link #awaitFrozenBelow}.
      */
     boolean awaitFlushedLevelZeroBelow(int max, long timeoutNanos, IoCheck check) throws IOException {
