@@ -18,6 +18,7 @@ import java.util.Objects;
  * @param flushedBytes       bytes those flushes wrote
  * @param compactions        compactions installed
  * @param compactedBytes     bytes those compactions wrote
+ * @param backgroundErrors   flushes and compactions that failed, each logged with its cause
  * @param writeStalls        writes that waited for flushes, or level 0 compactions, to catch up
  * @param writeStallNanos    time those writes waited
  * @param walSyncs           times the write-ahead log was forced to the device
@@ -26,11 +27,11 @@ import java.util.Objects;
  */
 public record DaoProperties(long memtableBytes, int frozenMemtables, long tableBytes, List<Integer> tablesPerLevel,
                             int compactionsPending, long flushes, long flushedBytes, long compactions,
-                            long compactedBytes, long writeStalls, long writeStallNanos, long walSyncs,
+                            long compactedBytes, long backgroundErrors, long writeStalls, long writeStallNanos, long walSyncs,
                             long bloomNegatives, BlockCacheProperties blockCache) {
 
     /** The answer of an engine that keeps no properties. */
-    public static final DaoProperties UNKNOWN = new DaoProperties(-1, -1, -1, List.of(), -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    public static final DaoProperties UNKNOWN = new DaoProperties(-1, -1, -1, List.of(), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
             BlockCacheProperties.UNKNOWN);
 
     public DaoProperties {
@@ -51,7 +52,7 @@ public record DaoProperties(long memtableBytes, int frozenMemtables, long tableB
     public static DaoProperties of(long memtableBytes, int frozenMemtables, long tableBytes, List<Integer> tablesPerLevel,
                                    int compactionsPending, DaoStats stats, BlockCacheProperties blockCache) {
         return new DaoProperties(memtableBytes, frozenMemtables, tableBytes, tablesPerLevel, compactionsPending,
-                stats.flushes(), stats.flushedBytes(), stats.compactions(), stats.compactedBytes(),
+                stats.flushes(), stats.flushedBytes(), stats.compactions(), stats.compactedBytes(), stats.backgroundErrors(),
                 stats.writeStalls(), stats.writeStallNanos(), stats.walSyncs(), stats.bloomNegatives(), blockCache);
     }
 }

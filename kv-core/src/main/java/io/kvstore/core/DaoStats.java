@@ -16,6 +16,7 @@ public final class DaoStats {
     private final LongAdder flushedBytes = new LongAdder();
     private final LongAdder compactions = new LongAdder();
     private final LongAdder compactedBytes = new LongAdder();
+    private final LongAdder backgroundErrors = new LongAdder();
 
     /** The write-ahead log was forced to the device once. */
     public void walSynced() {
@@ -43,6 +44,14 @@ public final class DaoStats {
     public void compacted(long bytes) {
         compactions.increment();
         compactedBytes.add(bytes);
+    }
+
+    /**
+     * A flush or a compaction failed (and was logged): the store goes on without its work, so an operator
+     * should look at the log before tables pile up or, after a failed flush, writes are refused.
+     */
+    public void backgroundFailed() {
+        backgroundErrors.increment();
     }
 
     public long walSyncs() {
@@ -75,5 +84,9 @@ public final class DaoStats {
 
     public long compactedBytes() {
         return compactedBytes.sum();
+    }
+
+    public long backgroundErrors() {
+        return backgroundErrors.sum();
     }
 }

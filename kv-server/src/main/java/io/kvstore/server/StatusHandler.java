@@ -66,6 +66,7 @@ final class StatusHandler {
                         .put("compactionsPending", storage.compactionsPending())
                         .put("flushes", storage.flushes())
                         .put("compactions", storage.compactions())
+                        .put("backgroundErrors", storage.backgroundErrors())
                         .put("writeStalls", storage.writeStalls())
                         .put("walSyncs", storage.walSyncs())
                         .put("bloomNegatives", storage.bloomNegatives()))

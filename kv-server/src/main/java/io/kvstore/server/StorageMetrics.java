@@ -39,6 +39,8 @@ final class StorageMetrics {
         counter(registry, "kv.storage.flushed", "bytes", "Bytes written by flushes", DaoProperties::flushedBytes);
         counter(registry, "kv.storage.compactions", null, "Compactions installed", DaoProperties::compactions);
         counter(registry, "kv.storage.compacted", "bytes", "Bytes written by compactions", DaoProperties::compactedBytes);
+        counter(registry, "kv.storage.background.errors", null,
+                "Flushes and compactions that failed (the log holds each cause)", DaoProperties::backgroundErrors);
         counter(registry, "kv.storage.write.stalls", null, "Writes that waited for flushes or compactions to catch up",
                 DaoProperties::writeStalls);
         FunctionCounter.builder("kv.storage.write.stall", this, m -> m.last.writeStallNanos() < 0 ? Double.NaN

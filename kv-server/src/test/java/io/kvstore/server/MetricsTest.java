@@ -135,6 +135,7 @@ class MetricsTest {
         assertTrue(empty.has("kv_storage_wal_syncs_total"));
         assertTrue(empty.has("kv_storage_bloom_negatives_total"));
         assertTrue(empty.has("kv_storage_write_stalls_total"));
+        assertEquals(0, empty.value("kv_storage_background_errors_total"));
         assertTrue(empty.has("kv_storage_compactions_pending"));
         String value = "x".repeat(1000);
         for (int i = 0; i < 10; i++) {

@@ -219,7 +219,8 @@ public final class RocksDbDao implements Dao {
                     // As LsmDao counts it: a compaction running still counts until it is installed.
                     (int) (db.getLongProperty("rocksdb.compaction-pending")
                             + db.getLongProperty("rocksdb.num-running-compactions")), flushes, flushedBytes, compactions,
-                    Math.max(0, compactedBytes), -1, -1, -1, -1, blockCache());
+                    Math.max(0, compactedBytes), db.getLongProperty("rocksdb.background-errors"), -1, -1, -1, -1,
+                    blockCache());
         } catch (RocksDBException e) {
             log.warn("RocksDB properties of {} unavailable", directory, e);
             return DaoProperties.UNKNOWN;

@@ -62,6 +62,7 @@ class RocksDbDaoTest {
             assertEquals(-1, cache.hits());
             assertEquals(-1, cache.misses());
             assertEquals(-1, cache.evictions());
+            assertEquals(0, dao.properties().backgroundErrors(), "RocksDB counts its own background errors");
         }
     }
 

@@ -1,5 +1,7 @@
 package io.kvstore.core.internal.lsm;
 
+import java.util.Arrays;
+
 /**
  * Size-tiered compaction over contiguous runs of tables (newest first), so a compaction's output can
  * take its inputs' place in the recency order. A run is a stretch of tables of similar size (each
@@ -16,17 +18,30 @@ final class CompactionPicker {
     private CompactionPicker() {
     }
 
-    /** The run the size-tiered policy picks in {@code v}, or null if none is due. */
+    /**
+     * The run the size-tiered policy picks in {@code v}, or null if none is due. Each level 0 table is a
+     * sorted run of its own, and so is each deeper level as a whole (left by leveled compaction before the
+     * store changed style): a compaction takes a level whole or not at all, so its one output, which takes
+     * the oldest input's level, never overlaps a table of that level it did not replace.
+     */
     static Compaction pick(Version v, int trigger) {
+        int[] runStarts = new int[v.tables.length + 1];
         long[] sizes = new long[v.tables.length];
-        for (int i = 0; i < sizes.length; i++) {
-            sizes[i] = v.tables[i].fileSize();
+        int runs = 0;
+        for (int start = 0; start < v.tables.length; start = v.runEnd(start)) {
+            long size = 0;
+            for (int i = start; i < v.runEnd(start); i++) {
+                size += v.tables[i].fileSize();
+            }
+            runStarts[runs] = start;
+            sizes[runs++] = size;
         }
-        int[] run = pick(sizes, trigger);
-        return run == null ? null : Compaction.of(v, run[0], run[1]);
+        runStarts[runs] = v.tables.length;
+        int[] run = pick(Arrays.copyOf(sizes, runs), trigger);
+        return run == null ? null : Compaction.of(v, runStarts[run[0]], runStarts[run[1]]);
     }
 
-    /** Returns {start, end} (end exclusive) of the run to compact in {@code sizes}, or null. */
+    /** Returns {start, end} (end exclusive) of the sorted runs to compact in {@code sizes}, or null. */
     static int[] pick(long[] sizes, int trigger) {
         int n = sizes.length;
         for (int start = 0; start < n; start++) {

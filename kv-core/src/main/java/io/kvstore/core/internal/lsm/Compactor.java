@@ -203,6 +203,7 @@ final class Compactor {
         } catch (IOException | RuntimeException e) {
             // Reads and writes go on; tables pile up until the cause is fixed and the store reopened.
             LOG.error("Background compaction failed in {}", dir, e);
+            stats.backgroundFailed();
         }
     }
 
@@ -361,8 +362,8 @@ final class Compactor {
                     } else {
                         versions.install(v -> v.withLeveled(inputs, outputs, job.outputLevel()));
                     }
-                } catch (IOException e) {
-                    // Not installed: delete the outputs, or every retry on a full disk would leave more.
+                } catch (IOException | RuntimeException e) {
+                    // Not installed: delete the outputs, or every retry (on a full disk, say) would leave more.
                     for (SsTable output : outputs) {
                         if (!Manifest.lists(dir, output.fileNumber())) {
                             VersionSet.discard(output);

@@ -94,6 +94,7 @@ final class Flusher {
             afterFlush.run();
         } catch (IOException | RuntimeException e) {
             LOG.error("Flush failed in {}; writes are refused until the store is reopened", dir, e);
+            stats.backgroundFailed();
             state.fail(e instanceof IOException ? (IOException) e : new IOException(e));
             versions.wakeWaiters();
         }

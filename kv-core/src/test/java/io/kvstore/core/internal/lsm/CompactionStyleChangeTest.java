@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -124,6 +126,49 @@ class CompactionStyleChangeTest {
     }
 
     @Test
+    void aLeveledStoreReopenedAsSizeTieredMergesWholeLevelsWithEveryKey() throws IOException {
+        Random random = new Random(Seeds.seed("CompactionStyleChangeTest.back"));
+        TreeMap<Integer, Entry> model = new TreeMap<>();
+        long[] timestamp = {0};
+        int[] leveledLevels = writeLeveled(random, model, timestamp);
+        long deeperTables = Arrays.stream(leveledLevels).filter(level -> level > 0).count();
+        assertTrue(deeperTables >= 4, "several tables in levels: " + Arrays.toString(leveledLevels));
+
+        // Each level is one sorted run: merged whole into one table at the oldest input's level, or not at all.
+        DaoOptions sizeTiered = options(CompactionStyle.SIZE_TIERED).compactionTrigger(TRIGGER).build();
+        try (LsmDao dao = LsmDao.open(sizeTiered)) {
+            for (int t = 0; t < 24; t++) {
+                writeRandomly(dao, random, model, timestamp, 1000);
+                dao.flush();
+                dao.awaitCompactions();
+                assertLevelsDoNotOverlap(dao);
+                assertOnlyLiveTablesOnDisk(dao);
+                assertEquals(0, dao.properties().backgroundErrors(), "every compaction installed");
+            }
+            checkContents(dao, model);
+            dao.compact();
+            assertEquals(1, dao.liveTables().length, Arrays.toString(dao.liveLevels()));
+            assertOnlyLiveTablesOnDisk(dao);
+            checkContents(dao, model);
+        }
+        try (LsmDao dao = LsmDao.open(options(CompactionStyle.LEVELED).compactionTrigger(TRIGGER).build())) {
+            checkContents(dao, model);
+        }
+    }
+
+    /** Writes and flushes a leveled store until it has tables in levels; returns their levels. */
+    private int[] writeLeveled(Random random, TreeMap<Integer, Entry> model, long[] timestamp) throws IOException {
+        try (LsmDao dao = LsmDao.open(options(CompactionStyle.LEVELED).compactionTrigger(TRIGGER).build())) {
+            for (int t = 0; t < 12; t++) {
+                writeRandomly(dao, random, model, timestamp, 1000);
+                dao.flush();
+            }
+            dao.awaitCompactions();
+            return dao.liveLevels();
+        }
+    }
+
+    @Test
     void aV1StoreOpenedAsLeveledMovesIntoLevelsWithEveryWrite() throws IOException {
         V1StoreTest.copyV1Store(dir);
         DaoOptions leveled = DaoOptions.builder(dir).compactionStyle(CompactionStyle.LEVELED).compactionTrigger(4).build();
@@ -208,6 +253,21 @@ class CompactionStyleChangeTest {
             }
         }
         assertEquals(expected, read);
+    }
+
+    /** No table file but the live ones: a compaction that was not installed left nothing behind. */
+    private void assertOnlyLiveTablesOnDisk(LsmDao dao) throws IOException {
+        List<String> live = new ArrayList<>();
+        for (SsTable table : dao.liveTables()) {
+            live.add(FileNames.table(dir, table.fileNumber()).getFileName().toString());
+        }
+        List<String> onDisk = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            files.map(f -> f.getFileName().toString()).filter(name -> name.endsWith(".sst")).forEach(onDisk::add);
+        }
+        live.sort(null);
+        onDisk.sort(null);
+        assertEquals(live, onDisk);
     }
 
     /** Within each level of 1 or deeper, tables are in key order and do not overlap. */

@@ -9,10 +9,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class LsmDaoPropertiesTest {
@@ -36,6 +38,7 @@ class LsmDaoPropertiesTest {
             assertEquals(0, p.walSyncs());
             assertEquals(0, p.bloomNegatives());
             assertEquals(0, p.writeStalls());
+            assertEquals(0, p.backgroundErrors());
         }
     }
 
@@ -72,6 +75,19 @@ class LsmDaoPropertiesTest {
             assertEquals(1, p.compactions());
             assertEquals(p.tableBytes(), p.compactedBytes());
             assertEquals(0, p.compactionsPending());
+        }
+    }
+
+    @Test
+    void aFailedFlushIsCountedAsABackgroundError() throws IOException {
+        try (LsmDao dao = LsmDao.open(DaoOptions.builder(dir).build())) {
+            dao.upsert(Entry.value(b("k"), b("v"), 1));
+            assertEquals(0, dao.properties().backgroundErrors());
+            // A directory where the manifest's temporary file goes: the flush cannot install its table.
+            Files.createDirectory(dir.resolve(FileNames.MANIFEST_TMP));
+            assertThrows(IOException.class, dao::flush);
+            assertEquals(1, dao.properties().backgroundErrors());
+            assertThrows(IOException.class, () -> dao.upsert(Entry.value(b("k2"), b("v"), 2)), "writes refused");
         }
     }
 
