@@ -4,10 +4,9 @@ import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
-import io.kvstore.core.internal.table.BlockCache;
 import io.kvstore.core.internal.table.SsTable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -31,16 +30,9 @@ class CompactionPickerTest {
     @TempDir
     Path dir;
 
-    private final List<SsTable> opened = new ArrayList<>();
-    private long nextNumber = 1;
+    @RegisterExtension
+    final TestTables tables = new TestTables(() -> dir);
     private long nextTimestamp = 1;
-
-    @AfterEach
-    void release() throws IOException {
-        for (SsTable table : opened) {
-            table.release();
-        }
-    }
 
     @Test
     void triggerTablesOfSimilarSizeAreMergedNewestFirst() {
@@ -98,10 +90,7 @@ class CompactionPickerTest {
         }
         DaoOptions options = DaoOptions.builder(dir).compactionStyle(CompactionStyle.SIZE_TIERED)
                 .compression(Compression.NONE).build();
-        SsTable table = TableBuilder.build(dir, nextNumber++, entries.iterator(), count, options,
-                BlockCache.disabled(), 0, e -> false, () -> false).table();
-        opened.add(table);
-        return table;
+        return tables.write(entries.iterator(), count, options);
     }
 
     private static Version version(SsTable[] tables, int[] levels) {

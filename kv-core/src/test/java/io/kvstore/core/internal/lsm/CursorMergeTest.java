@@ -8,8 +8,8 @@ import io.kvstore.core.Entry;
 import io.kvstore.core.internal.table.BlockCache;
 import io.kvstore.core.internal.table.SsTable;
 import io.kvstore.core.internal.util.MergeIterator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -33,15 +33,8 @@ class CursorMergeTest {
 
     @TempDir
     Path dir;
-    private final List<SsTable> opened = new ArrayList<>();
-    private long nextNumber = 1;
-
-    @AfterEach
-    void release() throws IOException {
-        for (SsTable table : opened) {
-            table.release();
-        }
-    }
+    @RegisterExtension
+    final TestTables tables = new TestTables(() -> dir);
 
     @Test
     void mergesAsTheModelOfItsTablesSays() throws IOException {
@@ -141,11 +134,10 @@ class CursorMergeTest {
 
     /** What a compaction at {@code now} writes of {@code entries}, dropping tombstones older than {@code dropBelow}. */
     private List<Entry> written(SortedEntries entries, long now, long dropBelow) throws IOException {
-        SsTable output = TableBuilder.build(dir, nextNumber++, entries, 1_000, options(Compression.LZ4),
-                BlockCache.disabled(), now, timestamp -> timestamp < dropBelow, () -> false, null).table();
+        SsTable output = tables.keep(TableBuilder.build(dir, tables.nextNumber(), entries, 1_000, options(Compression.LZ4),
+                BlockCache.disabled(), now, timestamp -> timestamp < dropBelow, () -> false, null).table());
         List<Entry> read = new ArrayList<>();
         if (output != null) {
-            opened.add(output);
             try (CloseableIterator<Entry> it = output.iterator(null, null)) {
                 it.forEachRemaining(read::add);
             }
@@ -154,10 +146,7 @@ class CursorMergeTest {
     }
 
     private SsTable table(TreeMap<byte[], Entry> entries, Compression compression) throws IOException {
-        SsTable table = TableBuilder.build(dir, nextNumber++, entries.values().iterator(), entries.size(),
-                options(compression), BlockCache.disabled(), Long.MIN_VALUE, timestamp -> false, () -> false).table();
-        opened.add(table);
-        return table;
+        return tables.write(entries.values().iterator(), entries.size(), options(compression));
     }
 
     private DaoOptions options(Compression compression) {

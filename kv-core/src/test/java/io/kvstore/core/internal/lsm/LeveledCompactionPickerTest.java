@@ -4,10 +4,9 @@ import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
-import io.kvstore.core.internal.table.BlockCache;
 import io.kvstore.core.internal.table.SsTable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -33,20 +32,13 @@ class LeveledCompactionPickerTest {
     @TempDir
     Path dir;
 
-    private final List<SsTable> opened = new ArrayList<>();
-    private long nextNumber = 1;
+    @RegisterExtension
+    final TestTables tables = new TestTables(() -> dir);
     private long nextTimestamp = 1;
 
     private DaoOptions options() {
         return DaoOptions.builder(dir).compactionStyle(CompactionStyle.LEVELED).compression(Compression.NONE)
                 .compactionTrigger(4).build();
-    }
-
-    @AfterEach
-    void release() throws IOException {
-        for (SsTable table : opened) {
-            table.release();
-        }
     }
 
     /** A table of {@code units * UNIT} keys spread over the same key space, in order, 100-byte values. */
@@ -57,10 +49,7 @@ class LeveledCompactionPickerTest {
             byte[] key = String.format("key%08d", (long) i * 10_000_000 / count).getBytes(StandardCharsets.UTF_8);
             entries.add(Entry.value(key, new byte[100], nextTimestamp++));
         }
-        SsTable table = TableBuilder.build(dir, nextNumber++, entries.iterator(), count, options(),
-                BlockCache.disabled(), 0, e -> false, () -> false).table();
-        opened.add(table);
-        return table;
+        return tables.write(entries.iterator(), count, options());
     }
 
     /** A version of {@code tables} (level 0 newest first) at {@code levels}, with no memtable data. */
