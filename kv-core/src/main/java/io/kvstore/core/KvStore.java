@@ -113,6 +113,11 @@ public final class KvStore implements Closeable {
         dao.flush();
     }
 
+    /** What the store holds and what its engine has done since it opened (see {@link Dao#properties()}). */
+    public DaoProperties properties() {
+        return dao.properties();
+    }
+
     @Override
     public void close() throws IOException {
         dao.close();

@@ -43,6 +43,18 @@ class KvStoreTest {
 
     @ParameterizedTest
     @EnumSource(Engine.class)
+    void propertiesShowWhatTheEngineHolds(Engine engine) throws IOException {
+        try (KvStore store = KvStore.open(engine, DaoOptions.defaults(directory))) {
+            store.put(bytes("a"), bytes("1"));
+            store.flush();
+            DaoProperties properties = store.properties();
+            assertEquals(1, properties.tableCount(), properties.toString());
+            assertTrue(properties.tableBytes() > 0, properties.toString());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engine.class)
     void rangeHidesDeletedKeys(Engine engine) throws IOException {
         try (KvStore store = KvStore.open(engine, DaoOptions.defaults(directory))) {
             for (String k : new String[] {"a", "b", "c", "d", "e"}) {

@@ -74,6 +74,8 @@ public final class KvStoreYcsbDb extends DB {
         synchronized (LOCK) {
             if (--users == 0) {
                 try {
+                    // On stderr, beside YCSB's own report on stdout: what the engine did during the phase.
+                    System.err.println("kvstore properties at close: " + shared.properties());
                     shared.close();
                 } catch (IOException e) {
                     throw new DBException("closing the store failed", e);
