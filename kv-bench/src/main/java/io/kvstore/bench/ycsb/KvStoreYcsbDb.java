@@ -25,6 +25,7 @@ import site.ycsb.Status;
  * RocksDB through the same code. Properties: {@code kvstore.engine} (lsm | rocksdb, default lsm),
  * {@code kvstore.compression} (none | lz4 | zstd, default the store's default, applied by both engines),
  * {@code kvstore.backgroundPriority} (idle | 0 to 19, our LSM's flushes and compactions, default the
+ * store's default), {@code kvstore.levelBaseBytes} (our LSM's {@code DaoOptions.levelBaseBytes}, default the
  * store's default), {@code kvstore.dir} (required). YCSB makes one instance per client thread; they share one store.
  *
  * <pre>
@@ -54,6 +55,10 @@ public final class KvStoreYcsbDb extends DB {
                     String compression = p.getProperty("kvstore.compression");
                     if (compression != null) {
                         options.compression(Compression.valueOf(compression.toUpperCase(Locale.ROOT)));
+                    }
+                    String levelBase = p.getProperty("kvstore.levelBaseBytes");
+                    if (levelBase != null) {
+                        options.levelBaseBytes(Long.parseLong(levelBase));
                     }
                     String priority = p.getProperty("kvstore.backgroundPriority");
                     if (priority != null) {
