@@ -200,8 +200,9 @@ public final class DaoOptions {
     }
 
     /**
-     * Number of tables that starts a background compaction: of similar size under size-tiered
-     * compaction, at level 0 under leveled compaction, where writes also slow down from five times
+     * Number of tables that starts a background compaction: sorted runs of similar size under size-tiered
+     * compaction (each level 0 table, and each level a leveled store left, whole), level 0 tables under
+     * leveled compaction, where writes also slow down from five times
      * ({@link #delayedWriteBytesPerSecond()}) and stop at nine times this many level 0 tables until
      * compaction catches up.
      */

@@ -18,7 +18,8 @@ import java.util.Objects;
  * @param flushedBytes       bytes those flushes wrote
  * @param compactions        compactions installed
  * @param compactedBytes     bytes those compactions wrote
- * @param backgroundErrors   flushes and compactions that failed, each logged with its cause
+ * @param backgroundErrors   background flushes and compactions that failed, each logged with its cause (a
+ *                           compaction asked for, {@link Dao#compact()}, throws instead)
  * @param writeStalls        writes that waited for flushes, or level 0 compactions, to catch up
  * @param writeStallNanos    time those writes waited
  * @param walSyncs           times the write-ahead log was forced to the device

@@ -9,10 +9,14 @@ import java.util.Arrays;
  * flushes of size F this builds tiers of F, trigger*F, trigger^2*F ...: each byte is rewritten about
  * once per tier (write amplification ~ log_trigger(data/F)), and the table count stays near
  * (trigger - 1) per tier. If tiers fail to form (sizes too irregular) and tables pile up past
- * {@code 4 * trigger}, the cheapest window of {@code trigger} adjacent tables is merged instead.
+ * {@code 4 * trigger}, the cheapest window of {@code trigger} adjacent tables is merged instead. A level
+ * left by leveled compaction counts as one table of its total size (see {@link #pick(Version, int)}).
  */
 final class CompactionPicker {
-    /** Most tables merged at once, to bound one compaction's duration. */
+    /**
+     * Most sorted runs merged at once, to bound one compaction's duration; a run that is a whole level (left
+     * by leveled compaction) may itself be many tables.
+     */
     static final int MAX_RUN = 32;
 
     private CompactionPicker() {

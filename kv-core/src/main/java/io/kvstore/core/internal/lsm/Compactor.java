@@ -364,10 +364,14 @@ final class Compactor {
                     }
                 } catch (IOException | RuntimeException e) {
                     // Not installed: delete the outputs, or every retry (on a full disk, say) would leave more.
-                    for (SsTable output : outputs) {
-                        if (!Manifest.lists(dir, output.fileNumber())) {
-                            VersionSet.discard(output);
+                    try {
+                        for (SsTable output : outputs) {
+                            if (!Manifest.lists(dir, output.fileNumber())) {
+                                VersionSet.discard(output);
+                            }
                         }
+                    } catch (IOException | RuntimeException cleanup) {
+                        e.addSuppressed(cleanup);
                     }
                     throw e;
                 }
