@@ -5,6 +5,7 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
 import io.kvstore.core.SyncPolicy;
+import io.kvstore.core.internal.table.SsTable;
 import io.kvstore.core.internal.util.ProcThreads;
 import io.kvstore.core.internal.util.ThreadPriority;
 import org.junit.jupiter.api.Test;
@@ -194,6 +195,32 @@ class LsmDaoTest {
             Files.delete(dir.resolve(FileNames.MANIFEST_TMP));
             dao.compact();
             assertEquals(1, tableFiles().size());
+        }
+    }
+
+    @Test
+    void aCompactionWhoseSwitchIsRefusedLeavesNoTableBehind() throws IOException {
+        try (LsmDao dao = LsmDao.open(small())) {
+            for (int round = 0; round < 2; round++) {
+                dao.upsert(Entry.value(b("k" + round), b("v" + round), round));
+                dao.flush();
+            }
+            java.util.Set<Path> before = tableFiles();
+            // Between the merge and its switch, the oldest input leaves the version (a change nothing
+            // else makes while a compaction runs): the switch refuses, and the merge's output must go.
+            VersionSet versions = dao.versions();
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> dao.compactOldest(2, () -> {
+                synchronized (versions.manifestLock) {
+                    try {
+                        versions.install(v -> v.withCompacted(new SsTable[] {v.tables[v.tables.length - 1]}, null));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }));
+            assertTrue(refused.getMessage().startsWith("compaction inputs are no longer"), refused.getMessage());
+            assertTrue(before.containsAll(tableFiles()), "the unused output is deleted: " + tableFiles() + " against " + before);
+            assertArrayEquals(b("v1"), dao.get(b("k1")).value());
         }
     }
 
