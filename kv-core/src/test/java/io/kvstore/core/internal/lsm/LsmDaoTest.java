@@ -181,10 +181,7 @@ class LsmDaoTest {
     @Test
     void aCompactionWhoseManifestCannotBeWrittenLeavesNoTableBehind() throws IOException {
         try (LsmDao dao = LsmDao.open(small())) {
-            for (int round = 0; round < 2; round++) {
-                dao.upsert(Entry.value(b("k" + round), b("v" + round), round));
-                dao.flush();
-            }
+            flushTwoTables(dao);
             java.util.Set<Path> before = tableFiles();
             // A directory where the manifest's temporary file goes: writing the manifest fails, as on a full disk.
             Files.createDirectory(dir.resolve(FileNames.MANIFEST_TMP));
@@ -201,10 +198,7 @@ class LsmDaoTest {
     @Test
     void aCompactionWhoseSwitchIsRefusedLeavesNoTableBehind() throws IOException {
         try (LsmDao dao = LsmDao.open(small())) {
-            for (int round = 0; round < 2; round++) {
-                dao.upsert(Entry.value(b("k" + round), b("v" + round), round));
-                dao.flush();
-            }
+            flushTwoTables(dao);
             java.util.Set<Path> before = tableFiles();
             // Between the merge and its switch, the oldest input leaves the version (a change nothing
             // else makes while a compaction runs): the switch refuses, and the merge's output must go.
@@ -234,10 +228,7 @@ class LsmDaoTest {
     void writesGoOnWhileACompactionThatDropsNoTombstoneWritesItsManifest() throws Exception {
         Path pipe = dir.resolve(FileNames.MANIFEST_TMP);
         try (LsmDao dao = LsmDao.open(DaoOptions.builder(dir).flushThresholdBytes(1 << 20).build())) {
-            for (int round = 0; round < 2; round++) {
-                dao.upsert(Entry.value(b("k" + round), b("v" + round), round));
-                dao.flush();
-            }
+            flushTwoTables(dao);
             assumeTrue(new ProcessBuilder("mkfifo", pipe.toString()).inheritIO().start().waitFor() == 0, "mkfifo");
             Thread[] compacting = new Thread[1];
             CountDownLatch merged = new CountDownLatch(1);
@@ -345,6 +336,14 @@ class LsmDaoTest {
         return Thread.getAllStackTraces().entrySet().stream()
                 .filter(e -> e.getKey().getName().equals(name))
                 .anyMatch(e -> Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().equals(Manifest.class.getName())));
+    }
+
+    /** Flushes k0 = v0, then k1 = v1, each into a table of its own. */
+    private static void flushTwoTables(LsmDao dao) throws IOException {
+        for (int round = 0; round < 2; round++) {
+            dao.upsert(Entry.value(b("k" + round), b("v" + round), round));
+            dao.flush();
+        }
     }
 
     private java.util.Set<Path> tableFiles() throws IOException {
