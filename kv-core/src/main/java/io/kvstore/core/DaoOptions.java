@@ -202,9 +202,8 @@ public final class DaoOptions {
     /**
      * Number of tables that starts a background compaction: sorted runs of similar size under size-tiered
      * compaction (each level 0 table, and each level a leveled store left, whole), level 0 tables under
-     * leveled compaction, where writes also slow down from five times
-     * ({@link #delayedWriteBytesPerSecond()}) and stop at nine times this many level 0 tables until
-     * compaction catches up.
+     * leveled compaction, where writes also slow down from five times ({@link #delayedWriteBytesPerSecond()})
+     * and stop at nine times this many level 0 tables until compaction catches up.
      */
     public int compactionTrigger() {
         return compactionTrigger;

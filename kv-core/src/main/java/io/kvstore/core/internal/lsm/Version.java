@@ -18,8 +18,8 @@ final class Version {
     /**
      * The level of each table, parallel to {@link #tables}: 0 for flushed tables (and every table size-tiered
      * compaction writes, unless it replaces a whole deeper level and takes its place), 1 and deeper for the
-     * sorted runs of leveled compaction. The tables list
-     * level 0 newest first, then each deeper level in key order.
+     * sorted runs of leveled compaction. The tables list level 0 newest first, then each deeper level in
+     * key order.
      */
     final int[] levels;
     /**
