@@ -18,7 +18,10 @@ final class InternodeClients {
     private InternodeClients() {
     }
 
-    /** A web client with {@code options} and {@code pool}, plus the node's TLS settings and signer. */
+    /**
+     * A web client with {@code options} and {@code pool}, plus the node's TLS settings and signer, whose
+     * requests closed before they are sent fail cleanly ({@link ClosedBeforeSendGuard}).
+     */
     static WebClient create(Vertx vertx, KvServerConfig config, WebClientOptions options, PoolOptions pool) {
         NodeTls.configureClient(config, options);
         WebClient client = WebClient.create(vertx, options, pool);
@@ -26,6 +29,8 @@ final class InternodeClients {
             ((WebClientInternal) client).addInterceptor(
                     new RequestSigner(new RequestSignature(config.clusterSecrets()), System::currentTimeMillis));
         }
+        // Last, so that no interceptor runs between its check and the request being sent.
+        ((WebClientInternal) client).addInterceptor(new ClosedBeforeSendGuard());
         return client;
     }
 
