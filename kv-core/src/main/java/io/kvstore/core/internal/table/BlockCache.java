@@ -179,14 +179,16 @@ public final class BlockCache {
             this.slots = new AtomicReferenceArray<>(blockCount);
         }
 
-        /** The cached contents of data block {@code block}, or null (counted as a hit or a miss). */
+        /**
+         * The cached contents of data block {@code block} (counted as a hit), or null: the reader counts a
+         * miss with {@link #missed} once it knows the block is one the cache would hold.
+         */
         ByteBuffer get(int block) {
             if (cache == null) {
                 return null;
             }
             Slot slot = slots.getAcquire(block);
             if (slot == null) {
-                cache.misses.increment();
                 return null;
             }
             if (!slot.referenced) {
@@ -194,6 +196,13 @@ public final class BlockCache {
             }
             cache.hits.increment();
             return slot.buffer;
+        }
+
+        /** Counts a miss: a block {@link #get} did not find was decompressed. */
+        void missed() {
+            if (cache != null) {
+                cache.misses.increment();
+            }
         }
 
         /** Caches data block {@code block}, whose buffer readers only read with absolute gets. */

@@ -387,6 +387,7 @@ public final class SsTable {
             cursor.size = size - TableFormat.COMPRESSED_TRAILER;
             return;
         }
+        cached.missed();
         ByteBuffer plain = fillCache
                 ? ByteBuffer.wrap(new byte[uncompressed]).order(ByteOrder.LITTLE_ENDIAN)
                 : cursor.scratch(uncompressed);

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -141,6 +142,28 @@ class LsmDaoBlockCacheTest {
             assertEquals(1, second.misses());
             assertEquals(first.bytes(), second.bytes());
             assertEquals(0, second.evictions());
+        }
+    }
+
+    @Test
+    void blocksThatDoNotCompressAreReadInPlaceAndCountNeitherHitNorMiss() throws IOException {
+        DaoOptions options = DaoOptions.builder(dir).compression(Compression.LZ4).blockCacheBytes(1L << 20).build();
+        Random random = new Random(7);
+        byte[][] values = new byte[500][];
+        try (LsmDao dao = LsmDao.open(options)) {
+            for (int i = 0; i < values.length; i++) {
+                values[i] = new byte[200];
+                random.nextBytes(values[i]);
+                dao.upsert(Entry.value(key(i), values[i], 1));
+            }
+            dao.flush();
+            for (int read = 0; read < 2; read++) {
+                for (int i = 0; i < values.length; i++) {
+                    assertArrayEquals(values[i], dao.get(key(i)).value());
+                }
+            }
+            assertEquals(new BlockCacheProperties(0, 0, 0, 0, 1L << 20), dao.properties().blockCache(),
+                    "a larger cache would not save a single decompression");
         }
     }
 
