@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A request whose connection closes after it is made and before it is sent fails with the close;
- * nothing throws on an event loop and nothing is logged (without the guard, Vert.x logs both an
- * unhandled exception and the close). The close is staged by an interceptor ahead of the guard, where
+ * nothing throws on an event loop and nothing is logged (without the guard, the web client throws on
+ * the event loop, which Vert.x logs as an unhandled exception). The close is staged by an interceptor ahead of the guard, where
  * in a cluster a stopping peer closes it.
  */
 class ClosedBeforeSendGuardTest {
