@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
  * One compaction of our LSM engine, timed, and what it allocates on the heap: {@code tables} tables of
  * {@code keys / tables} upserts each of 16-byte keys (after {@code keyPrefix} bytes all keys share)
  * drawn at random from {@code keys} (so tables overlap and some keys have several versions) and
- * 100-byte {@link BenchValues#TEXT} values, merged by {@code Dao.compact()} into the deepest level. The heap a compaction allocates becomes young
+ * 100-byte values ({@link BenchValues#TEXT} unless {@code values=random}), merged by {@code Dao.compact()}
+ * into the deepest level. The heap a compaction allocates becomes young
  * collections on a server, and each one pauses requests: when the trial ends it prints what the
  * compaction thread allocated (its {@code ThreadMXBean} count) per upsert its tables were written with.
  *
@@ -60,6 +61,10 @@ public class CompactionBenchmark {
         @Param({"4"})
         public int tables;
 
+        /** What the values are made of: {@code text} (JSON-like, compressible) or {@code random} (not). */
+        @Param({"text"})
+        public String values;
+
         /** Bytes of one prefix that every key begins with, as a table or tenant name makes them (0: none). */
         @Param({"0"})
         public int keyPrefix;
@@ -78,11 +83,12 @@ public class CompactionBenchmark {
                     .flushThresholdBytes(1L << 30).build();
             store = FreshStore.wrap(Engine.LSM.open(options), directory);
             SplittableRandom random = new SplittableRandom(seed++);
+            BenchValues kind = BenchValues.valueOf(values.toUpperCase());
             long timestamp = 1;
             for (int t = 0; t < tables; t++) {
                 for (int i = keys / tables; i > 0; i--) {
                     long index = random.nextInt(keys);
-                    store.dao.upsert(Entry.value(key(index), BenchValues.TEXT.value(index), timestamp++));
+                    store.dao.upsert(Entry.value(key(index), kind.value(index), timestamp++));
                 }
                 store.dao.flush();
             }

@@ -39,6 +39,7 @@ public final class SsTableWriter implements AutoCloseable {
     private final BlockBuilder index = new BlockBuilder();
     private final BloomFilterBuilder bloom;
     private final BlockCodec codec;
+    private final CompressionBackoff backoff = new CompressionBackoff();
     /** Compressed bytes of one data block plus its trailer; grown as blocks need. */
     private byte[] compressed = new byte[0];
     private final byte[] handle = new byte[TableFormat.HANDLE_SIZE];
@@ -227,20 +228,30 @@ public final class SsTableWriter implements AutoCloseable {
 
     /**
      * Writes {@code block[0, length)} compressed, or as it is where compression saves too little
-     * ({@link TableFormat#STORE_SAVINGS_DIVISOR}), with its trailer; returns the bytes written.
+     * ({@link TableFormat#STORE_SAVINGS_DIVISOR}) or is not tried ({@link CompressionBackoff}), with its
+     * trailer; returns the bytes written.
      */
     private int writeCompressed(byte[] block, int length) throws IOException {
         int bound = Math.max(codec.maxCompressedLength(length), length) + TableFormat.COMPRESSED_TRAILER;
         if (compressed.length < bound) {
             compressed = new byte[bound];
         }
-        int n = codec.compress(block, length, compressed);
-        int sizeField = length;
-        if (n > length - length / TableFormat.STORE_SAVINGS_DIVISOR) {
+        int n = length;
+        boolean stored = true;
+        if (backoff.tryNext()) {
+            n = codec.compress(block, length, compressed);
+            stored = n > length - length / TableFormat.STORE_SAVINGS_DIVISOR;
+            if (stored) {
+                backoff.incompressible();
+            } else {
+                backoff.compressed();
+            }
+        }
+        if (stored) {
             System.arraycopy(block, 0, compressed, 0, length);
             n = length;
-            sizeField = length | TableFormat.STORED;
         }
+        int sizeField = stored ? length | TableFormat.STORED : length;
         Coding.putInt(compressed, n, sizeField);
         Coding.putInt(compressed, n + 4, Crc32c.of(compressed, 0, n + 4));
         int size = n + TableFormat.COMPRESSED_TRAILER;

@@ -14,6 +14,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -226,6 +228,43 @@ class CompressedTableTest {
         assertTrue(random <= randomNone * 1.01,
                 "stored blocks add their trailers only: " + random + " against " + randomNone);
         assertTrue(Files.size(path) < none, Files.size(path) + " against " + none);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD"})
+    void blocksAfterOnesThatDidNotCompressAreStoredWithoutTryingUntilTheBackoffTriesAgain(Compression compression)
+            throws IOException {
+        TreeMap<byte[], Entry> entries = partlyRandom(3000, 200);
+        Path path = write("000001.sst", entries, compression);
+        SsTable table = SsTable.open(path, 1);
+        List<byte[]> keys = new ArrayList<>(entries.keySet());
+        BlockHandle lastRandom = table.blockHandleOf(keys.get(199));
+        List<Boolean> textBlocksStored = new ArrayList<>();
+        BlockHandle previous = lastRandom;
+        for (byte[] key : keys.subList(200, keys.size())) {
+            BlockHandle handle = table.blockHandleOf(key);
+            if (handle.offset() != previous.offset()) {
+                textBlocksStored.add(isStored(path, handle));
+                previous = handle;
+            }
+        }
+        int stored = textBlocksStored.indexOf(false);
+        assertTrue(stored >= 1 && stored <= CompressionBackoff.MAX_SKIPPED,
+                "text blocks right after the random ones are stored untried, then tried: " + textBlocksStored);
+        assertEquals(-1, textBlocksStored.subList(stored, textBlocksStored.size()).indexOf(true),
+                "once one compresses every later text block is tried and compresses: " + textBlocksStored);
+        for (Entry e : entries.values()) {
+            assertEquals(e, table.get(e.key(), SsTable.hash(e.key())));
+        }
+    }
+
+    /** Whether the data block at {@code handle} is stored as it is (its trailer's size has {@link TableFormat#STORED}). */
+    private static boolean isStored(Path path, BlockHandle handle) throws IOException {
+        try (FileChannel channel = FileChannel.open(path)) {
+            ByteBuffer field = ByteBuffer.allocate(4);
+            channel.read(field, handle.offset() + handle.size() - TableFormat.COMPRESSED_TRAILER);
+            return (Coding.getInt(field.array(), 0) & TableFormat.STORED) != 0;
+        }
     }
 
     @Test
