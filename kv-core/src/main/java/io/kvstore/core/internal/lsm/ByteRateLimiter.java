@@ -83,27 +83,30 @@ final class ByteRateLimiter {
      * it returned early because {@code cancelled} said so.
      */
     long acquireNanos(long bytes, BooleanSupplier cancelled) {
-        long waited = 0;
+        long start = nanoClock.getAsLong();
         long debtNanos;
         synchronized (this) {
             refill();
             available -= bytes;
             debtNanos = debtNanos();
         }
+        if (debtNanos == 0) {
+            return 0;
+        }
         // Sleeps outside the lock, so that tryAcquire (on an event loop) never waits behind a sleeper.
         while (debtNanos > 0) {
             if (cancelled.getAsBoolean()) {
                 return -1;
             }
-            long slice = Math.min(debtNanos, MAX_WAIT_NANOS);
-            sleeper.sleepNanos(slice);
-            waited += slice;
+            sleeper.sleepNanos(Math.min(debtNanos, MAX_WAIT_NANOS));
             synchronized (this) {
                 refill();
                 debtNanos = debtNanos();
             }
         }
-        return waited;
+        // The clock's time rather than the slices asked for: a sleep that overran paid back more of the
+        // debt than its slice, and the caller waited for all of it.
+        return nanoClock.getAsLong() - start;
     }
 
     /** How long the bucket takes to come back to empty from what callers took beyond it. REQUIRES: this object's lock. */

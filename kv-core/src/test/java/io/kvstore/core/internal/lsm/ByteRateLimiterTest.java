@@ -102,6 +102,16 @@ class ByteRateLimiterTest {
     }
 
     @Test
+    void aWaitIsReportedAsTheTimeItTookWhenSleepsOverrun() {
+        long overrun = TimeUnit.MILLISECONDS.toNanos(30);
+        ByteRateLimiter limiter = new ByteRateLimiter(MIB, nanos::get, n -> nanos.addAndGet(n + overrun));
+        assertEquals(0, limiter.acquireNanos(MIB / 10, () -> false), "the burst is free");
+        long waited = limiter.acquireNanos(MIB, () -> false);
+        assertEquals(nanos.get(), waited, "all the time the caller was held, not the slices it asked for");
+        assertTrue(waited >= TimeUnit.SECONDS.toNanos(1), "a MiB at a MiB/s: " + waited);
+    }
+
+    @Test
     void timeWithoutWritesRefillsOnlyTheBurst() {
         ByteRateLimiter limiter = limiter(MIB);
         nanos.addAndGet(TimeUnit.SECONDS.toNanos(60));
