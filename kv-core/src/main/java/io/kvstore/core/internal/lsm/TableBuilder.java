@@ -7,6 +7,7 @@ import io.kvstore.core.internal.table.SsTable;
 import io.kvstore.core.internal.table.SsTableWriter;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -65,10 +66,7 @@ final class TableBuilder {
             }
             writer.finish();
         }
-        SsTable table = SsTable.open(path, number, blocks);
-        // Just written through the page cache, so normally resident: reads need not wait for a check.
-        table.checkResidency();
-        return new Built(table, newestDropped);
+        return new Built(openFinished(path, number, blocks), newestDropped);
     }
 
     /**
@@ -137,7 +135,26 @@ final class TableBuilder {
         try (writer) {
             writer.finish();
         }
-        SsTable table = SsTable.open(path, number, blocks);
+        return openFinished(path, number, blocks);
+    }
+
+    /**
+     * Opens the table just finished at {@code path}, or deletes it if it cannot be opened (no mapping
+     * left, say): no version lists it yet, and nothing else would delete it before the store reopens.
+     */
+    private static SsTable openFinished(Path path, long number, BlockCache blocks) throws IOException {
+        SsTable table;
+        try {
+            table = SsTable.open(path, number, blocks);
+        } catch (IOException | RuntimeException | Error e) {
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        // Just written through the page cache, so normally resident: reads need not wait for a check.
         table.checkResidency();
         return table;
     }

@@ -103,9 +103,16 @@ public final class BlockCache {
         return "BlockCache{" + capacityBytes + " bytes}";
     }
 
-    /** Caches {@code block} of {@code table} unless it is cached or the table released; evicts to stay in bounds. */
+    /**
+     * Caches {@code block} of {@code table} unless it is cached, the table released or the block heavier
+     * than half the cache (to make room for it would push out half the blocks read for one); evicts to
+     * stay in bounds.
+     */
     private void insert(Table table, int block, ByteBuffer buffer) {
         Slot slot = new Slot(table, block, buffer);
+        if (slot.weight > capacityBytes / 2) {
+            return;
+        }
         lock.lock();
         try {
             if (table.released || table.slots.getPlain(block) != null) {

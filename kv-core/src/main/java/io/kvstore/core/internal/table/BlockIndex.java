@@ -1,6 +1,9 @@
 package io.kvstore.core.internal.table;
 
+import io.kvstore.core.CorruptionException;
+
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
@@ -23,7 +26,46 @@ final class BlockIndex {
      */
     private final long[] lastKeyPrefixes;
 
-    /** The index block at {@code [base, base + size)} of {@code buf}, its checksum verified. */
+    /**
+     * The index block at {@code [base, base + size)} of {@code buf}, its checksum verified, read from
+     * {@code indexOffset} of {@code file}, after checking that each entry lies inside the block and holds
+     * a handle, and that the handles lie in file order, apart, within {@code [0, dataEnd)} and no larger
+     * than {@code maxBlockSize}. A checksum only proves the index is what its writer wrote; a reader that
+     * trusted a handle out of range would fail with an exception that names neither file nor offset.
+     */
+    static BlockIndex open(Path file, ByteBuffer buf, int base, int size, long indexOffset, long dataEnd,
+                           int maxBlockSize) throws CorruptionException {
+        int count = Block.count(buf, base, size);
+        long entriesEnd = size - TableFormat.BLOCK_TRAILER - 4L * count;
+        long previousEnd = 0;
+        for (int block = 0; block < count; block++) {
+            long entry = buf.getInt(base + (int) entriesEnd + 4 * block);
+            if (entry < 0 || entry > entriesEnd - TableFormat.ENTRY_HEADER) {
+                throw new CorruptionException(file, indexOffset, "index entry " + block + " at " + entry
+                        + " lies outside the index's " + entriesEnd + " bytes of entries");
+            }
+            int keyLength = Block.keyLength(buf, base + (int) entry);
+            int valueLength = Block.valueLength(buf, base + (int) entry);
+            if (keyLength < 0 || valueLength != BlockHandle.SIZE
+                    || entry + TableFormat.ENTRY_HEADER + keyLength + BlockHandle.SIZE > entriesEnd) {
+                throw new CorruptionException(file, indexOffset, "index entry " + block + " is not a key of "
+                        + keyLength + " bytes and a block handle within the index (value of " + valueLength + " bytes)");
+            }
+            int handle = Block.keyPosition(base + (int) entry) + keyLength;
+            long offset = BlockHandle.offsetAt(buf, handle);
+            int blockSize = BlockHandle.sizeAt(buf, handle);
+            if (offset < previousEnd || blockSize < TableFormat.BLOCK_TRAILER || blockSize > maxBlockSize
+                    || offset > dataEnd - blockSize) {
+                throw new CorruptionException(file, indexOffset, "index entry " + block + " points outside the data"
+                        + " blocks: offset " + offset + ", size " + blockSize + " (data ends at " + dataEnd
+                        + ", the previous block at " + previousEnd + ", largest block " + maxBlockSize + ")");
+            }
+            previousEnd = offset + blockSize;
+        }
+        return new BlockIndex(buf, base, size);
+    }
+
+    /** The index block at {@code [base, base + size)} of {@code buf}, its checksum verified and entries checked. */
     BlockIndex(ByteBuffer buf, int base, int size) {
         this.buf = buf;
         this.base = base;

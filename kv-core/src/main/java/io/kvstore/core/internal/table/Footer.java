@@ -52,8 +52,9 @@ record Footer(int version, BlockHandle meta, BlockHandle index, BlockHandle bloo
     }
 
     private void check(Path file, long footerOffset, BlockHandle handle) throws CorruptionException {
+        // offset > footerOffset - size rather than offset + size > footerOffset, which a huge offset overflows.
         if (handle.offset() < 0 || handle.size() < 0 || handle.size() > maxBlockSize
-                || handle.offset() + handle.size() > footerOffset || maxBlockSize > TableFormat.MAX_BLOCK_SIZE) {
+                || handle.offset() > footerOffset - handle.size() || maxBlockSize > TableFormat.MAX_BLOCK_SIZE) {
             throw new CorruptionException(file, footerOffset, "footer points outside the file: offset "
                     + handle.offset() + ", size " + handle.size());
         }

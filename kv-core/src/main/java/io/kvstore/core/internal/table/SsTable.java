@@ -135,8 +135,10 @@ public final class SsTable {
                 }
                 bloom = new BloomFilter(bloomBuf, bloomBase, bloomLines, bloomProbes);
             }
-            return new SsTable(path, fileNumber, size, file, meta, codec, footer.version(), bloom,
-                    new BlockIndex(indexBuf, indexBase, indexSize), Objects.requireNonNull(blocks, "blocks"));
+            long dataEnd = bloomSize > 0 ? Math.min(bloomOffset, indexOffset) : indexOffset;
+            BlockIndex index = BlockIndex.open(path, indexBuf, indexBase, indexSize, indexOffset, dataEnd, maxBlockSize);
+            return new SsTable(path, fileNumber, size, file, meta, codec, footer.version(), bloom, index,
+                    Objects.requireNonNull(blocks, "blocks"));
         }
     }
 

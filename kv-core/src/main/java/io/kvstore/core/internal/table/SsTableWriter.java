@@ -185,9 +185,10 @@ public final class SsTableWriter implements AutoCloseable {
 
         out.flush();
         channel.force(true);
-        finished = true;
         writeback.close();
         out.close();
+        // Only now: a close that fails leaves the table unfinished, for abort() to delete.
+        finished = true;
         return position;
     }
 

@@ -97,6 +97,18 @@ class TableBuilderTest {
         assertEquals(List.of(), tableFiles());
     }
 
+    @Test
+    void aTableWrittenButNotOpenedIsDeleted() throws IOException {
+        // No cache to open with stands for any failure of the open once the table is complete (no mapping left, say).
+        assertThrows(NullPointerException.class, () -> TableBuilder.build(dir, numbers.getAndIncrement(), values(1_000),
+                1_000, DaoOptions.defaults(dir), null, NOW, ts -> false, () -> false));
+        assertEquals(List.of(), tableFiles());
+        assertThrows(NullPointerException.class, () -> TableBuilder.buildSplit(dir, numbers::getAndIncrement,
+                SortedEntries.of(values(5_000)), 1_000, DaoOptions.defaults(dir), null, 32 << 10, NOW, ts -> false,
+                () -> false, null));
+        assertEquals(List.of(), tableFiles());
+    }
+
     private TableBuilder.BuiltTables buildSplit(Iterator<Entry> entries, long targetBytes,
                                                 LongPredicate mayDrop, BooleanSupplier cancelled) throws IOException {
         return TableBuilder.buildSplit(dir, numbers::getAndIncrement, SortedEntries.of(entries), 1_000,

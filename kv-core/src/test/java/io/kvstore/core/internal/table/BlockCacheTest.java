@@ -114,6 +114,39 @@ class BlockCacheTest {
         assertTrue(cache.blockCount() > 0 && cache.blockCount() <= 5, "blocks cached: " + cache.blockCount());
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Compression.class, names = {"LZ4", "ZSTD"})
+    void aBlockHeavierThanHalfTheCacheIsReadButNotCachedSoItPushesNothingOut(Compression compression)
+            throws IOException {
+        BlockCache cache = BlockCache.ofCapacity(8L * (BLOCK_SIZE + BlockCache.ENTRY_OVERHEAD));
+        TreeMap<byte[], Entry> small = entries(5000);
+        SsTable table = open("000001.sst", 1, small, compression, cache);
+        List<byte[]> keys = new ArrayList<>(small.keySet());
+        for (int i = 0; i < 3; i++) {
+            byte[] key = keys.get(i * 500);
+            assertEquals(small.get(key), get(table, key));
+        }
+        assertEquals(3, cache.blockCount());
+        // One entry whose value alone (compressible, so its block is compressed) weighs more than half the cache.
+        byte[] bigKey = "big".getBytes(StandardCharsets.UTF_8);
+        byte[] bigValue = "0123456789abcdef".repeat(6 * BLOCK_SIZE / 16).getBytes(StandardCharsets.UTF_8);
+        TreeMap<byte[], Entry> big = new TreeMap<>(Bytes.ORDER);
+        big.put(bigKey, Entry.value(bigKey, bigValue, 1));
+        SsTable bigTable = open("000002.sst", 2, big, compression, cache);
+        long misses = cache.properties().misses();
+        for (int read = 0; read < 2; read++) {
+            assertEquals(big.get(bigKey), get(bigTable, bigKey));
+        }
+        assertEquals(misses + 2, cache.properties().misses(), "decompressed on each read, never kept");
+        assertEquals(3, cache.blockCount(), "the blocks read before are all still cached");
+        long hits = cache.properties().hits();
+        for (int i = 0; i < 3; i++) {
+            byte[] key = keys.get(i * 500);
+            assertEquals(small.get(key), get(table, key));
+        }
+        assertEquals(hits + 3, cache.properties().hits());
+    }
+
     @Test
     void aBlockReadAgainSurvivesTheEvictionThatTakesABlockReadOnce() throws IOException {
         // Room for four blocks (a block may end a little past or before BLOCK_SIZE), not five.

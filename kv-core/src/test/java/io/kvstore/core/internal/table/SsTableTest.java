@@ -4,6 +4,8 @@ import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
 import io.kvstore.core.CorruptionException;
+import io.kvstore.core.internal.util.Coding;
+import io.kvstore.core.internal.util.Crc32c;
 import io.kvstore.core.testing.Seeds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -209,6 +211,76 @@ class SsTableTest {
         Path truncated = dir.resolve("truncated.sst");
         Files.write(truncated, new byte[10]);
         assertThrows(CorruptionException.class, () -> SsTable.open(truncated, 3));
+    }
+
+    @Test
+    void aFooterHandleWhoseEndWouldOverflowIsCorruption() throws IOException {
+        Path path = write(randomEntries(new Random(4), 200), 1024, 10);
+        byte[] bytes = Files.readAllBytes(path);
+        int footer = bytes.length - TableFormat.FOOTER_SIZE;
+        // The index handle: an offset that a positive size carries past Long.MAX_VALUE.
+        Coding.putLong(bytes, footer + 12, Long.MAX_VALUE - 10);
+        Coding.putInt(bytes, footer + 20, 100);
+        Coding.putInt(bytes, footer + 44, Crc32c.of(bytes, footer, 44));
+        Files.write(path, bytes);
+        CorruptionException e = assertThrows(CorruptionException.class, () -> SsTable.open(path, 1));
+        assertTrue(e.getMessage().contains("footer points outside the file"), e.getMessage());
+    }
+
+    /** How an index entry is rewritten: its position in the file and the file's bytes. */
+    private interface IndexEntryEdit {
+        void apply(byte[] bytes, int entry);
+    }
+
+    /**
+     * Applies {@code edit} to index entry {@code block} of the table at {@code path} and seals the index
+     * with a valid checksum again, as a writer that got it wrong would have; returns the index's offset.
+     */
+    private static long editIndexEntry(Path path, int block, IndexEntryEdit edit) throws IOException {
+        byte[] bytes = Files.readAllBytes(path);
+        int footer = bytes.length - TableFormat.FOOTER_SIZE;
+        int index = (int) Coding.getLong(bytes, footer + 12);
+        int size = Coding.getInt(bytes, footer + 20);
+        int count = Coding.getInt(bytes, index + size - TableFormat.BLOCK_TRAILER);
+        int offsets = index + size - TableFormat.BLOCK_TRAILER - 4 * count;
+        edit.apply(bytes, index + Coding.getInt(bytes, offsets + 4 * block));
+        Coding.putInt(bytes, index + size - 4, Crc32c.of(bytes, index, size - 4));
+        Files.write(path, bytes);
+        return index;
+    }
+
+    /** Position of the block handle in the index entry at {@code entry}. */
+    private static int handleOf(byte[] bytes, int entry) {
+        return entry + TableFormat.ENTRY_HEADER + Coding.getInt(bytes, entry);
+    }
+
+    @Test
+    void anIndexWithAValidChecksumButAHandleOutsideTheDataIsCorruptionNamingTheEntry() throws IOException {
+        TreeMap<byte[], Entry> entries = randomEntries(new Random(5), 500);
+        Path original = write(entries, 1024, 10);
+        Path copy = dir.resolve("copy.sst");
+        List<IndexEntryEdit> edits = List.of(
+                (bytes, entry) -> Coding.putLong(bytes, handleOf(bytes, entry), -1),
+                (bytes, entry) -> Coding.putLong(bytes, handleOf(bytes, entry), Long.MAX_VALUE - 4),
+                (bytes, entry) -> Coding.putInt(bytes, handleOf(bytes, entry) + 8, Integer.MAX_VALUE),
+                (bytes, entry) -> Coding.putInt(bytes, handleOf(bytes, entry) + 8, 3),
+                (bytes, entry) -> Coding.putLong(bytes, handleOf(bytes, entry), 0), // overlaps block 0
+                (bytes, entry) -> Coding.putLong(bytes, handleOf(bytes, entry), bytes.length - TableFormat.FOOTER_SIZE),
+                (bytes, entry) -> Coding.putInt(bytes, entry + 4, 11), // a value that is not a handle
+                (bytes, entry) -> Coding.putInt(bytes, entry, 1 << 30)); // a key running off the index
+        for (int i = 0; i < edits.size(); i++) {
+            Files.copy(original, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            long index = editIndexEntry(copy, 1, edits.get(i));
+            CorruptionException e = assertThrows(CorruptionException.class, () -> SsTable.open(copy, 2), "edit " + i);
+            assertEquals(copy, e.file());
+            assertEquals(index, e.offset(), "edit " + i);
+            assertTrue(e.getMessage().contains("index entry 1"), "edit " + i + ": " + e.getMessage());
+        }
+        Files.copy(original, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        editIndexEntry(copy, 1, (bytes, entry) -> { });
+        SsTable table = SsTable.open(copy, 3);
+        byte[] key = entries.lastKey();
+        assertArrayEquals(key, table.get(key, SsTable.hash(key)).key(), "an index resealed unchanged opens");
     }
 
     @Test
