@@ -83,7 +83,10 @@ public final class LogReader {
                             "impossible record length " + length);
                 }
                 if (LogFormat.RECORD_HEADER + (long) length > remaining) {
-                    return tornOrCorrupt(file, size, position, remaining, records,
+                    // Only the header is the record's for certain: the rest of the file, which such a length
+                    // would span, ends in the zeros of a mapped log's window after a kill, and a zero page
+                    // there must not make a damaged length a torn tail with valid records after it.
+                    return tornOrCorrupt(file, size, position, LogFormat.RECORD_HEADER, records,
                             "record length " + length + " reaches past the end of the file");
                 }
                 byte[] payload = readExactly(in, length);

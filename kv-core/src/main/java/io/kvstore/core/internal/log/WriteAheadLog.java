@@ -67,7 +67,7 @@ public final class WriteAheadLog implements Closeable {
     /** Appends {@code entry}; returns the logical position to pass to {@link #awaitDurable}. */
     public long append(Entry entry) throws IOException {
         failIfForceFailed();
-        long end = appended + writer.append(entry);
+        long end = appended + HeldInterrupt.run(() -> writer.append(entry));
         appended = end;
         return end;
     }
@@ -83,6 +83,13 @@ public final class WriteAheadLog implements Closeable {
      * zeros cut) on the zeroer: a rotation runs under the store's write lock, which every writer waits for.
      */
     public void rotate(Path next) throws IOException {
+        HeldInterrupt.run(() -> {
+            rotateUninterrupted(next);
+            return null;
+        });
+    }
+
+    private void rotateUninterrupted(Path next) throws IOException {
         LogWriter fresh = takePrepared(next);
         if (fresh == null) {
             fresh = new LogWriter(next, mapped, zeroer);
@@ -201,7 +208,10 @@ public final class WriteAheadLog implements Closeable {
     long forceCurrent() throws IOException {
         synchronized (fileLock) {
             long covered = appended;
-            force(writer);
+            HeldInterrupt.run(() -> {
+                force(writer);
+                return null;
+            });
             return covered;
         }
     }

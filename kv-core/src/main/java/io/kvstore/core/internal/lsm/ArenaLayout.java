@@ -34,8 +34,6 @@ record ArenaLayout(int largeChunkBytes, long expectedBytes) {
     private static final int HEADER_ROOM = 64;
     /** Small chunks only. */
     static final ArenaLayout SMALL = new ArenaLayout(0, 0);
-    /** The largest chunks, for a memtable of unknown size (the records replayed at recovery). */
-    static final ArenaLayout UNBOUNDED = new ArenaLayout(MAX_CHUNK_BYTES - HEADER_ROOM, Long.MAX_VALUE);
     /** Without G1, large chunks are made of this many bytes at a time. */
     private static final int OTHER_COLLECTOR_UNIT = 1 << 20;
     private static final int G1_REGION_BYTES = g1RegionBytes();

@@ -85,25 +85,31 @@ final class Recovery {
             levels.add(manifest.levels[i]);
             inherited.add(manifest.inherited[i]);
         }
-        Memtable recovered = new Memtable(-1, ArenaLayout.UNBOUNDED);
+        // The logs are replayed into memtables of the running store's size, each written out as a level 0
+        // table once full, as the store would have flushed it: one memtable for all the logs a crash left
+        // (the active one and every frozen one) could outgrow what a memtable can hold.
+        long[] numbers = {next};
+        Memtable[] replaying = {new Memtable(-1, options.flushThresholdBytes())};
         long[] sequence = {0};
         for (long number : logs) {
             Path file = FileNames.log(dir, number);
-            LogReader.Result result = LogReader.replay(file, entry -> recovered.put(entry, ++sequence[0]));
+            LogReader.Result result = LogReader.replay(file, entry -> {
+                if (replaying[0].sizeBytes() >= options.flushThresholdBytes()) {
+                    addFlushed(options, blocks, replaying[0], numbers[0]++, tables, levels, inherited);
+                    replaying[0] = new Memtable(-1, options.flushThresholdBytes());
+                }
+                replaying[0].put(entry, ++sequence[0]);
+            });
             if (result.tornBytes > 0) {
                 // After a crash: a record cut short, or the zeros of the log's last mapped window.
                 LOG.warn("Cut a torn or zero-filled tail of {} bytes at offset {} of {}", result.tornBytes,
                         result.validLength, file);
             }
         }
-        if (!recovered.isEmpty()) {
-            long number = next++;
-            SsTable table = TableBuilder.build(dir, number, recovered.iterator(null, null, Long.MAX_VALUE),
-                    recovered.keyCount(), options, blocks, Long.MIN_VALUE, timestamp -> false, () -> false).table();
-            tables.add(0, table);
-            levels.add(0, 0);
-            inherited.add(0, false); // a flush, as if the store had not stopped
+        if (!replaying[0].isEmpty()) {
+            addFlushed(options, blocks, replaying[0], numbers[0]++, tables, levels, inherited);
         }
+        next = numbers[0];
         long logNumber = next++;
         int[] levelArray = new int[levels.size()];
         boolean[] inheritedArray = new boolean[levelArray.length];
@@ -122,5 +128,18 @@ final class Recovery {
                 options.groupCommitIntervalMillis(), stats);
         LOG.debug("Opened {} with {} tables after replaying {} logs", dir, initial.tables.length, logs.size());
         return new Recovered(initial, next, wal, stats);
+    }
+
+    /**
+     * Writes {@code memtable} as level 0 table {@code number} of the store in {@code options} and puts it
+     * first, as the newest, among {@code tables} (with its level and inheritance).
+     */
+    private static void addFlushed(DaoOptions options, BlockCache blocks, Memtable memtable, long number,
+                                   List<SsTable> tables, List<Integer> levels, List<Boolean> inherited) throws IOException {
+        SsTable table = TableBuilder.build(options.dataDirectory(), number, memtable.iterator(null, null, Long.MAX_VALUE),
+                memtable.keyCount(), options, blocks, Long.MIN_VALUE, timestamp -> false, () -> false).table();
+        tables.add(0, table);
+        levels.add(0, 0);
+        inherited.add(0, false); // a flush, as if the store had not stopped
     }
 }

@@ -147,13 +147,16 @@ class LogReaderTest {
         Path file = dir.resolve("000001.wal");
         long[] starts = writeLog(file);
         for (int record : new int[] {0, 3}) {
-            Path damaged = dir.resolve("damaged-" + record + ".wal");
-            Files.copy(file, damaged);
-            flipByte(damaged, starts[record] + 7); // the length's high byte: far past the end of the file
-            CorruptionException e = assertThrows(CorruptionException.class, () -> replay(damaged),
-                    "every record after it would be dropped without a word");
-            assertEquals(starts[record], e.offset());
-            assertTrue(e.getMessage().contains("past the end"), e.getMessage());
+            for (int zeros : new int[] {0, 3 * 4096}) { // a closed log, and one killed with its window's zeros ahead
+                Path damaged = dir.resolve("damaged-" + record + "-" + zeros + ".wal");
+                Files.copy(file, damaged);
+                Files.write(damaged, new byte[zeros], StandardOpenOption.APPEND);
+                flipByte(damaged, starts[record] + 7); // the length's high byte: far past the end of the file
+                CorruptionException e = assertThrows(CorruptionException.class, () -> replay(damaged),
+                        "every record after it would be dropped without a word");
+                assertEquals(starts[record], e.offset());
+                assertTrue(e.getMessage().contains("past the end"), e.getMessage());
+            }
         }
         Path last = dir.resolve("last.wal");
         Files.copy(file, last);

@@ -71,6 +71,40 @@ class WriteAheadLogTest {
         assertTrue(a.records > 0 && b.records > 0);
     }
 
+    @ParameterizedTest
+    @EnumSource(SyncPolicy.class)
+    void aWriterWithItsInterruptSetWritesForcesAndRotatesWithoutClosingTheLogForOthers(SyncPolicy policy)
+            throws Exception {
+        Path first = dir.resolve("000001.wal");
+        Path second = dir.resolve("000002.wal");
+        int records = 3 * (LogWriter.WINDOW_BYTES / 10_000); // across several mapped windows
+        try (WriteAheadLog log = new WriteAheadLog(first, policy, 1)) {
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            try {
+                Future<Boolean> interruptedWriter = pool.submit(() -> {
+                    Thread.currentThread().interrupt();
+                    for (int i = 0; i < records; i++) {
+                        if (i == records / 2) {
+                            log.rotate(second);
+                        }
+                        log.awaitDurable(log.append(Entry.value(("k" + i).getBytes(StandardCharsets.UTF_8),
+                                new byte[10_000], i)));
+                    }
+                    return Thread.interrupted();
+                });
+                assertTrue(interruptedWriter.get(60, TimeUnit.SECONDS), "the writer's interrupt is still set");
+            } finally {
+                pool.shutdownNow();
+            }
+            // Another writer finds the log open.
+            log.awaitDurable(log.append(Entry.value("after".getBytes(StandardCharsets.UTF_8), new byte[1], 1)));
+        }
+        long[] replayed = {0};
+        LogReader.replay(first, e -> replayed[0]++);
+        LogReader.replay(second, e -> replayed[0]++);
+        assertEquals(records + 1, replayed[0]);
+    }
+
     /**
      * Linux reports a failed writeback to one fsync and then forgets it: a later fsync that succeeds says
      * nothing about the pages lost. So after one failure nothing may be acknowledged again, whether by a

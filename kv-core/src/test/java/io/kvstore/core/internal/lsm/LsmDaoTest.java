@@ -103,6 +103,37 @@ class LsmDaoTest {
     }
 
     @Test
+    void logsLargerThanAMemtableAreReplayedIntoSeveralLevelZeroTables() throws IOException {
+        // Written with 4 MiB memtables, reopened with 256 KiB ones: the replay fills memtables of the
+        // reopened store's size and writes each out, rather than one memtable for every log.
+        LsmDao dao = LsmDao.open(DaoOptions.builder(dir).flushThresholdBytes(4 << 20).build());
+        byte[] value = new byte[1000];
+        int count = 3000;
+        for (int i = 0; i < count; i++) {
+            value[0] = (byte) i;
+            dao.upsert(Entry.value(b(String.format("k%05d", i)), value, i + 1));
+        }
+        Path copy = dir.resolveSibling(dir.getFileName() + "-copy");
+        copyDirectory(dir, copy);
+        dao.close();
+        long threshold = 256 << 10;
+        try (LsmDao reopened = LsmDao.open(DaoOptions.builder(copy).flushThresholdBytes(threshold).compactionTrigger(1000)
+                .build())) {
+            int tables = reopened.liveTables().length;
+            assertTrue(tables >= count * 1000L / threshold / 2, "tables replayed: " + tables);
+            for (int level : reopened.liveLevels()) {
+                assertEquals(0, level);
+            }
+            List<Entry> entries = all(reopened.range(null, null));
+            assertEquals(count, entries.size());
+            for (int i = 0; i < count; i++) {
+                assertEquals((byte) i, entries.get(i).value()[0], "key " + i);
+                assertEquals(i + 1, entries.get(i).timestamp());
+            }
+        }
+    }
+
+    @Test
     void higherTimestampWinsAcrossMemtablesAndTables() throws IOException {
         try (LsmDao dao = LsmDao.open(small())) {
             dao.upsert(Entry.value(b("k"), b("new"), 100));
