@@ -39,7 +39,7 @@ final class AdminRepairHandler {
             return;
         }
         Context context = Vertx.currentContext();
-        long heartbeat = IdleHeartbeat.start(context.owner(), request.response(), idleTimeout);
+        long heartbeat = IdleHeartbeat.start(context.owner(), request, idleTimeout);
         Future.fromCompletionStage(antiEntropy.repairAll(), context).onComplete(done -> {
             context.owner().cancelTimer(heartbeat);
             if (done.failed()) {

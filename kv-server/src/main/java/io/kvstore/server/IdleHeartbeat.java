@@ -2,7 +2,9 @@ package io.kvstore.server;
 
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import java.time.Duration;
 
 /**
@@ -14,8 +16,15 @@ final class IdleHeartbeat {
     private IdleHeartbeat() {
     }
 
-    /** Starts the heartbeat of {@code response}; returns the timer to cancel when the answer goes out. */
-    static long start(Vertx vertx, HttpServerResponse response, Duration idleTimeout) {
+    /**
+     * Starts the heartbeat of {@code request}'s response; returns the timer to cancel when the answer goes
+     * out (-1: none). HTTP/1.0 has no interim answers, so its requests get none and may be closed as idle.
+     */
+    static long start(Vertx vertx, HttpServerRequest request, Duration idleTimeout) {
+        if (request.version() == HttpVersion.HTTP_1_0) {
+            return -1;
+        }
+        HttpServerResponse response = request.response();
         return vertx.setPeriodic(Math.max(100, idleTimeout.toMillis() / 2), id -> {
             if (response.ended() || response.closed()) {
                 vertx.cancelTimer(id);

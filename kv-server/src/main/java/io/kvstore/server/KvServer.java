@@ -346,13 +346,14 @@ public final class KvServer {
                 () -> membership.get().replicationFactor(), config.antiEntropyInterval(), config.repairScanBytesPerSecond());
         NodeCleanup cleanup = new NodeCleanup(dao, membership::map, config.self(), config.storeOptions().backgroundPriority());
         MapChanges changes = new MapChanges(membership, cleanup, config.streamUnreachableTimeout().toMillis());
-        MembershipHandler membershipHandler = new MembershipHandler(membership, changes, cleanup, vertx, config.idleTimeout());
+        BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
+        MembershipHandler membershipHandler = new MembershipHandler(membership, changes, cleanup, vertx, config.idleTimeout(),
+                bodyBudget);
         KvServer server = new KvServer(config, vertx, dao, membership, client, storagePool, repair, cleanup, membershipHandler);
         if (!joins) {
             server.joined.complete(null);
         }
         AtomicInteger inFlight = new AtomicInteger();
-        BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
         RangeHandler ranges = new RangeHandler(dao, config.maxKeyBytes());
         // Range streams have their own connections: a long stream must not hold up point requests
         // pipelined behind it on the internode client's.

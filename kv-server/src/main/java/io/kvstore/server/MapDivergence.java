@@ -19,7 +19,12 @@ final class MapDivergence {
     private static final Logger LOG = LoggerFactory.getLogger(MapDivergence.class);
     private final String self;
     private final Supplier<ClusterMap> map;
+    /**
+     * Peers and maps already logged, at most {@link #MAX_LOGGED}: the headers are the sender's to choose,
+     * and a stream of made-up ones must neither grow the heap nor fill the log.
+     */
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
+    static final int MAX_LOGGED = 64;
     private final LongAdder seen = new LongAdder();
 
     /** @param map this node's current map; {@code null} while it has none, when nothing is checked */
@@ -57,7 +62,7 @@ final class MapDivergence {
         String reason = "cluster map mismatch: " + who + " and " + self + " both hold a map of epoch " + epoch
                 + " but different ones (fingerprint " + fingerprint + " there, " + ours.fingerprintText() + " here);"
                 + " one of them was seeded apart from the cluster and must be restarted with the cluster's map";
-        if (logged.add(who + ' ' + fingerprint)) {
+        if (logged.size() < MAX_LOGGED && logged.add(who + ' ' + fingerprint)) {
             LOG.error("{}; replica requests from {} are refused (409) until one of the two holds a newer map."
                     + " This node's map: {}", reason, who, ours);
         }

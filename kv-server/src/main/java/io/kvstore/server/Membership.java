@@ -211,20 +211,30 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
         LOG.info("node {} now on cluster map epoch {}: {}", config.self(), map.epoch(), map);
     }
 
-    /** A request carried {@code epoch}: if it is newer than this node's, pulls the map from {@code node}. */
+    /**
+     * A request carried {@code epoch}: if it is newer than this node's, pulls the map from {@code node}
+     * if that is a member of this node's map, and from the next member otherwise. The headers come from
+     * any client: a node named only by them (a newcomer, or an address an attacker chose) is never asked,
+     * and a member asked for a newer map it does not have changes nothing.
+     */
     void observe(long epoch, String node) {
-        if (epoch > epoch() && node != null && pulling.compareAndSet(false, true)) {
-            pull(node);
+        if (epoch > epoch() && pulling.compareAndSet(false, true)) {
+            ClusterMap map = map();
+            if (node != null && !node.equals(config.self()) && map.contains(node)) {
+                pull(node);
+            } else {
+                pullFromNextPeer().onComplete(done -> pulling.set(false));
+            }
         }
     }
 
-    private void pullFromNextPeer() {
+    private io.vertx.core.Future<ClusterMap> pullFromNextPeer() {
         List<String> nodes = new ArrayList<>(map().urls());
         nodes.remove(config.self());
         if (nodes.isEmpty()) {
-            return;
+            return io.vertx.core.Future.succeededFuture();
         }
-        pullFrom(nodes.get(Math.floorMod(nextPeer.getAndIncrement(), nodes.size())));
+        return pullFrom(nodes.get(Math.floorMod(nextPeer.getAndIncrement(), nodes.size())));
     }
 
     private void pull(String node) {
@@ -232,7 +242,13 @@ final class Membership implements Supplier<Topology>, AutoCloseable {
     }
 
     private io.vertx.core.Future<ClusterMap> pullFrom(String node) {
-        return membershipClient.map(node).onSuccess(map -> {
+        io.vertx.core.Future<ClusterMap> answer;
+        try {
+            answer = membershipClient.map(node);
+        } catch (RuntimeException e) { // a URL the client cannot even send to
+            return io.vertx.core.Future.failedFuture(e);
+        }
+        return answer.onSuccess(map -> {
             divergence.check(map.epoch(), map.fingerprintText(), node);
             if (map.epoch() > epoch() && !worker.isShutdown()) {
                 worker.execute(() -> {

@@ -12,6 +12,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +49,11 @@ final class MembershipHandler {
     static final String NODE_HEADER = "X-Kv-Node";
     /** Marks a change request a member forwarded to the claimant: it is never forwarded again. */
     static final String FORWARDED_HEADER = "X-Kv-Forwarded";
+    /**
+     * Limit of a pushed map's or a stream request's body, apart from the values' limit: a map of a
+     * thousand nodes of 256 tokens each is about 5 MB of JSON.
+     */
+    static final int MAX_BODY_BYTES = 16 << 20;
     private static final long POLL_MILLIS = 200;
     /** How long the node waiting on a change goes on asking a claimant that does not answer. */
     private static final long CLAIMANT_SILENCE_MILLIS = 30_000;
@@ -56,9 +62,13 @@ final class MembershipHandler {
     private final MapChanges changes;
     private final NodeCleanup cleanup;
     private final Vertx vertx;
+    /** The node's budget for buffered bodies, shared with every route that buffers one. */
+    private final BodyMemoryBudget bodyBudget;
     private final Duration idleTimeout;
 
-    MembershipHandler(Membership membership, MapChanges changes, NodeCleanup cleanup, Vertx vertx, Duration idleTimeout) {
+    MembershipHandler(Membership membership, MapChanges changes, NodeCleanup cleanup, Vertx vertx, Duration idleTimeout,
+                      BodyMemoryBudget bodyBudget) {
+        this.bodyBudget = bodyBudget;
         this.membership = membership;
         this.changes = changes;
         this.cleanup = cleanup;
@@ -154,16 +164,20 @@ final class MembershipHandler {
                 .end(ClusterMapCodec.toJson(membership.map()));
     }
 
+    /**
+     * A map a member pushed. Its body is read within the body limits and against its signed digest
+     * ({@link BodyReader}), as every internal body is: a signature replayed with another map is refused.
+     */
     private void pushed(HttpServerRequest request) {
-        request.body().onSuccess(body -> {
+        BodyReader.read(request, MAX_BODY_BYTES, bodyBudget, body -> {
             ClusterMap map;
             try {
-                map = ClusterMapCodec.fromJson(body.toString());
+                map = ClusterMapCodec.fromJson(new String(body, StandardCharsets.UTF_8));
             } catch (IllegalArgumentException e) {
                 Responses.send(request, 400, e.getMessage());
-                return;
+                return Future.succeededFuture();
             }
-            blocking(() -> membership.adopt(map)).onComplete(done -> {
+            return blocking(() -> membership.adopt(map)).onComplete(done -> {
                 if (done.failed()) {
                     Responses.failure(request, done.cause());
                 } else {
@@ -221,8 +235,12 @@ final class MembershipHandler {
                 .end(change.toJson(membership.map()).encode());
     }
 
-    /** Decommission or removal asked by an operator: answered once the change is over. */
+    /**
+     * Decommission or removal asked by an operator: answered once the change is over, which takes as long
+     * as streaming the node's keys, so interim answers keep the connection from closing as idle meanwhile.
+     */
     private void operate(HttpServerRequest request, String operation, String url) {
+        long heartbeat = IdleHeartbeat.start(vertx, request, idleTimeout);
         requestChange(operation, url, false).compose(answer -> {
             if (answer.status() != 202) {
                 return Future.succeededFuture(answer);
@@ -230,6 +248,7 @@ final class MembershipHandler {
             JsonObject started = new JsonObject(answer.body());
             return awaitChange(started.getString("claimant"), started.getLong("id"), operation, url);
         }).onComplete(done -> {
+            vertx.cancelTimer(heartbeat);
             if (done.failed()) {
                 Responses.failure(request, done.cause());
                 return;
@@ -312,7 +331,7 @@ final class MembershipHandler {
     /** {@code POST /v0/admin/cleanup}: answered once done, 200 with what it removed, or 409 with why not. */
     private void cleanUp(HttpServerRequest request) {
         Context context = Vertx.currentContext();
-        long heartbeat = IdleHeartbeat.start(vertx, request.response(), idleTimeout);
+        long heartbeat = IdleHeartbeat.start(vertx, request, idleTimeout);
         Future.fromCompletionStage(cleanup.request(0), context).onComplete(done -> {
             vertx.cancelTimer(heartbeat);
             if (done.succeeded()) {
@@ -346,16 +365,17 @@ final class MembershipHandler {
     }
 
     private void streamRequested(HttpServerRequest request) {
-        request.body().onSuccess(body -> {
+        BodyReader.read(request, MAX_BODY_BYTES, bodyBudget, body -> {
             KeyMovement movement;
             try {
-                movement = KeyMovementCodec.fromJson(body.toString());
+                movement = KeyMovementCodec.fromJson(new String(body, StandardCharsets.UTF_8));
             } catch (IllegalArgumentException e) {
                 Responses.send(request, 400, e.getMessage());
-                return;
+                return Future.succeededFuture();
             }
             membership.stream(movement);
             request.response().setStatusCode(202).end();
+            return Future.succeededFuture();
         });
     }
 

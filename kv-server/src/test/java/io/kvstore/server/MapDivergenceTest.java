@@ -28,6 +28,19 @@ class MapDivergenceTest {
     }
 
     @Test
+    void madeUpPeersAndFingerprintsAreLoggedOnlyUpToABound() {
+        MapDivergence divergence = new MapDivergence("http://a:1", () -> RANDOM);
+        try (LogCapture log = LogCapture.start()) {
+            for (int i = 0; i < 1000; i++) {
+                assertNotNull(divergence.refusal("1", "f" + i, "http://x" + i + ":1"), "every one is still refused");
+            }
+            long errors = log.warningsAndErrors().stream().filter(line -> line.contains("cluster map mismatch")).count();
+            assertEquals(MapDivergence.MAX_LOGGED, errors);
+        }
+        assertEquals(1000, divergence.count(), "and counted");
+    }
+
+    @Test
     void theSameMapOtherEpochsAndRequestsWithoutTheHeadersPass() {
         AtomicReference<ClusterMap> ours = new AtomicReference<>(RANDOM);
         MapDivergence divergence = new MapDivergence("http://a:1", ours::get);

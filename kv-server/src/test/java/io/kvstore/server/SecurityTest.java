@@ -163,6 +163,50 @@ class SecurityTest {
     }
 
     @Test
+    void aSignedMapPushOrStreamRequestCarryingAnotherBodyIs403() throws Exception {
+        start(b -> b);
+        long epoch = new io.vertx.core.json.JsonObject(send(plain(MembershipHandler.CLUSTER_PATH, "GET", null)).body())
+                .getLong("epoch");
+        byte[] signed = "{}".getBytes(StandardCharsets.UTF_8);
+        for (String path : new String[] {MembershipHandler.MAP_PATH, MembershipHandler.STREAM_PATH}) {
+            String method = path.equals(MembershipHandler.MAP_PATH) ? "PUT" : "POST";
+            byte[] forged = ("{\"forged\": \"" + path + "\"}").getBytes(StandardCharsets.UTF_8);
+            HttpResponse<String> answer = send(signed(url(path), method, signed, forged, SECRET, System.currentTimeMillis()));
+            assertEquals(403, answer.statusCode(), path + ": " + answer.body());
+            assertTrue(answer.body().contains("does not match"), answer.body());
+        }
+        assertEquals(epoch, new io.vertx.core.json.JsonObject(send(plain(MembershipHandler.CLUSTER_PATH, "GET", null)).body())
+                .getLong("epoch"), "no map adopted");
+    }
+
+    @Test
+    void anEpochHintNamingANodeOutsideTheMapNeverMakesTheNodeAskIt() throws Exception {
+        start(b -> b);
+        java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(1);
+        com.sun.net.httpserver.HttpServer attacker = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        attacker.createContext("/", exchange -> {
+            asked.countDown();
+            exchange.sendResponseHeaders(500, -1);
+            exchange.close();
+        });
+        attacker.start();
+        try {
+            String attackerUrl = "http://127.0.0.1:" + attacker.getAddress().getPort();
+            for (String node : new String[] {attackerUrl, ":", "not a url"}) {
+                HttpResponse<String> answer = send(plain(MembershipHandler.CLUSTER_PATH, "GET", null)
+                        .header(MembershipHandler.EPOCH_HEADER, Long.toString(Long.MAX_VALUE - 1))
+                        .header(MembershipHandler.NODE_HEADER, node));
+                assertEquals(200, answer.statusCode(), node + ": " + answer.body());
+            }
+            // The pull, had there been one, starts as the request is handled: well within this wait.
+            assertFalse(asked.await(2, java.util.concurrent.TimeUnit.SECONDS), "the node asked " + attackerUrl + " for a map");
+        } finally {
+            attacker.stop(0);
+        }
+    }
+
+    @Test
     void aWriteReplayedWithinTheWindowStoresItsOwnVersionAgainAndCannotUndoANewerOne() throws Exception {
         start(b -> b);
         byte[] old = "old".getBytes(StandardCharsets.UTF_8);

@@ -68,17 +68,42 @@ final class TestCluster {
         return (tls == null ? builder : builder.sslContext(tls)).build();
     }
 
+    /** Ports handed out lie in [10000, the system's first ephemeral port). */
+    private static final int LOWEST_PORT = 10_000;
+
     /**
-     * A port free now and never handed out before in this JVM: the system may give the same ephemeral
-     * port to two sockets opened one after the other, and two nodes of one test must not share one.
+     * A port free now and never handed out before in this JVM, below the system's ephemeral range: a
+     * node is bound to its port some time after it is chosen (after the nodes before it started, or
+     * after a restart), and a port of that range may meanwhile become the local port of any outgoing
+     * connection, which no connection takes from below it.
      */
     static int freePort() throws IOException {
-        while (true) {
-            try (ServerSocket socket = new ServerSocket(0)) {
-                if (HANDED_OUT.add(socket.getLocalPort())) {
-                    return socket.getLocalPort();
-                }
+        int below = firstEphemeralPort();
+        java.util.Random random = new java.util.Random();
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            int port = LOWEST_PORT + random.nextInt(below - LOWEST_PORT);
+            if (HANDED_OUT.contains(port)) {
+                continue;
             }
+            try (ServerSocket socket = new ServerSocket(port)) {
+                if (HANDED_OUT.add(port)) {
+                    return port;
+                }
+            } catch (java.net.BindException taken) {
+                // In use by another process: try another.
+            }
+        }
+        throw new IOException("no free port in [" + LOWEST_PORT + ", " + below + ")");
+    }
+
+    /** The first port of Linux's ephemeral range ({@code net.ipv4.ip_local_port_range}), 32768 if unknown. */
+    private static int firstEphemeralPort() {
+        try {
+            String range = java.nio.file.Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+            int first = Integer.parseInt(range.split("\\s+")[0]);
+            return first > LOWEST_PORT + 1000 ? first : 32768;
+        } catch (IOException | RuntimeException e) {
+            return 32768;
         }
     }
 

@@ -2,6 +2,7 @@ package io.kvstore.cluster.repair;
 
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.Partitioner;
+import io.kvstore.cluster.TimestampOutOfBoundsException;
 import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
@@ -224,6 +225,15 @@ public final class RepairResponder implements RepairPeer {
 
     @Override
     public CompletionStage<Void> apply(List<Entry> entries) {
+        // As a replicated write is: an entry from the future would pin its key and drag the clock along.
+        for (Entry entry : entries) {
+            if (!clock.accepts(entry.timestamp())) {
+                return CompletableFuture.failedFuture(new TimestampOutOfBoundsException("repaired entry of key '"
+                        + Bytes.toDebugString(entry.key()) + "' timestamped " + entry.timestamp() + ", more than "
+                        + HybridClock.MAX_AHEAD_MILLIS + " ms past this node's clock: none of the " + entries.size()
+                        + " entries applied"));
+            }
+        }
         return CompletableFuture.runAsync(() -> {
             for (Entry entry : entries) {
                 clock.observe(entry.timestamp());

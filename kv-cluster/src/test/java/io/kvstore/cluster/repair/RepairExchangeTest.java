@@ -294,6 +294,25 @@ class RepairExchangeTest {
         assertThrows(RepairBusyException.class, () -> a.startTree(NODES.get(1), 3, 4));
     }
 
+    @Test
+    void aBatchHoldingAnEntryFromTheFutureIsRefusedWhole() throws IOException {
+        RepairResponder a = node(0);
+        HybridClock clock = new HybridClock();
+        Entry present = Entry.value(key(1), value(1), clock.now());
+        long farAhead = clock.now() + ((HybridClock.MAX_AHEAD_MILLIS + 60_000) << HybridClock.LOGICAL_BITS);
+        for (long timestamp : new long[] {farAhead, Long.MAX_VALUE}) {
+            Entry future = Entry.value(key(2), value(2), timestamp);
+            CompletionException e = assertThrows(CompletionException.class,
+                    () -> a.apply(List.of(present, future)).toCompletableFuture().join());
+            assertInstanceOf(io.kvstore.cluster.TimestampOutOfBoundsException.class, e.getCause());
+            assertTrue(e.getCause().getMessage().contains("timestamped " + timestamp), e.getCause().getMessage());
+        }
+        assertNull(dao(a).get(key(1)), "nothing of the batch applied");
+        assertNull(dao(a).get(key(2)));
+        a.apply(List.of(present)).toCompletableFuture().join();
+        assertEquals(present, dao(a).get(key(1)), "an entry of now is applied");
+    }
+
     // ---- fixture ----
 
     private final List<RepairResponder> responders = new ArrayList<>();
