@@ -168,38 +168,24 @@ final class InternalCodec {
     /**
      * A value's expiry, {@link Entry#NEVER} when {@code value} is absent.
      *
-     * @throws IllegalArgumentException if it is present and not a positive number
+     * @throws IllegalArgumentException if it is present and not a positive decimal
      */
     static long parseExpiry(String value, String name) {
         if (value == null) {
             return Entry.NEVER;
         }
-        long expiresAtMillis;
-        try {
-            expiresAtMillis = Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("bad " + name + " '" + value + "'");
-        }
-        if (expiresAtMillis <= 0) {
+        long expiresAtMillis = QueryParameters.decimal(value, name);
+        if (expiresAtMillis == 0) {
             throw new IllegalArgumentException("non-positive " + name + " " + expiresAtMillis);
         }
         return expiresAtMillis;
     }
 
-    /** @throws IllegalArgumentException if the timestamp is missing, not a number or negative */
+    /** @throws IllegalArgumentException if the timestamp is missing or not a non-negative decimal */
     static long parseTimestamp(String value) {
         if (value == null || value.isEmpty()) {
             throw new IllegalArgumentException("missing " + TIMESTAMP_PARAM);
         }
-        long timestamp;
-        try {
-            timestamp = Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("bad " + TIMESTAMP_PARAM + " '" + value + "'");
-        }
-        if (timestamp < 0) {
-            throw new IllegalArgumentException("negative " + TIMESTAMP_PARAM + " " + timestamp);
-        }
-        return timestamp;
+        return QueryParameters.decimal(value, TIMESTAMP_PARAM);
     }
 }

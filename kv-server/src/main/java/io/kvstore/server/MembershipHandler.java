@@ -350,9 +350,9 @@ final class MembershipHandler {
         String epoch = QueryParameters.text(request.query(), "epoch");
         long minEpoch;
         try {
-            minEpoch = Long.parseLong(epoch == null ? "" : epoch);
-        } catch (NumberFormatException e) {
-            Responses.send(request, 400, "epoch must be an integer, got '" + epoch + "'");
+            minEpoch = QueryParameters.decimal(epoch, "epoch");
+        } catch (IllegalArgumentException e) {
+            Responses.send(request, 400, e.getMessage());
             return;
         }
         cleanup.request(minEpoch).whenComplete((report, error) -> {
@@ -406,11 +406,7 @@ final class MembershipHandler {
         if (id == null) {
             throw new IllegalArgumentException("missing id");
         }
-        try {
-            return Long.parseLong(id);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("id must be an integer, got '" + id + "'");
-        }
+        return QueryParameters.decimal(id, "id");
     }
 
     /** Runs blocking membership work on its own threads, never on the event loop. */

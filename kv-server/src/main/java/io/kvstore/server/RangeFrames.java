@@ -100,7 +100,13 @@ final class RangeFrames {
             if (ended && at < pending.length()) {
                 throw malformed(offset, "bytes after the end frame");
             }
-            pending = at == pending.length() ? Buffer.buffer() : pending.getBuffer(at, pending.length());
+            if (at == pending.length()) {
+                pending = Buffer.buffer();
+            } else if (at > 0) {
+                // Nothing is copied while no frame ends: a large value arriving in many chunks is
+                // appended chunk by chunk, not copied again whole with each.
+                pending = pending.getBuffer(at, pending.length());
+            }
         }
 
         /** Decodes the frame at {@code at} of {@code pending}; returns its length, or 0 if it is not whole yet. */

@@ -172,12 +172,7 @@ final class RepairHandler {
         if (text == null || text.isEmpty()) {
             throw new IllegalArgumentException("missing " + name);
         }
-        long value;
-        try {
-            value = Long.parseLong(text);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("bad " + name + " '" + text + "'");
-        }
+        long value = QueryParameters.decimal(text, name);
         if (value < min || value > max) {
             throw new IllegalArgumentException(name + " " + value + " outside [" + min + ", " + max + "]");
         }

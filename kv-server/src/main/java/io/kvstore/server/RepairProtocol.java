@@ -236,6 +236,9 @@ final class RepairProtocol {
             if (length > maxKeyBytes) {
                 throw bad("key of " + length + " bytes exceeds the limit of " + maxKeyBytes);
             }
+            if (length == 0) {
+                throw bad("an empty key"); // never stored: the public and internal entity routes refuse it
+            }
             return take(length, "key");
         }
 

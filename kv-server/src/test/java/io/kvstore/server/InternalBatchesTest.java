@@ -173,7 +173,8 @@ class InternalBatchesTest {
         assertEquals(a, read.get(4).result(), "a key asked twice is answered twice");
 
         for (byte[] bad : List.of(new byte[] {0, 0, 0, 1, 0, 0, 0, 5, 'a'}, new byte[] {0, 0, 0, 2, 0, 0, 0, 0},
-                new byte[] {0, 0, 0, 0, 1}, new byte[] {(byte) 0xff, 0, 0, 0})) {
+                new byte[] {0, 0, 0, 0, 1}, new byte[] {(byte) 0xff, 0, 0, 0},
+                new byte[] {0, 0, 0, 1, 0, 0, 0, 0})) { // the last: one read of an empty key, which no store holds
             var refused = node.send(0, "POST", BatchCodec.READS_PATH, bad);
             assertEquals(400, refused.statusCode(), new String(refused.body(), UTF_8));
             assertTrue(new String(refused.body(), UTF_8).contains("malformed read batch at offset"), new String(refused.body(), UTF_8));

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,19 @@ class QueryParametersTest {
         assertEquals("first", QueryParameters.text("id=first&id=second", "id"), "the first occurrence counts");
         assertNull(QueryParameters.text(null, "id"));
         assertNull(QueryParameters.text("", "id"));
+    }
+
+    @Test
+    void decimalsAreAsciiDigitsOnly() {
+        assertEquals(0, QueryParameters.decimal("0", "ts"));
+        assertEquals(42, QueryParameters.decimal("0042", "ts"));
+        assertEquals(Long.MAX_VALUE, QueryParameters.decimal(Long.toString(Long.MAX_VALUE), "ts"));
+        for (String bad : new String[] {null, "", "+5", "-5", " 5", "5 ", "1e3", "0x10", "5.0", "\u0661\u0662", "9223372036854775808",
+                "99999999999999999999"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> QueryParameters.decimal(bad, "ts"),
+                    "'" + bad + "'");
+            assertTrue(e.getMessage().contains("bad ts"), e.getMessage());
+        }
     }
 
     @Test

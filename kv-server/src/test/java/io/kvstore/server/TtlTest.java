@@ -65,6 +65,10 @@ class TtlTest {
                     "a malformed internal expiry");
             assertEquals(400, node.send(0, "PUT", "/internal/v0/entity?key=AA&ts=1&exp=0", new byte[] {1}).statusCode(),
                     "a non-positive internal expiry");
+            assertEquals(400, node.send(0, "PUT", "/internal/v0/entity?key=AA&ts=1&exp=+5", new byte[] {1}).statusCode(),
+                    "a signed internal expiry");
+            assertEquals(400, node.send(0, "PUT", "/internal/v0/entity?key=AA&ts=+1", new byte[] {1}).statusCode(),
+                    "a signed internal timestamp");
         } finally {
             node.close();
         }
