@@ -1,32 +1,33 @@
 package io.kvstore.core.internal.log;
 
-import java.io.IOException;
-
 /**
- * Runs file I/O with the calling thread's interrupt held back, then restores it: a {@link
+ * Holds the calling thread's interrupt back around file I/O and sets it again afterwards: a {@link
  * java.nio.channels.FileChannel} that a thread with its interrupt set reads, writes, maps or forces is
  * closed for every thread, which would fail the store's writes until it is reopened for an interrupt
  * meant for one caller (a writer whose wait for a group commit was interrupted, say).
+ *
+ * <pre>{@code
+ * boolean interrupted = HeldInterrupt.hold();
+ * try {
+ *     ... file I/O ...
+ * } finally {
+ *     HeldInterrupt.restore(interrupted);
+ * }
+ * }</pre>
  */
 final class HeldInterrupt {
     private HeldInterrupt() {
     }
 
-    /** File I/O that returns a value. */
-    @FunctionalInterface
-    interface Io<T> {
-        T run() throws IOException;
+    /** Clears the calling thread's interrupt; returns whether it was set. */
+    static boolean hold() {
+        return Thread.interrupted();
     }
 
-    /** Runs {@code io} with the interrupt cleared, setting it again afterwards if it was set. */
-    static <T> T run(Io<T> io) throws IOException {
-        boolean interrupted = Thread.interrupted();
-        try {
-            return io.run();
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+    /** Sets the calling thread's interrupt again if {@link #hold()} found it set. */
+    static void restore(boolean interrupted) {
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -67,9 +67,14 @@ public final class WriteAheadLog implements Closeable {
     /** Appends {@code entry}; returns the logical position to pass to {@link #awaitDurable}. */
     public long append(Entry entry) throws IOException {
         failIfForceFailed();
-        long end = appended + HeldInterrupt.run(() -> writer.append(entry));
-        appended = end;
-        return end;
+        boolean interrupted = HeldInterrupt.hold();
+        try {
+            long end = appended + writer.append(entry);
+            appended = end;
+            return end;
+        } finally {
+            HeldInterrupt.restore(interrupted);
+        }
     }
 
     /** Waits until the record ending at {@code position} is as durable as the sync policy promises. */
@@ -83,13 +88,15 @@ public final class WriteAheadLog implements Closeable {
      * zeros cut) on the zeroer: a rotation runs under the store's write lock, which every writer waits for.
      */
     public void rotate(Path next) throws IOException {
-        HeldInterrupt.run(() -> {
-            rotateUninterrupted(next);
-            return null;
-        });
+        boolean interrupted = HeldInterrupt.hold();
+        try {
+            rotateHeld(next);
+        } finally {
+            HeldInterrupt.restore(interrupted);
+        }
     }
 
-    private void rotateUninterrupted(Path next) throws IOException {
+    private void rotateHeld(Path next) throws IOException {
         LogWriter fresh = takePrepared(next);
         if (fresh == null) {
             fresh = new LogWriter(next, mapped, zeroer);
@@ -208,10 +215,12 @@ public final class WriteAheadLog implements Closeable {
     long forceCurrent() throws IOException {
         synchronized (fileLock) {
             long covered = appended;
-            HeldInterrupt.run(() -> {
+            boolean interrupted = HeldInterrupt.hold();
+            try {
                 force(writer);
-                return null;
-            });
+            } finally {
+                HeldInterrupt.restore(interrupted);
+            }
             return covered;
         }
     }
