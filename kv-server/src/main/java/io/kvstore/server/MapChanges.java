@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  *   <li>join: the node enters as {@code joining}; every owner streams it the keys it gains; then it is
  *       {@code normal}. If an owner stays unreachable or a stream keeps failing, the node leaves the
  *       map again and the change fails with the reason.</li>
- *   <li>decommission: the node is {@code leaving}; it streams its keys to the nodes that gain them;
- *       then it leaves the map. On failure it is {@code normal} again.</li>
+ *   <li>decommission: the node is {@code leaving}; every owner streams the keys it loses to the nodes
+ *       that gain them (under {@code modn} and {@code jump} the nodes that stay lose keys too); then
+ *       it leaves the map. On failure it is {@code normal} again.</li>
  *   <li>remove: the dead node leaves the map at once; every surviving replica of its keys streams them
  *       to the nodes that gain them.</li>
  * </ul>
@@ -240,15 +241,15 @@ final class MapChanges {
             push(next, before.urls());
             switch (change.operation) {
                 case JOIN:
-                    streams(next.owners(), new KeyMovement(next.epoch(), next, next.withState(node, NodeState.NORMAL), false));
+                    streams(KeyMovement.join(next.epoch(), next, node));
                     finish(map -> map.withState(node, NodeState.NORMAL));
                     break;
                 case DECOMMISSION:
-                    streams(List.of(node), new KeyMovement(next.epoch(), next, next.without(node), false));
+                    streams(KeyMovement.decommission(next.epoch(), next, node));
                     finish(map -> map.without(node));
                     break;
                 default:
-                    streams(next.owners(), new KeyMovement(next.epoch(), before, next, true));
+                    streams(KeyMovement.removal(next.epoch(), before, next));
                     break;
             }
             requestCleanups();
@@ -327,10 +328,10 @@ final class MapChanges {
         }
     }
 
-    /** Has every node of {@code sources} stream its share of {@code movement}; returns once all are done. */
-    private void streams(List<String> sources, KeyMovement movement) throws IOException {
+    /** Has every one of the movement's senders stream its share; returns once all are done. */
+    private void streams(KeyMovement movement) throws IOException {
         List<CompletableFuture<Void>> all = new ArrayList<>();
-        for (String source : sources) {
+        for (String source : movement.senders()) {
             all.add(CompletableFuture.runAsync(() -> {
                 try {
                     stream(source, movement);

@@ -1,6 +1,8 @@
 package io.kvstore.cluster.membership;
 
 import io.kvstore.cluster.Partitioner;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Which keys one node sends where when placement changes from one map's owners to another's. A node
@@ -9,6 +11,11 @@ import io.kvstore.cluster.Partitioner;
  * hands over exactly what it held, so a write acknowledged by a quorum keeps a quorum of holders), or
  * if the change removes a dead node (then every surviving replica sends, since the node that lost the
  * key cannot).
+ *
+ * <p>Which nodes lose keys depends on the partitioner, not only on the node that joins or leaves:
+ * under {@code modn} and {@code jump} (and for a few keys under {@code maglev}) removing one node
+ * also moves keys between the nodes that stay. So every change asks all of {@link #senders()} to
+ * stream, and each sends what it loses; a node that loses nothing scans and sends nothing.
  */
 public final class KeyMovement {
     private final long id;
@@ -35,6 +42,45 @@ public final class KeyMovement {
         this.afterPlacement = after.placement();
         this.beforeCount = before.replicationFactor();
         this.afterCount = after.replicationFactor();
+    }
+
+    /**
+     * The keys a newcomer gains: {@code joining} is the map with {@code url} joining, and after the
+     * change it is {@code normal}.
+     */
+    public static KeyMovement join(long id, ClusterMap joining, String url) {
+        return new KeyMovement(id, joining, joining.withState(url, NodeState.NORMAL), false);
+    }
+
+    /**
+     * The keys that move when {@code url} leaves: {@code leaving} is the map with {@code url} leaving,
+     * and after the change it is gone. The leaving node is not the only one that loses keys.
+     */
+    public static KeyMovement decommission(long id, ClusterMap leaving, String url) {
+        return new KeyMovement(id, leaving, leaving.without(url), false);
+    }
+
+    /** The keys a dead node held, which its surviving replicas hand to the nodes that gain them. */
+    public static KeyMovement removal(long id, ClusterMap before, ClusterMap after) {
+        return new KeyMovement(id, before, after, true);
+    }
+
+    /**
+     * The nodes the change must ask to stream their share, in map order: every owner before the
+     * change that is still a member after it when the surviving replicas send, else every owner before
+     * it (any of them may stop being a replica of some key).
+     */
+    public List<String> senders() {
+        if (!fromSurvivors) {
+            return before.owners();
+        }
+        List<String> senders = new ArrayList<>();
+        for (String owner : before.owners()) {
+            if (after.contains(owner)) {
+                senders.add(owner);
+            }
+        }
+        return senders;
     }
 
     public long id() {
