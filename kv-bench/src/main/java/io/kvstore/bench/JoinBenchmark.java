@@ -5,7 +5,7 @@ import io.kvstore.core.Dao;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import io.kvstore.server.KvServer;
-import io.kvstore.server.KvServerConfig;
+import io.kvstore.server.config.KvServerConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

@@ -4,7 +4,7 @@ import io.kvstore.core.Dao;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import io.kvstore.server.KvServer;
-import io.kvstore.server.KvServerConfig;
+import io.kvstore.server.config.KvServerConfig;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.net.ServerSocket;

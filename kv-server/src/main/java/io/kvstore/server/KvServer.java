@@ -10,6 +10,35 @@ import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.cluster.membership.ClusterMapStore;
 import io.kvstore.cluster.membership.NodeState;
 import io.kvstore.core.Dao;
+import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.http.BodyMemoryBudget;
+import io.kvstore.server.http.ClusterRange;
+import io.kvstore.server.http.EntityHandler;
+import io.kvstore.server.http.HttpVerticle;
+import io.kvstore.server.http.InternalHandler;
+import io.kvstore.server.http.RangeHandler;
+import io.kvstore.server.http.ReplicationStatus;
+import io.kvstore.server.http.RequestRouter;
+import io.kvstore.server.http.SlowClientGuard;
+import io.kvstore.server.http.StatusHandler;
+import io.kvstore.server.internode.InternodeClients;
+import io.kvstore.server.internode.MembershipClient;
+import io.kvstore.server.membership.JoinFailure;
+import io.kvstore.server.membership.MapChanges;
+import io.kvstore.server.membership.Membership;
+import io.kvstore.server.membership.MembershipHandler;
+import io.kvstore.server.membership.NodeCleanup;
+import io.kvstore.server.metrics.CoordinatorMetrics;
+import io.kvstore.server.metrics.MeteredReplica;
+import io.kvstore.server.metrics.MetricsHandler;
+import io.kvstore.server.metrics.NodeMetrics;
+import io.kvstore.server.metrics.ReplicationMetrics;
+import io.kvstore.server.metrics.RequestMetrics;
+import io.kvstore.server.metrics.StorageMetrics;
+import io.kvstore.server.security.Authenticator;
+import io.kvstore.server.security.HandshakeFailureLog;
+import io.kvstore.server.security.RequestSignature;
+import io.kvstore.server.wire.Routes;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,7 +57,6 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -66,24 +94,8 @@ public final class KvServer {
      */
     private static final int INTERNODE_CONNECTIONS_PER_PEER = 8;
     private static final int INTERNODE_PIPELINING_LIMIT = 16;
-    /** How often each peer is pinged when there is no traffic to tell whether it is up. */
-    static final Duration PROBE_INTERVAL = Duration.ofMillis(500);
-    /** The subdirectory of the data directory holding the hint store. */
-    static final String HINTS_DIRECTORY = "hints";
     /** The engine {@code /v0/status} names for a store given to {@link #start(KvServerConfig, Dao)}. */
     public static final String CUSTOM_ENGINE = "custom";
-    /** Hints are few and small while the cluster is healthy: a small memtable keeps their log short. */
-    static final long HINTS_FLUSH_THRESHOLD_BYTES = 4L << 20;
-
-    /**
-     * How long an internode connection may sit unused in the pool: half the idle timeout, which the
-     * peers are assumed to share, so that this node closes an idle connection before the peer does.
-     * With both at 60 s (Vert.x's default keep-alive) the peer sometimes closed one just as this node
-     * sent requests on it, and they failed (HttpReplica then sends them again).
-     */
-    static int internodeKeepAliveSeconds(Duration idleTimeout) {
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, idleTimeout.toSeconds() / 2));
-    }
 
     private final KvServerConfig config;
     private final Vertx vertx;
@@ -174,7 +186,7 @@ public final class KvServer {
                 });
         Executor storage = storagePool == null ? Runnable::run : storagePool;
         WebClient client = InternodeClients.create(vertx, config,
-                new WebClientOptions().setKeepAlive(true).setKeepAliveTimeout(internodeKeepAliveSeconds(config.idleTimeout()))
+                new WebClientOptions().setKeepAlive(true).setKeepAliveTimeout(InternodeClients.keepAliveSeconds(config.idleTimeout()))
                         .setTcpNoDelay(true)
                         .setPipelining(true).setPipeliningLimit(INTERNODE_PIPELINING_LIMIT)
                         .setConnectTimeout((int) config.replicaTimeout().toMillis()),
@@ -366,7 +378,8 @@ public final class KvServer {
         if (metrics != null) {
             storageMetrics = new StorageMetrics(dao, metrics.registry());
             server.bindNodeGauges(metrics.registry(), inFlight, bodyBudget, ranges);
-            ReplicationMetrics.bind(metrics.registry(), membership, membership.hints(), repair.antiEntropy());
+            ReplicationMetrics.bind(metrics.registry(), membership::readRepairs, membership.divergence(), membership.batches(),
+                    membership.hints(), repair.antiEntropy());
         }
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
                 new EntityHandler(membership, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
@@ -393,7 +406,7 @@ public final class KvServer {
                 // 1.1. (Vert.x also holds back a connection's handler until it knows, so the
                 // SlowClientGuard would not see a connection that never completes a request.)
                 .setHttp2ClearTextEnabled(false);
-        NodeTls.configureServer(config, options);
+        config.tls().configureServer(options);
         // One listener per event loop, all on one port. Vert.x gives listeners asking for port 0 a
         // random port each, and listeners asking for the same negative number one shared random port.
         int listenPort = config.port() == 0 ? -1 : config.port();
@@ -496,7 +509,7 @@ public final class KvServer {
         }
         if (config.clusterSecrets() == null && config.adminTokens() == null) {
             LOG.info("neither --admin-token-file nor --cluster-secret-file: admin routes ({}...) answer only"
-                    + " loopback connections", Authenticator.ADMIN_PREFIX);
+                    + " loopback connections", Routes.ADMIN_PREFIX);
         }
     }
 

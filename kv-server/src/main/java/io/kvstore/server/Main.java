@@ -1,5 +1,7 @@
 package io.kvstore.server;
 
+import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.config.ServerCommand;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;

@@ -5,6 +5,12 @@ import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.repair.AntiEntropy;
 import io.kvstore.cluster.repair.RepairResponder;
 import io.kvstore.core.Dao;
+import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.http.AdminRepairHandler;
+import io.kvstore.server.http.BodyMemoryBudget;
+import io.kvstore.server.http.RepairHandler;
+import io.kvstore.server.internode.HttpRepairPeer;
+import io.kvstore.server.internode.InternodeClients;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.client.WebClient;
@@ -54,7 +60,7 @@ final class NodeRepair {
                 config.storeOptions().backgroundPriority().threadFactory("kv-repair"));
         WebClient client = InternodeClients.create(vertx, config,
                 new WebClientOptions().setKeepAlive(true).setTcpNoDelay(true)
-                        .setKeepAliveTimeout(KvServer.internodeKeepAliveSeconds(config.idleTimeout()))
+                        .setKeepAliveTimeout(InternodeClients.keepAliveSeconds(config.idleTimeout()))
                         .setConnectTimeout((int) config.replicaTimeout().toMillis()),
                 new PoolOptions().setHttp1MaxSize(CONNECTIONS_PER_PEER));
         RepairResponder responder = new RepairResponder(config.self(), dao, placement, executor, clock, scanBytesPerSecond);

@@ -1,7 +1,7 @@
 package io.kvstore.client;
 
 import io.kvstore.server.KvServer;
-import io.kvstore.server.KvServerConfig;
+import io.kvstore.server.config.KvServerConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

@@ -1,5 +1,6 @@
 package io.kvstore.server;
 
+import io.kvstore.server.config.KvServerConfig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

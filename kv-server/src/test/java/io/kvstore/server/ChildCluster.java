@@ -1,5 +1,7 @@
 package io.kvstore.server;
 
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.InternalCodec;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -95,7 +97,7 @@ final class ChildCluster implements AutoCloseable {
         if (answer.statusCode() != 200) {
             throw new IOException("node " + node + " answered " + answer.statusCode() + " for its copy of " + key);
         }
-        if ("true".equals(answer.headers().firstValue(InternalCodec.TOMBSTONE_HEADER).orElse(null))) {
+        if ("true".equals(answer.headers().firstValue(Headers.TOMBSTONE).orElse(null))) {
             return "tombstone";
         }
         return new String(answer.body(), StandardCharsets.UTF_8);

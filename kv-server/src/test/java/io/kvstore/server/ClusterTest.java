@@ -1,5 +1,9 @@
 package io.kvstore.server;
 
+import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -131,12 +135,12 @@ class ClusterTest {
         try {
             assertEquals(201, cluster.put(0, "id=solo&ack=1&from=1", "one"));
             int holder = cluster.localRange(0).contains("solo\none") ? 0 : 1;
-            String internal = InternalCodec.PATH + "?key=" + InternalCodec.encodeKey("solo".getBytes(StandardCharsets.UTF_8));
+            String internal = Routes.INTERNAL_ENTITY + "?key=" + InternalCodec.encodeKey("solo".getBytes(StandardCharsets.UTF_8));
             HttpResponse<byte[]> own = cluster.send(holder, "GET", internal, null);
             assertEquals(200, own.statusCode());
             assertEquals("one", text(own));
-            assertEquals("false", own.headers().firstValue(InternalCodec.TOMBSTONE_HEADER).orElse(null));
-            assertTrue(Long.parseLong(own.headers().firstValue(InternalCodec.TIMESTAMP_HEADER).orElseThrow()) > 0);
+            assertEquals("false", own.headers().firstValue(Headers.TOMBSTONE).orElse(null));
+            assertTrue(Long.parseLong(own.headers().firstValue(Headers.TIMESTAMP).orElseThrow()) > 0);
             assertEquals(404, cluster.send(1 - holder, "GET", internal, null).statusCode(), "the other node does not ask the holder");
         } finally {
             cluster.close();

@@ -1,5 +1,11 @@
 package io.kvstore.server;
 
+import io.kvstore.server.internode.HttpReplica;
+import io.kvstore.server.internode.InternodeClients;
+import io.kvstore.server.wire.BatchCodec;
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.Routes;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -78,7 +84,7 @@ class HttpReplicaTest {
         replica.upsert(Entry.value("k".getBytes(UTF_8), "v1".getBytes(UTF_8), 42)).toCompletableFuture().get();
         assertEquals(2, received.size(), received.toString());
         assertEquals(received.get(0), received.get(1), "the same method, key, timestamp and body");
-        assertTrue(received.get(0).startsWith("PUT " + InternalCodec.PATH) && received.get(0).endsWith("ts=42 v1"),
+        assertTrue(received.get(0).startsWith("PUT " + Routes.INTERNAL_ENTITY) && received.get(0).endsWith("ts=42 v1"),
                 received.get(0));
     }
 
@@ -96,7 +102,7 @@ class HttpReplicaTest {
             if (number == 1) {
                 request.connection().close();
             } else {
-                request.response().putHeader(InternalCodec.TIMESTAMP_HEADER, "44").end("v");
+                request.response().putHeader(Headers.TIMESTAMP, "44").end("v");
             }
         });
         Entry entry = replica.get("k".getBytes(UTF_8)).toCompletableFuture().get();
@@ -151,7 +157,7 @@ class HttpReplicaTest {
                 .end(BatchCodec.done(BatchCodec.refused(BatchCodec.done(BatchCodec.answer(3)), "value of 3 bytes exceeds the limit of 2"))));
         List<Throwable> outcomes = upsertInOneRound(replica, "a", "b", "c");
         assertEquals(1, received.size(), received.toString());
-        assertTrue(received.get(0).startsWith("POST " + BatchCodec.WRITES_PATH + " "), received.get(0));
+        assertTrue(received.get(0).startsWith("POST " + Routes.WRITES + " "), received.get(0));
         assertEquals(null, outcomes.get(0));
         assertTrue(outcomes.get(1).getMessage().contains("refused call 1: value of 3 bytes"), outcomes.get(1).getMessage());
         assertEquals(null, outcomes.get(2));
@@ -173,7 +179,7 @@ class HttpReplicaTest {
         assertEquals(b, read.get(1).get(10, TimeUnit.SECONDS));
         assertEquals(c, read.get(2).get(10, TimeUnit.SECONDS));
         assertEquals(1, received.size(), received.toString());
-        assertTrue(received.get(0).startsWith("POST " + BatchCodec.READS_PATH + " "), received.get(0));
+        assertTrue(received.get(0).startsWith("POST " + Routes.READS + " "), received.get(0));
     }
 
     @Test
@@ -192,7 +198,7 @@ class HttpReplicaTest {
     @Test
     void aPeerWithoutTheWritesRouteGetsEachWriteAloneThenAndForAWhile() throws Exception {
         HttpReplica replica = replicaOf((request, number) -> {
-            if (request.path().equals(BatchCodec.WRITES_PATH)) {
+            if (request.path().equals(Routes.WRITES)) {
                 request.response().setStatusCode(400).end("unknown path " + request.path());
             } else {
                 request.response().setStatusCode(201).end();
@@ -200,7 +206,7 @@ class HttpReplicaTest {
         });
         assertEquals(Arrays.asList(null, null), upsertInOneRound(replica, "a", "b"));
         assertEquals(3, received.size(), received.toString());
-        assertTrue(received.get(0).startsWith("POST " + BatchCodec.WRITES_PATH), received.toString());
+        assertTrue(received.get(0).startsWith("POST " + Routes.WRITES), received.toString());
         assertEquals(List.of("PUT " + InternalCodec.writeUri(Entry.value("a".getBytes(UTF_8), new byte[0], 7)) + " va",
                 "PUT " + InternalCodec.writeUri(Entry.value("b".getBytes(UTF_8), new byte[0], 7)) + " vb"),
                 received.subList(1, 3).stream().sorted().toList());
@@ -232,8 +238,8 @@ class HttpReplicaTest {
 
     @Test
     void internodeConnectionsIdleOutBeforeThePeersIdleTimeout() {
-        assertEquals(30, KvServer.internodeKeepAliveSeconds(Duration.ofSeconds(60)));
-        assertEquals(1, KvServer.internodeKeepAliveSeconds(Duration.ofSeconds(3)));
-        assertEquals(1, KvServer.internodeKeepAliveSeconds(Duration.ofMillis(500)), "Vert.x counts whole seconds");
+        assertEquals(30, InternodeClients.keepAliveSeconds(Duration.ofSeconds(60)));
+        assertEquals(1, InternodeClients.keepAliveSeconds(Duration.ofSeconds(3)));
+        assertEquals(1, InternodeClients.keepAliveSeconds(Duration.ofMillis(500)), "Vert.x counts whole seconds");
     }
 }

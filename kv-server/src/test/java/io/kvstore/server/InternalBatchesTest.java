@@ -1,5 +1,9 @@
 package io.kvstore.server;
 
+import io.kvstore.server.wire.BatchCodec;
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.Routes;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -44,7 +48,7 @@ class InternalBatchesTest {
     }
 
     private java.net.http.HttpResponse<byte[]> post(byte[] body) throws Exception {
-        return node.send(0, "POST", BatchCodec.WRITES_PATH, body);
+        return node.send(0, "POST", Routes.WRITES, body);
     }
 
     private static byte[] body(Entry... entries) {
@@ -65,7 +69,7 @@ class InternalBatchesTest {
     private String stored(String key) throws Exception {
         var answer = node.send(0, "GET", InternalCodec.readUri(key.getBytes(UTF_8)), null);
         return answer.statusCode() == 404 ? null
-                : answer.headers().firstValue(InternalCodec.TOMBSTONE_HEADER).orElseThrow().equals("true") ? "tombstone"
+                : answer.headers().firstValue(Headers.TOMBSTONE).orElseThrow().equals("true") ? "tombstone"
                 : new String(answer.body(), UTF_8);
     }
 
@@ -100,7 +104,7 @@ class InternalBatchesTest {
         assertEquals("tombstone", stored("d"));
         assertEquals("ve", stored("e"));
         var expiring = node.send(0, "GET", InternalCodec.readUri("e".getBytes(UTF_8)), null);
-        assertEquals(Long.toString(entries[5].expiresAtMillis()), expiring.headers().firstValue(InternalCodec.EXPIRY_HEADER).orElseThrow(),
+        assertEquals(Long.toString(entries[5].expiresAtMillis()), expiring.headers().firstValue(Headers.EXPIRES).orElseThrow(),
                 "the expiry travels with the entry");
     }
 
@@ -143,7 +147,7 @@ class InternalBatchesTest {
 
     @Test
     void onlyPostWithinTheBodyLimitIsServed() throws Exception {
-        for (String path : List.of(BatchCodec.WRITES_PATH, BatchCodec.READS_PATH)) {
+        for (String path : List.of(Routes.WRITES, Routes.READS)) {
             var get = node.send(0, "GET", path, null);
             assertEquals(405, get.statusCode(), path);
             assertEquals("POST", get.headers().firstValue("Allow").orElseThrow());
@@ -162,7 +166,7 @@ class InternalBatchesTest {
         assertEquals(200, post(body(a, gone)).statusCode());
         List<byte[]> keys = List.of("a".getBytes(UTF_8), "absent".getBytes(UTF_8), new byte[MAX_KEY_BYTES + 1],
                 "gone".getBytes(UTF_8), "a".getBytes(UTF_8));
-        var answer = node.send(0, "POST", BatchCodec.READS_PATH, BatchCodec.readsBody(keys).getBytes());
+        var answer = node.send(0, "POST", Routes.READS, BatchCodec.readsBody(keys).getBytes());
         assertEquals(200, answer.statusCode(), new String(answer.body(), UTF_8));
         List<AsyncResult<Entry>> read = BatchCodec.readOutcomes(keys, 200, Buffer.buffer(answer.body()), "http://node:1");
         assertEquals(a, read.get(0).result(), "the version, its expiry included");
@@ -175,7 +179,7 @@ class InternalBatchesTest {
         for (byte[] bad : List.of(new byte[] {0, 0, 0, 1, 0, 0, 0, 5, 'a'}, new byte[] {0, 0, 0, 2, 0, 0, 0, 0},
                 new byte[] {0, 0, 0, 0, 1}, new byte[] {(byte) 0xff, 0, 0, 0},
                 new byte[] {0, 0, 0, 1, 0, 0, 0, 0})) { // the last: one read of an empty key, which no store holds
-            var refused = node.send(0, "POST", BatchCodec.READS_PATH, bad);
+            var refused = node.send(0, "POST", Routes.READS, bad);
             assertEquals(400, refused.statusCode(), new String(refused.body(), UTF_8));
             assertTrue(new String(refused.body(), UTF_8).contains("malformed read batch at offset"), new String(refused.body(), UTF_8));
         }
@@ -196,17 +200,17 @@ class InternalBatchesTest {
         for (byte[] answer : wrong) {
             IllegalStateException failure = assertThrows(IllegalStateException.class,
                     () -> BatchCodec.writeOutcomes(2, 200, Buffer.buffer(answer), peer));
-            assertTrue(failure.getMessage().startsWith("POST " + peer + BatchCodec.WRITES_PATH + " answered"), failure.getMessage());
+            assertTrue(failure.getMessage().startsWith("POST " + peer + Routes.WRITES + " answered"), failure.getMessage());
         }
         IllegalStateException overloaded = assertThrows(IllegalStateException.class,
                 () -> BatchCodec.writeOutcomes(2, 503, Buffer.buffer("overloaded"), peer));
-        assertEquals("POST " + peer + BatchCodec.WRITES_PATH + " answered 503: overloaded", overloaded.getMessage());
+        assertEquals("POST " + peer + Routes.WRITES + " answered 503: overloaded", overloaded.getMessage());
         assertEquals(Arrays.asList(null, null), failures(BatchCodec.writeOutcomes(2, 200, Buffer.buffer(twoDone), peer)));
         byte[] otherKey = BatchCodec.version(BatchCodec.answer(1), Entry.value("other".getBytes(UTF_8), new byte[0], 1)).getBytes();
         IllegalStateException mixedUp = assertThrows(IllegalStateException.class,
                 () -> BatchCodec.readOutcomes(List.of("k".getBytes(UTF_8)), 200, Buffer.buffer(otherKey), peer));
         assertTrue(mixedUp.getMessage().contains("a version of another key for read 0"), mixedUp.getMessage());
-        assertTrue(BatchCodec.unknownRoute(400, Buffer.buffer("unknown path " + BatchCodec.WRITES_PATH)));
+        assertTrue(BatchCodec.unknownRoute(400, Buffer.buffer("unknown path " + Routes.WRITES)));
         assertFalse(BatchCodec.unknownRoute(400, Buffer.buffer("malformed write batch at offset 4")));
         assertFalse(BatchCodec.unknownRoute(404, null));
     }

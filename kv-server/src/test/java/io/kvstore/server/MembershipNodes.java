@@ -2,6 +2,7 @@ package io.kvstore.server;
 
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
+import io.kvstore.server.config.KvServerConfig;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.net.http.HttpClient;

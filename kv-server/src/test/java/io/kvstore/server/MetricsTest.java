@@ -1,5 +1,8 @@
 package io.kvstore.server;
 
+import io.kvstore.server.metrics.MetricsHandler;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -74,18 +77,18 @@ class MetricsTest {
         assertEquals(202, cluster.delete(0, "id=k0"));
         assertEquals(400, cluster.get(0, "id=").statusCode());
         assertEquals(400, cluster.send(0, "GET", "/no/such/path", null).statusCode());
-        assertEquals(200, cluster.send(0, "GET", MembershipHandler.CLUSTER_PATH, null).statusCode());
-        PrometheusText after = scrapeOnce(0, RequestRouter.ENTITY, before.sum("vertx_http_server_requests_total",
+        assertEquals(200, cluster.send(0, "GET", Routes.CLUSTER, null).statusCode());
+        PrometheusText after = scrapeOnce(0, Routes.ENTITY, before.sum("vertx_http_server_requests_total",
                 "route=\"/v0/entity\"") + 17);
 
-        String entity = RequestRouter.ENTITY;
+        String entity = Routes.ENTITY;
         assertEquals(7, delta(before, after, requests(entity, "PUT", 201)));
         assertEquals(5, delta(before, after, requests(entity, "GET", 200)));
         assertEquals(3, delta(before, after, requests(entity, "GET", 404)));
         assertEquals(1, delta(before, after, requests(entity, "DELETE", 202)));
         assertEquals(1, delta(before, after, requests(entity, "GET", 400)));
-        assertEquals(1, delta(before, after, requests(RequestRouter.UNKNOWN_ROUTE, "GET", 400)));
-        assertEquals(1, delta(before, after, requests(MembershipHandler.CLUSTER_PATH, "GET", 200)));
+        assertEquals(1, delta(before, after, requests(Routes.UNKNOWN, "GET", 400)));
+        assertEquals(1, delta(before, after, requests(Routes.CLUSTER, "GET", 200)));
         // The latency histogram counts the same requests, and its buckets are cumulative.
         String latency = "vertx_http_server_response_time_seconds_count{code=\"201\",method=\"PUT\",route=\"/v0/entity\"}";
         assertEquals(7, delta(before, after, latency));
@@ -115,12 +118,12 @@ class MetricsTest {
         }
         assertEquals(405, cluster.send(0, "PROPFIND", "/v0/entity?id=k", null).statusCode());
         assertEquals(400, cluster.send(0, "GET", "/v0/entity/" + "x".repeat(100), null).statusCode());
-        PrometheusText after = scrapeOnce(0, RequestRouter.UNKNOWN_ROUTE,
+        PrometheusText after = scrapeOnce(0, Routes.UNKNOWN,
                 before.sum("vertx_http_server_requests_total", "route=\"other\"") + 1);
 
-        assertEquals(2, delta(before, after, requests(InternalCodec.PATH, "PUT", 401)));
-        assertEquals(1, delta(before, after, requests(RequestRouter.ENTITY, "other", 405)));
-        assertEquals(1, delta(before, after, requests(RequestRouter.UNKNOWN_ROUTE, "GET", 400)));
+        assertEquals(2, delta(before, after, requests(Routes.INTERNAL_ENTITY, "PUT", 401)));
+        assertEquals(1, delta(before, after, requests(Routes.ENTITY, "other", 405)));
+        assertEquals(1, delta(before, after, requests(Routes.UNKNOWN, "GET", 400)));
         assertFalse(after.samples().keySet().stream().anyMatch(name -> name.contains("PROPFIND") || name.contains("xxxx")),
                 "neither a raw method nor a raw path is a label");
     }

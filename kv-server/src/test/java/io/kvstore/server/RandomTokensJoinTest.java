@@ -1,5 +1,7 @@
 package io.kvstore.server;
 
+import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.config.ServerCommand;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

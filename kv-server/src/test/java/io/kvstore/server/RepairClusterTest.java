@@ -1,5 +1,7 @@
 package io.kvstore.server;
 
+import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,7 +36,7 @@ class RepairClusterTest {
     }
 
     private static JsonObject repair(TestCluster cluster, int node, int expectedStatus) throws Exception {
-        HttpResponse<byte[]> response = cluster.send(node, "POST", AdminRepairHandler.PATH, null);
+        HttpResponse<byte[]> response = cluster.send(node, "POST", Routes.ADMIN_REPAIR, null);
         assertEquals(expectedStatus, response.statusCode(), text(response));
         return new JsonObject(text(response));
     }
@@ -78,7 +80,7 @@ class RepairClusterTest {
             cluster.stop(2);
             deleteRecursively(dir.resolve("node-2"));
             cluster.start(2);
-            HttpRequest repair = HttpRequest.newBuilder(URI.create(cluster.url(2) + AdminRepairHandler.PATH))
+            HttpRequest repair = HttpRequest.newBuilder(URI.create(cluster.url(2) + Routes.ADMIN_REPAIR))
                     .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(60)).build();
             CompletableFuture<HttpResponse<String>> running = cluster.http.sendAsync(repair, HttpResponse.BodyHandlers.ofString());
             for (int i = 0; i < 200; i += 2) {
@@ -196,7 +198,7 @@ class RepairClusterTest {
     }
 
     private static HttpRequest adminRepair(String url) {
-        return HttpRequest.newBuilder(URI.create(url + AdminRepairHandler.PATH)).POST(HttpRequest.BodyPublishers.noBody())
+        return HttpRequest.newBuilder(URI.create(url + Routes.ADMIN_REPAIR)).POST(HttpRequest.BodyPublishers.noBody())
                 .timeout(Duration.ofSeconds(60)).build();
     }
 

@@ -1,5 +1,7 @@
 package io.kvstore.server;
 
+import io.kvstore.server.wire.RepairProtocol;
+import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -59,7 +61,7 @@ class RepairRoutesTest {
         assertTrue(text(unknown).contains("no repair tree 12345"), text(unknown));
         assertEquals(405, send("PUT", RepairProtocol.TREE + "?tree=1", new byte[0]).statusCode());
         assertEquals(405, send("GET", RepairProtocol.HASHES + "?tree=1&level=0", null).statusCode());
-        assertEquals(400, send("POST", RepairProtocol.PREFIX + "nothing", new byte[0]).statusCode());
+        assertEquals(400, send("POST", Routes.REPAIR_PREFIX + "nothing", new byte[0]).statusCode());
     }
 
     @Test
@@ -126,12 +128,12 @@ class RepairRoutesTest {
 
     @Test
     void adminRepairIsPostOnlyAndAnswers503NamingAPeerItCannotReach() throws Exception {
-        assertEquals(405, send("GET", AdminRepairHandler.PATH, null).statusCode());
-        HttpResponse<byte[]> ok = send("POST", AdminRepairHandler.PATH, null);
+        assertEquals(405, send("GET", Routes.ADMIN_REPAIR, null).statusCode());
+        HttpResponse<byte[]> ok = send("POST", Routes.ADMIN_REPAIR, null);
         assertEquals(200, ok.statusCode(), text(ok));
         assertEquals(0, new JsonObject(text(ok)).getLong("keysSent"));
         cluster.stop(1);
-        HttpResponse<byte[]> unreachable = send("POST", AdminRepairHandler.PATH, null);
+        HttpResponse<byte[]> unreachable = send("POST", Routes.ADMIN_REPAIR, null);
         assertEquals(503, unreachable.statusCode());
         JsonObject answer = new JsonObject(text(unreachable));
         assertTrue(answer.getString("error").contains(cluster.url(1)), text(unreachable));

@@ -1,5 +1,7 @@
 package io.kvstore.server;
 
+import io.kvstore.server.membership.Membership;
+import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -51,7 +53,7 @@ class SecureClusterTest {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         int status;
         while ((status = cluster.put(node, query, "v")) == 504 && System.nanoTime() < deadline) {
-            Thread.sleep(KvServer.PROBE_INTERVAL.toMillis() / 5);
+            Thread.sleep(Membership.PROBE_INTERVAL.toMillis() / 5);
         }
         return status;
     }
@@ -76,7 +78,7 @@ class SecureClusterTest {
             assertEquals("w", text(cluster.get(2, "id=while-down&ack=3&from=3")));
             assertTrue(cluster.localRange(1).contains("key-1"), "range reads over TLS");
             // Anti-entropy's internal routes are signed too: an operator's repair reaches every peer.
-            HttpResponse<String> repair = cluster.http.send(HttpRequest.newBuilder(URI.create(cluster.url(0) + AdminRepairHandler.PATH))
+            HttpResponse<String> repair = cluster.http.send(HttpRequest.newBuilder(URI.create(cluster.url(0) + Routes.ADMIN_REPAIR))
                     .POST(HttpRequest.BodyPublishers.noBody()).header("Authorization", "Bearer " + SecurityTest.ADMIN_TOKEN)
                     .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, repair.statusCode(), repair.body());

@@ -1,5 +1,7 @@
 package io.kvstore.server;
 
+import io.kvstore.server.security.LogLimiter;
+import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -154,7 +156,7 @@ class SecureJoinTest {
         long start = System.nanoTime();
         HttpClient mutual = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(pki.nodeClient()).build();
         for (int i = 0; i < 50; i++) {
-            HttpResponse<String> ping = mutual.send(SecurityTest.signed(members.get(0) + InternalCodec.PING_PATH, "GET", null, null,
+            HttpResponse<String> ping = mutual.send(SecurityTest.signed(members.get(0) + Routes.PING, "GET", null, null,
                     SecurityTest.OTHER_SECRET, System.currentTimeMillis()).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(403, ping.statusCode(), ping.body());
         }

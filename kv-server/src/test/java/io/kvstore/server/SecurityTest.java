@@ -1,5 +1,13 @@
 package io.kvstore.server;
 
+import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.config.ServerCommand;
+import io.kvstore.server.security.RequestSignature;
+import io.kvstore.server.security.SecretFile;
+import io.kvstore.server.security.Secrets;
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -87,7 +95,7 @@ class SecurityTest {
     }
 
     private static String internalWrite(String key, long timestamp) {
-        return InternalCodec.PATH + "?key=" + InternalCodec.encodeKey(key.getBytes(StandardCharsets.UTF_8)) + "&ts=" + timestamp;
+        return Routes.INTERNAL_ENTITY + "?key=" + InternalCodec.encodeKey(key.getBytes(StandardCharsets.UTF_8)) + "&ts=" + timestamp;
     }
 
     private int clientGet(String key, String... headers) throws Exception {
@@ -165,17 +173,17 @@ class SecurityTest {
     @Test
     void aSignedMapPushOrStreamRequestCarryingAnotherBodyIs403() throws Exception {
         start(b -> b);
-        long epoch = new io.vertx.core.json.JsonObject(send(plain(MembershipHandler.CLUSTER_PATH, "GET", null)).body())
+        long epoch = new io.vertx.core.json.JsonObject(send(plain(Routes.CLUSTER, "GET", null)).body())
                 .getLong("epoch");
         byte[] signed = "{}".getBytes(StandardCharsets.UTF_8);
-        for (String path : new String[] {MembershipHandler.MAP_PATH, MembershipHandler.STREAM_PATH}) {
-            String method = path.equals(MembershipHandler.MAP_PATH) ? "PUT" : "POST";
+        for (String path : new String[] {Routes.MAP, Routes.MEMBERSHIP_STREAM}) {
+            String method = path.equals(Routes.MAP) ? "PUT" : "POST";
             byte[] forged = ("{\"forged\": \"" + path + "\"}").getBytes(StandardCharsets.UTF_8);
             HttpResponse<String> answer = send(signed(url(path), method, signed, forged, SECRET, System.currentTimeMillis()));
             assertEquals(403, answer.statusCode(), path + ": " + answer.body());
             assertTrue(answer.body().contains("does not match"), answer.body());
         }
-        assertEquals(epoch, new io.vertx.core.json.JsonObject(send(plain(MembershipHandler.CLUSTER_PATH, "GET", null)).body())
+        assertEquals(epoch, new io.vertx.core.json.JsonObject(send(plain(Routes.CLUSTER, "GET", null)).body())
                 .getLong("epoch"), "no map adopted");
     }
 
@@ -194,9 +202,9 @@ class SecurityTest {
         try {
             String attackerUrl = "http://127.0.0.1:" + attacker.getAddress().getPort();
             for (String node : new String[] {attackerUrl, ":", "not a url"}) {
-                HttpResponse<String> answer = send(plain(MembershipHandler.CLUSTER_PATH, "GET", null)
-                        .header(MembershipHandler.EPOCH_HEADER, Long.toString(Long.MAX_VALUE - 1))
-                        .header(MembershipHandler.NODE_HEADER, node));
+                HttpResponse<String> answer = send(plain(Routes.CLUSTER, "GET", null)
+                        .header(Headers.EPOCH, Long.toString(Long.MAX_VALUE - 1))
+                        .header(Headers.NODE, node));
                 assertEquals(200, answer.statusCode(), node + ": " + answer.body());
             }
             // The pull, had there been one, starts as the request is handled: well within this wait.
@@ -237,15 +245,15 @@ class SecurityTest {
     @Test
     void adminRoutesNeedTheAdminTokenOrASignature() throws Exception {
         start(b -> b);
-        HttpResponse<String> none = send(plain(AdminRepairHandler.PATH, "POST", null));
+        HttpResponse<String> none = send(plain(Routes.ADMIN_REPAIR, "POST", null));
         assertEquals(401, none.statusCode());
-        assertEquals(403, send(plain(AdminRepairHandler.PATH, "POST", null)
+        assertEquals(403, send(plain(Routes.ADMIN_REPAIR, "POST", null)
                 .header("Authorization", "Bearer wrong-token-0123456789abcdef")).statusCode());
-        assertEquals(403, send(plain(AdminRepairHandler.PATH, "POST", null)
+        assertEquals(403, send(plain(Routes.ADMIN_REPAIR, "POST", null)
                 .header("Authorization", "Bearer " + SECRET)).statusCode(), "the cluster secret itself is never a bearer token");
-        int withToken = send(plain(AdminRepairHandler.PATH, "POST", null).header("Authorization", "Bearer " + ADMIN_TOKEN)).statusCode();
+        int withToken = send(plain(Routes.ADMIN_REPAIR, "POST", null).header("Authorization", "Bearer " + ADMIN_TOKEN)).statusCode();
         assertEquals(200, withToken);
-        assertEquals(200, send(signed(url(AdminRepairHandler.PATH), "POST", null, null, SECRET, System.currentTimeMillis())).statusCode());
+        assertEquals(200, send(signed(url(Routes.ADMIN_REPAIR), "POST", null, null, SECRET, System.currentTimeMillis())).statusCode());
         assertEquals(401, send(plain("/v0/admin/anything", "POST", null)).statusCode(), "the whole prefix is admin");
     }
 
@@ -253,11 +261,11 @@ class SecurityTest {
     void withoutSecretOrTokenAdminRoutesAnswerLoopbackOnly() throws Exception {
         server = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir.resolve("data")).eventLoops(1).build())
                 .toCompletableFuture().get();
-        assertEquals(200, send(plain(AdminRepairHandler.PATH, "POST", null)).statusCode());
+        assertEquals(200, send(plain(Routes.ADMIN_REPAIR, "POST", null)).statusCode());
         java.net.InetAddress external = nonLoopbackAddress();
         org.junit.jupiter.api.Assumptions.assumeTrue(external != null, "no non-loopback address to connect from");
         HttpResponse<String> remote = http.send(HttpRequest.newBuilder(URI.create("http://" + hostLiteral(external) + ":"
-                + server.port() + AdminRepairHandler.PATH)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                + server.port() + Routes.ADMIN_REPAIR)).POST(HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(403, remote.statusCode());
         assertTrue(remote.body().contains("loopback"), remote.body());

@@ -1,5 +1,8 @@
 package io.kvstore.server;
 
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -247,7 +250,7 @@ class SingleNodeTest {
 
     @Test
     void theInternalRouteRefusesTimestampsFarAheadAndKeysOverTheLimitAndMovesTheClockOnlyForStoredWrites() throws Exception {
-        String victim = InternalCodec.PATH + "?key=" + InternalCodec.encodeKey("victim".getBytes(StandardCharsets.UTF_8));
+        String victim = Routes.INTERNAL_ENTITY + "?key=" + InternalCodec.encodeKey("victim".getBytes(StandardCharsets.UTF_8));
         long farAhead = (System.currentTimeMillis() + 2 * io.kvstore.cluster.HybridClock.MAX_AHEAD_MILLIS) << 16;
         for (long ts : new long[] {Long.MAX_VALUE, farAhead}) {
             assertEquals(400, node.send(0, "PUT", victim + "&ts=" + ts, "pinned".getBytes(StandardCharsets.UTF_8)).statusCode());
@@ -262,10 +265,10 @@ class SingleNodeTest {
         assertEquals(202, node.delete(0, "id=victim"));
         assertEquals(404, node.get(0, "id=victim").statusCode(), "the client's own writes win");
         assertEquals(201, node.put(0, "id=victim", "again"));
-        long stored = Long.parseLong(node.send(0, "GET", victim, null).headers().firstValue(InternalCodec.TIMESTAMP_HEADER).orElseThrow());
+        long stored = Long.parseLong(node.send(0, "GET", victim, null).headers().firstValue(Headers.TIMESTAMP).orElseThrow());
         assertTrue(stored >> 16 <= System.currentTimeMillis() + 1_000, "the clock was not dragged ahead: " + (stored >> 16));
 
-        String longKey = InternalCodec.PATH + "?key=" + InternalCodec.encodeKey(new byte[1001]);
+        String longKey = Routes.INTERNAL_ENTITY + "?key=" + InternalCodec.encodeKey(new byte[1001]);
         assertEquals(400, node.send(0, "PUT", longKey + "&ts=1", new byte[] {1}).statusCode(), "the key limit holds here too");
         assertEquals(400, node.send(0, "GET", longKey, null).statusCode());
     }

@@ -1,5 +1,6 @@
 package io.kvstore.server;
 
+import io.kvstore.server.config.KvServerConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

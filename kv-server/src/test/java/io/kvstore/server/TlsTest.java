@@ -1,9 +1,14 @@
 package io.kvstore.server;
 
+import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.client.KvClient;
+import io.kvstore.client.TlsEngine;
+import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -11,9 +16,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import io.kvstore.client.KvClient;
-import io.kvstore.client.TlsEngine;
-import io.vertx.core.json.JsonObject;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
@@ -60,7 +62,7 @@ class TlsTest {
     }
 
     private HttpResponse<String> signedPing(HttpClient http) throws Exception {
-        return http.send(SecurityTest.signed(url(InternalCodec.PING_PATH), "GET", null, null, SecurityTest.SECRET,
+        return http.send(SecurityTest.signed(url(Routes.PING), "GET", null, null, SecurityTest.SECRET,
                 System.currentTimeMillis()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
@@ -122,7 +124,7 @@ class TlsTest {
             HttpResponse<String> status = http.send(HttpRequest.newBuilder(URI.create(base + "/v0/status")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(engine.id(), new JsonObject(status.body()).getString("tlsEngine"), status.body());
-            assertEquals(204, client(pki.nodeClient()).send(SecurityTest.signed(base + InternalCodec.PING_PATH, "GET", null,
+            assertEquals(204, client(pki.nodeClient()).send(SecurityTest.signed(base + Routes.PING, "GET", null,
                     null, SecurityTest.SECRET, System.currentTimeMillis()).build(), HttpResponse.BodyHandlers.ofString())
                     .statusCode(), "a peer's signed request over mutual TLS");
             assertThrows(IOException.class, () -> client(pki.strangerClient()).send(HttpRequest.newBuilder(

@@ -1,5 +1,8 @@
 package io.kvstore.server;
 
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.RangeFrames;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -121,7 +124,7 @@ class TtlTest {
                 HttpResponse<byte[]> internal = cluster.send(i, "GET", "/internal/v0/entity?key=" + internalKey("hour"), null);
                 assertEquals(200, internal.statusCode(), "node " + i);
                 assertEquals("an hour", text(internal));
-                String header = internal.headers().firstValue(InternalCodec.EXPIRY_HEADER).orElse(null);
+                String header = internal.headers().firstValue(Headers.EXPIRES).orElse(null);
                 assertNotNull(header, "node " + i + " holds the value with its expiry");
                 long expiry = Long.parseLong(header);
                 assertTrue(expiry >= before + 3_600_000 && expiry <= after + 3_600_000, "expiry " + expiry + " on node " + i);
@@ -143,7 +146,7 @@ class TtlTest {
                 assertEquals(404, cluster.get(i, "id=short&ack=1&from=1").statusCode(), "node " + i);
                 HttpResponse<byte[]> internal = cluster.send(i, "GET", "/internal/v0/entity?key=" + internalKey("short"), null);
                 assertEquals(200, internal.statusCode());
-                assertEquals("true", internal.headers().firstValue(InternalCodec.TOMBSTONE_HEADER).orElse(null),
+                assertEquals("true", internal.headers().firstValue(Headers.TOMBSTONE).orElse(null),
                         "node " + i + " reads the expired value as a tombstone");
                 assertFalse(cluster.localRange(i).contains("short\n"), "node " + i);
                 String clusterRange = text(cluster.send(i, "GET", "/v0/entities?start=a&scope=cluster", null));

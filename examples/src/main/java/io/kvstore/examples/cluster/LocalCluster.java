@@ -4,7 +4,7 @@ import io.kvstore.client.CallOptions;
 import io.kvstore.client.KvClient;
 import io.kvstore.client.NotEnoughReplicasException;
 import io.kvstore.server.KvServer;
-import io.kvstore.server.KvServerConfig;
+import io.kvstore.server.config.KvServerConfig;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;

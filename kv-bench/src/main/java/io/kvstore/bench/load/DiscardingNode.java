@@ -1,7 +1,7 @@
 package io.kvstore.bench.load;
 
 import io.kvstore.server.KvServer;
-import io.kvstore.server.KvServerConfig;
+import io.kvstore.server.config.KvServerConfig;
 import java.util.concurrent.CountDownLatch;
 
 /**

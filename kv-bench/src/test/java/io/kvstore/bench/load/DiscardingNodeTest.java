@@ -3,7 +3,7 @@ package io.kvstore.bench.load;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.kvstore.server.KvServer;
-import io.kvstore.server.KvServerConfig;
+import io.kvstore.server.config.KvServerConfig;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -3,7 +3,7 @@ package io.kvstore.bench.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.kvstore.server.KvServer;
-import io.kvstore.server.KvServerConfig;
+import io.kvstore.server.config.KvServerConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

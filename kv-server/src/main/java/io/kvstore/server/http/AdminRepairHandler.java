@@ -1,0 +1,95 @@
+package io.kvstore.server.http;
+
+import io.kvstore.cluster.repair.AntiEntropy;
+import io.kvstore.cluster.repair.RepairReport;
+import io.kvstore.cluster.repair.RepairSummary;
+import io.kvstore.server.wire.Responses;
+import io.kvstore.server.wire.Routes;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code POST /v0/admin/repair}: a full anti-entropy exchange of this node with every peer, now.
+ * Answers once every exchange ended: 200 with a JSON summary, or 503 naming each peer that could not
+ * be repaired (unreachable, killed meanwhile) with the same summary of what the others did.
+ *
+ * <p>Until then the connection would carry nothing, for minutes on a large store, and be closed as
+ * idle: an {@link IdleHeartbeat} keeps it open.
+ */
+public final class AdminRepairHandler {
+    private final AntiEntropy antiEntropy;
+    private final Duration idleTimeout;
+
+    public AdminRepairHandler(AntiEntropy antiEntropy, Duration idleTimeout) {
+        this.antiEntropy = antiEntropy;
+        this.idleTimeout = idleTimeout;
+    }
+
+    void handle(HttpServerRequest request) {
+        if (request.method() != HttpMethod.POST) {
+            request.response().putHeader("Allow", "POST");
+            Responses.send(request, 405, "method " + request.method() + " not allowed on " + Routes.ADMIN_REPAIR);
+            return;
+        }
+        Context context = Vertx.currentContext();
+        long heartbeat = IdleHeartbeat.start(context.owner(), request, idleTimeout);
+        Future.fromCompletionStage(antiEntropy.repairAll(), context).onComplete(done -> {
+            context.owner().cancelTimer(heartbeat);
+            if (done.failed()) {
+                Responses.failure(request, done.cause());
+                return;
+            }
+            RepairReport report = done.result();
+            request.response().setStatusCode(report.succeeded() ? 200 : 503)
+                    .putHeader("Content-Type", "application/json")
+                    .end(json(report).encodePrettily() + "\n");
+        });
+    }
+
+    static JsonObject json(RepairReport report) {
+        JsonArray peers = new JsonArray();
+        long segments = 0;
+        long wireBytes = 0;
+        for (RepairSummary s : report.summaries()) {
+            segments += s.segments();
+            wireBytes += s.wireBytes();
+            peers.add(new JsonObject()
+                    .put("peer", s.peer())
+                    .put("segmentsCompared", s.segments())
+                    .put("segmentsDiffering", s.segmentsDiffering())
+                    .put("hashesCompared", s.hashesCompared())
+                    .put("versionsCompared", s.versionsCompared())
+                    .put("keysSent", s.keysSent())
+                    .put("keysReceived", s.keysReceived())
+                    .put("bytesSent", s.bytesSent())
+                    .put("bytesReceived", s.bytesReceived())
+                    .put("wireBytes", s.wireBytes())
+                    .put("durationMillis", TimeUnit.NANOSECONDS.toMillis(s.durationNanos())));
+        }
+        JsonObject json = new JsonObject()
+                .put("node", report.node())
+                .put("segmentsCompared", segments)
+                .put("keysSent", report.keysSent())
+                .put("keysReceived", report.keysReceived())
+                .put("wireBytes", wireBytes)
+                .put("durationMillis", TimeUnit.NANOSECONDS.toMillis(report.durationNanos()))
+                .put("peers", peers);
+        if (!report.succeeded()) {
+            JsonObject failed = new JsonObject();
+            for (Map.Entry<String, String> failure : report.failures().entrySet()) {
+                failed.put(failure.getKey(), failure.getValue());
+            }
+            json.put("error", "could not repair with " + String.join(", ", report.failures().keySet()))
+                    .put("failedPeers", failed);
+        }
+        return json;
+    }
+}

@@ -1,0 +1,127 @@
+package io.kvstore.server.http;
+
+import io.kvstore.cluster.Quorum;
+import io.kvstore.core.Entry;
+import io.kvstore.server.internode.Topology;
+import io.kvstore.server.metrics.CoordinatorMetrics;
+import io.kvstore.server.wire.QueryParameters;
+import io.kvstore.server.wire.Responses;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.function.Supplier;
+
+/**
+ * {@code /v0/entity}: GET 200/404, PUT 201, DELETE 202 once {@code ack} replicas answered, else 504;
+ * other methods 405; missing or empty {@code id}, bad {@code ack}/{@code from}, a key over the limit or a
+ * {@code ttl} that is not a whole number of seconds in [1, {@value #MAX_TTL_SECONDS}] or not on a PUT
+ * 400. A PUT's {@code ttl} becomes an absolute expiry on this node's wall clock, which the write
+ * carries to every replica. The coordinator answers on whatever thread delivered the deciding reply; the answer is brought
+ * back to the connection's event loop before the response is written.
+ */
+public final class EntityHandler {
+    /** Longest {@code ttl}: a hundred years of 365 days. */
+    static final long MAX_TTL_SECONDS = 3_153_600_000L;
+    private static final String TTL_PARAM = "ttl";
+    /** The current topology: one volatile read per request. */
+    private final Supplier<Topology> topology;
+    private final int maxKeyBytes;
+    private final int maxBodyBytes;
+    private final BodyMemoryBudget bodyBudget;
+    private final CoordinatorMetrics outcomes;
+
+    public EntityHandler(Supplier<Topology> topology, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget,
+                  CoordinatorMetrics outcomes) {
+        this.outcomes = outcomes;
+        this.topology = topology;
+        this.maxKeyBytes = maxKeyBytes;
+        this.maxBodyBytes = maxBodyBytes;
+        this.bodyBudget = bodyBudget;
+    }
+
+    void handle(HttpServerRequest request) {
+        HttpMethod method = request.method();
+        if (method != HttpMethod.GET && method != HttpMethod.PUT && method != HttpMethod.DELETE) {
+            request.response().putHeader("Allow", "GET, PUT, DELETE");
+            Responses.send(request, 405, "method " + method + " not allowed on /v0/entity");
+            return;
+        }
+        String query = request.query();
+        byte[] key = QueryParameters.bytes(query, "id");
+        if (key == null || key.length == 0) {
+            Responses.send(request, 400, "missing or empty id");
+            return;
+        }
+        if (key.length > maxKeyBytes) {
+            Responses.send(request, 400, "id of " + key.length + " bytes exceeds the limit of " + maxKeyBytes);
+            return;
+        }
+        String ttl = QueryParameters.text(query, TTL_PARAM);
+        if (ttl != null && method != HttpMethod.PUT) {
+            Responses.send(request, 400, "ttl applies to PUT only, not to " + method);
+            return;
+        }
+        long ttlSeconds = ttl == null ? 0 : parseTtl(ttl);
+        if (ttlSeconds < 0) {
+            Responses.send(request, 400, "ttl must be a whole number of seconds in [1, " + MAX_TTL_SECONDS
+                    + "], got '" + ttl + "'");
+            return;
+        }
+        Topology coordinator = topology.get();
+        Quorum quorum = Quorum.parse(QueryParameters.text(query, "ack"), QueryParameters.text(query, "from"),
+                coordinator.replicationFactor(), coordinator.clusterSize());
+        Context context = Vertx.currentContext();
+        if (method == HttpMethod.GET) {
+            Future.fromCompletionStage(coordinator.get(key, quorum), context).onComplete(answer -> {
+                outcomes.record(method, answer.cause());
+                if (answer.failed()) {
+                    Responses.failure(request, answer.cause());
+                    return;
+                }
+                Entry entry = answer.result();
+                if (entry == null || entry.isTombstone() || entry.isExpiredAt(System.currentTimeMillis())) {
+                    Responses.send(request, 404, "not found");
+                } else {
+                    request.response().setStatusCode(200).end(Buffer.buffer(entry.value()));
+                }
+            });
+        } else if (method == HttpMethod.PUT) {
+            BodyReader.read(request, maxBodyBytes, bodyBudget, value ->
+                    Future.fromCompletionStage(coordinator.put(key, value, expiry(ttlSeconds), quorum), context)
+                            .onComplete(done -> {
+                                outcomes.record(method, done.cause());
+                                Responses.completed(request, 201, done.cause());
+                            }));
+        } else {
+            Future.fromCompletionStage(coordinator.delete(key, quorum), context)
+                    .onComplete(done -> {
+                        outcomes.record(method, done.cause());
+                        Responses.completed(request, 202, done.cause());
+                    });
+        }
+    }
+
+    /** The ttl in seconds, or -1 unless it is a decimal number in [1, {@link #MAX_TTL_SECONDS}]. */
+    private static long parseTtl(String ttl) {
+        if (ttl.isEmpty() || ttl.length() > 10) {
+            return -1;
+        }
+        long seconds = 0;
+        for (int i = 0; i < ttl.length(); i++) {
+            char c = ttl.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            seconds = seconds * 10 + (c - '0');
+        }
+        return seconds >= 1 && seconds <= MAX_TTL_SECONDS ? seconds : -1;
+    }
+
+    /** The absolute expiry of a write with {@code ttlSeconds} (0: none) made now. */
+    private static long expiry(long ttlSeconds) {
+        return ttlSeconds == 0 ? Entry.NEVER : System.currentTimeMillis() + ttlSeconds * 1000;
+    }
+}

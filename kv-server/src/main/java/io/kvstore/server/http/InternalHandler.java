@@ -1,0 +1,229 @@
+package io.kvstore.server.http;
+
+import io.kvstore.cluster.ReplicaEndpoint;
+import io.kvstore.cluster.TimestampOutOfBoundsException;
+import io.kvstore.core.Entry;
+import io.kvstore.server.internode.MapDivergence;
+import io.kvstore.server.wire.BatchCodec;
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.QueryParameters;
+import io.kvstore.server.wire.Responses;
+import io.kvstore.server.wire.Routes;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP adapter of this node's {@link ReplicaEndpoint}: decodes internal requests with
+ * {@link InternalCodec}, hands them to the endpoint, encodes its answers. Never forwards anything.
+ */
+public final class InternalHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(InternalHandler.class);
+    private final ReplicaEndpoint endpoint;
+    private final int maxKeyBytes;
+    private final int maxBodyBytes;
+    private final BodyMemoryBudget bodyBudget;
+    private final EpochListener epochs;
+    /** Null: requests are not checked against this node's map. */
+    private final MapDivergence divergence;
+
+    public InternalHandler(ReplicaEndpoint endpoint, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget) {
+        this(endpoint, maxKeyBytes, maxBodyBytes, bodyBudget, EpochListener.NONE, null);
+    }
+
+    /**
+     * @param epochs     told the map epoch each request carries, so that a node behind pulls the newer map
+     * @param divergence refuses (409) the requests of a peer on another map of this node's epoch
+     */
+    public InternalHandler(ReplicaEndpoint endpoint, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget,
+                    EpochListener epochs, MapDivergence divergence) {
+        this.epochs = epochs;
+        this.divergence = divergence;
+        this.endpoint = endpoint;
+        this.maxKeyBytes = maxKeyBytes;
+        this.maxBodyBytes = maxBodyBytes;
+        this.bodyBudget = bodyBudget;
+    }
+
+    void ping(HttpServerRequest request) {
+        request.response().setStatusCode(204).end();
+    }
+
+    void handle(HttpServerRequest request) {
+        if (refused(request)) {
+            return;
+        }
+        String query = request.query();
+        byte[] key = InternalCodec.requestKey(query);
+        if (key.length > maxKeyBytes) {
+            Responses.send(request, 400, "key of " + key.length + " bytes exceeds the limit of " + maxKeyBytes);
+            return;
+        }
+        HttpMethod method = request.method();
+        Context context = Vertx.currentContext();
+        if (method == HttpMethod.GET) {
+            Future.fromCompletionStage(endpoint.read(key), context).onComplete(answer -> {
+                if (answer.failed()) {
+                    Responses.failure(request, answer.cause());
+                } else {
+                    InternalCodec.answerRead(request.response(), answer.result());
+                }
+            });
+            return;
+        }
+        if (method == HttpMethod.DELETE) {
+            apply(request, InternalCodec.requestEntry(method, key, query, null), context);
+        } else if (method == HttpMethod.PUT) {
+            // The timestamp and expiry are checked before the body is read: a malformed one is refused at once.
+            InternalCodec.parseTimestamp(QueryParameters.text(query, InternalCodec.TIMESTAMP_PARAM));
+            InternalCodec.parseExpiry(QueryParameters.text(query, InternalCodec.EXPIRY_PARAM), InternalCodec.EXPIRY_PARAM);
+            BodyReader.read(request, maxBodyBytes, bodyBudget, value ->
+                    apply(request, InternalCodec.requestEntry(method, key, query, value), context));
+        } else {
+            request.response().putHeader("Allow", "GET, PUT, DELETE");
+            Responses.send(request, 405, "method " + method + " not allowed on " + Routes.INTERNAL_ENTITY);
+        }
+    }
+
+    /**
+     * Several writes in one request ({@link Routes#WRITES}), each applied on its own and
+     * answered with its own outcome; a key or value over this node's limits refuses that entry only.
+     */
+    void handleWrites(HttpServerRequest request) {
+        serveBatch(request, BatchCodec::writes, (entry, context) -> {
+            String overLimit = overLimit(entry);
+            return overLimit != null ? Future.<Void>failedFuture(overLimit) : apply(entry, context, request);
+        }, (answer, stored) -> BatchCodec.done(answer));
+    }
+
+    /**
+     * Several reads in one request ({@link Routes#READS}), each answered with its own outcome;
+     * a key over this node's limit refuses that read only.
+     */
+    void handleReads(HttpServerRequest request) {
+        serveBatch(request, BatchCodec::reads, (key, context) -> key.length > maxKeyBytes
+                        ? Future.<Entry>failedFuture(keyOverLimit(key))
+                        : Future.fromCompletionStage(endpoint.read(key), context),
+                (answer, entry) -> entry == null ? BatchCodec.done(answer) : BatchCodec.version(answer, entry));
+    }
+
+    /**
+     * Serves a batched route: refuses what is not a POST or comes from a peer on another map, reads and
+     * {@code parse}s the body (malformed: 400), makes each {@code call} and answers their outcomes in order.
+     */
+    private <T, R> void serveBatch(HttpServerRequest request, Function<byte[], List<T>> parse,
+                                   BiFunction<T, Context, Future<R>> call, BiFunction<Buffer, R, Buffer> succeeded) {
+        if (request.method() != HttpMethod.POST) {
+            request.response().putHeader("Allow", "POST");
+            Responses.send(request, 405, "method " + request.method() + " not allowed on " + request.path());
+            return;
+        }
+        if (refused(request)) {
+            return;
+        }
+        Context context = Vertx.currentContext();
+        BodyReader.read(request, BatchCodec.MAX_BODY_BYTES, bodyBudget, body -> {
+            List<T> calls;
+            try {
+                calls = parse.apply(body);
+            } catch (IllegalArgumentException e) {
+                Responses.send(request, 400, e.getMessage());
+                return Future.succeededFuture();
+            }
+            List<Future<R>> outcomes = new ArrayList<>(calls.size());
+            for (T one : calls) {
+                Future<R> outcome;
+                try {
+                    outcome = call.apply(one, context);
+                } catch (RuntimeException e) {
+                    outcome = Future.failedFuture(e);
+                }
+                outcomes.add(outcome);
+            }
+            return answerBatch(request, outcomes, succeeded);
+        });
+    }
+
+    /** Answers once every call of a batch completed: the outcome of each, in order. */
+    private static <R> Future<?> answerBatch(HttpServerRequest request, List<Future<R>> outcomes,
+                                             BiFunction<Buffer, R, Buffer> succeeded) {
+        return Future.join(outcomes).onComplete(done -> {
+            Buffer answer = BatchCodec.answer(outcomes.size());
+            for (Future<R> outcome : outcomes) {
+                if (outcome.succeeded()) {
+                    succeeded.apply(answer, outcome.result());
+                } else {
+                    BatchCodec.refused(answer, String.valueOf(outcome.cause().getMessage()));
+                }
+            }
+            request.response().setStatusCode(200).end(answer);
+        });
+    }
+
+    private String keyOverLimit(byte[] key) {
+        return "key of " + key.length + " bytes exceeds the limit of " + maxKeyBytes;
+    }
+
+    private String overLimit(Entry entry) {
+        if (entry.key().length > maxKeyBytes) {
+            return keyOverLimit(entry.key());
+        }
+        if (!entry.isTombstone() && entry.value().length > maxBodyBytes) {
+            return "value of " + entry.value().length + " bytes exceeds the limit of " + maxBodyBytes;
+        }
+        return null;
+    }
+
+    /** Observes the request's epoch; refuses it (409, answered here) if its sender holds another map of this epoch. */
+    private boolean refused(HttpServerRequest request) {
+        observeEpoch(request);
+        if (divergence != null) {
+            String refusal = divergence.refusal(request.getHeader(Headers.EPOCH),
+                    request.getHeader(Headers.MAP_FINGERPRINT), request.getHeader(Headers.NODE));
+            if (refusal != null) {
+                Responses.send(request, 409, refusal);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void observeEpoch(HttpServerRequest request) {
+        String epoch = request.getHeader(Headers.EPOCH);
+        if (epoch != null) {
+            try {
+                epochs.observe(Long.parseLong(epoch), request.getHeader(Headers.NODE));
+            } catch (NumberFormatException e) {
+                // Only a hint that a newer map exists; the request itself is served as usual.
+            }
+        }
+    }
+
+    private Future<Void> apply(HttpServerRequest request, Entry entry, Context context) {
+        return apply(entry, context, request).onComplete(done -> Responses.completed(request, InternalCodec.writeStatus(entry), done.cause()));
+    }
+
+    private Future<Void> apply(Entry entry, Context context, HttpServerRequest request) {
+        Future<Void> applied;
+        try {
+            applied = Future.fromCompletionStage(endpoint.apply(entry), context);
+        } catch (RuntimeException e) {
+            applied = Future.failedFuture(e);
+        }
+        return applied.onFailure(error -> {
+            if (error instanceof TimestampOutOfBoundsException) {
+                LOG.warn("Refused a replica write from {}: {}", request.remoteAddress(), error.getMessage());
+            }
+        });
+    }
+}

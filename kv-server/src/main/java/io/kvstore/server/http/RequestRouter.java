@@ -1,0 +1,150 @@
+package io.kvstore.server.http;
+
+import io.kvstore.server.metrics.MetricsHandler;
+import io.kvstore.server.wire.Responses;
+import io.kvstore.server.wire.Routes;
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The front door: admission control (a bounded number of requests in flight, beyond which 503 with
+ * Retry-After, never an unbounded queue), dispatch by path, and bad input turned into 400.
+ */
+public final class RequestRouter implements Handler<HttpServerRequest> {
+    private static final Logger LOG = LoggerFactory.getLogger(RequestRouter.class);
+    private final AtomicInteger inFlight;
+    private final int maxInFlight;
+    private final EntityHandler entity;
+    private final RangeHandler range;
+    private final InternalHandler internal;
+    private final StatusHandler status;
+    private final RepairHandler repair;
+    private final AdminRepairHandler adminRepair;
+    private final MetricsHandler metrics;
+    /** Serves every membership route. */
+    private final Handler<HttpServerRequest> membership;
+
+    public RequestRouter(AtomicInteger inFlight, int maxInFlight, EntityHandler entity, RangeHandler range,
+            InternalHandler internal, StatusHandler status, RepairHandler repair, AdminRepairHandler adminRepair,
+            MetricsHandler metrics, Handler<HttpServerRequest> membership) {
+        this.metrics = metrics;
+        this.inFlight = inFlight;
+        this.maxInFlight = maxInFlight;
+        this.entity = entity;
+        this.range = range;
+        this.internal = internal;
+        this.status = status;
+        this.repair = repair;
+        this.adminRepair = adminRepair;
+        this.membership = membership;
+    }
+
+    @Override
+    public void handle(HttpServerRequest request) {
+        if (request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null) {
+            String codings = String.join(",", request.headers().getAll(HttpHeaders.TRANSFER_ENCODING));
+            int refusal = transferCodingRefusal(codings);
+            if (refusal != 0) {
+                Responses.sendAndClose(request, refusal, refusal == 501
+                        ? "unsupported transfer coding in '" + codings + "': only chunked"
+                        : "Transfer-Encoding '" + codings + "' does not end in chunked: the body cannot be framed");
+                return;
+            }
+        }
+        if (request.version() == HttpVersion.HTTP_1_1 && request.getHeader(HttpHeaders.HOST) == null) {
+            Responses.send(request, 400, "an HTTP/1.1 request needs a Host header");
+            return;
+        }
+        if (inFlight.incrementAndGet() > maxInFlight) {
+            inFlight.decrementAndGet();
+            request.response().setStatusCode(503).putHeader("Retry-After", "1").end("overloaded, retry later\n");
+            return;
+        }
+        boolean[] released = new boolean[1];
+        Handler<Void> release = done -> {
+            if (!released[0]) {
+                released[0] = true;
+                inFlight.decrementAndGet();
+            }
+        };
+        request.response().endHandler(release);
+        request.response().closeHandler(release);
+        try {
+            switch (request.path()) {
+                case Routes.ENTITY:
+                    entity.handle(request);
+                    break;
+                case Routes.ENTITIES:
+                    range.handle(request);
+                    break;
+                case Routes.STATUS:
+                    status.handle(request);
+                    break;
+                case Routes.METRICS:
+                    metrics.handle(request);
+                    break;
+                case Routes.INTERNAL_ENTITY:
+                    internal.handle(request);
+                    break;
+                case Routes.INTERNAL_ENTITIES:
+                    range.handleInternal(request);
+                    break;
+                case Routes.WRITES:
+                    internal.handleWrites(request);
+                    break;
+                case Routes.READS:
+                    internal.handleReads(request);
+                    break;
+                case Routes.PING:
+                    internal.ping(request);
+                    break;
+                case Routes.ADMIN_REPAIR:
+                    adminRepair.handle(request);
+                    break;
+                case Routes.CLUSTER:
+                case Routes.DECOMMISSION:
+                case Routes.NODES:
+                case Routes.MAP:
+                case Routes.MEMBERSHIP_CHANGE:
+                case Routes.MEMBERSHIP_STREAM:
+                case Routes.CLEANUP:
+                case Routes.MEMBERSHIP_CLEANUP:
+                    membership.handle(request);
+                    break;
+                default:
+                    if (request.path().startsWith(Routes.REPAIR_PREFIX)) {
+                        repair.handle(request);
+                    } else {
+                        Responses.send(request, 400, "unknown path " + request.path());
+                    }
+            }
+        } catch (IllegalArgumentException e) {
+            // bad percent-encoding, ack/from, base64 key, timestamp: the client's mistake
+            Responses.send(request, 400, String.valueOf(e.getMessage()));
+        } catch (RuntimeException e) {
+            // Our mistake; the request is still answered, so it does not hold its in-flight slot until its
+            // connection times out.
+            LOG.error("{} {} failed", request.method(), request.uri(), e);
+            Responses.send(request, 500, "internal error");
+        }
+    }
+
+    /**
+     * The status refusing a request with these transfer codings (RFC 9112 6.1, 6.3), or 0 if they are
+     * just {@code chunked}: 400 when chunked is not the last (the body cannot be framed; the decoder would
+     * read none, for {@code identity} say, and parse the body's bytes as the next request), 501 when
+     * chunked is last but another coding is applied too. Either way the connection is closed.
+     */
+    static int transferCodingRefusal(String codings) {
+        if (codings.trim().equalsIgnoreCase("chunked")) {
+            return 0;
+        }
+        String[] each = codings.split(",");
+        return each[each.length - 1].trim().equalsIgnoreCase("chunked") ? 501 : 400;
+    }
+}

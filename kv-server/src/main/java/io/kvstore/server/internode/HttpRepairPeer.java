@@ -1,0 +1,166 @@
+package io.kvstore.server.internode;
+
+import io.kvstore.cluster.repair.EntryBatch;
+import io.kvstore.cluster.repair.RepairPeer;
+import io.kvstore.cluster.repair.VersionPage;
+import io.kvstore.core.Entry;
+import io.kvstore.server.wire.RepairProtocol;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * Another node's side of an exchange, over {@link RepairProtocol}: one object per exchange, so that
+ * {@link #wireBytes()} counts that exchange's traffic. Every request has a timeout; a peer that is
+ * down, killed or stopped fails the call, and with it the exchange.
+ */
+public final class HttpRepairPeer implements RepairPeer {
+    private final WebClient client;
+    private final String node;
+    private final String host;
+    private final int port;
+    private final long timeoutMillis;
+    private final int maxKeyBytes;
+    private final AtomicLong wireBytes = new AtomicLong();
+
+    /** {@code maxKeyBytes}: the longest key accepted in an answer. */
+    public HttpRepairPeer(WebClient client, String node, long timeoutMillis, int maxKeyBytes) {
+        URI uri = URI.create(node);
+        this.client = client;
+        this.node = node;
+        this.host = uri.getHost();
+        this.port = uri.getPort();
+        this.timeoutMillis = timeoutMillis;
+        this.maxKeyBytes = maxKeyBytes;
+    }
+
+    @Override
+    public String node() {
+        return node;
+    }
+
+    @Override
+    public CompletionStage<Long> openTree(String partner, int replicationFactor, int depth) {
+        String uri = RepairProtocol.TREE + '?' + RepairProtocol.PARTNER + '=' + URLEncoder.encode(partner, StandardCharsets.UTF_8)
+                + '&' + RepairProtocol.REPLICATION_FACTOR + '=' + replicationFactor + '&' + RepairProtocol.DEPTH + '=' + depth;
+        return send(HttpMethod.POST, uri, null, 200, HttpRepairPeer::parseId)
+                .compose(id -> awaitBuilt(id).map(built -> id))
+                .toCompletionStage();
+    }
+
+    /** Asks until the tree is built: each poll waits on the peer for a while, then 202 means ask again. */
+    private Future<Void> awaitBuilt(long id) {
+        String uri = RepairProtocol.TREE + '?' + RepairProtocol.TREE_ID + '=' + id;
+        return request(HttpMethod.GET, uri, null).compose(response -> {
+            if (response.statusCode() == 202) {
+                return awaitBuilt(id);
+            }
+            check(response, 200, HttpMethod.GET, uri);
+            return Future.succeededFuture();
+        });
+    }
+
+    @Override
+    public CompletionStage<long[]> hashes(long tree, int level, int[] indexes) {
+        String uri = RepairProtocol.HASHES + '?' + RepairProtocol.TREE_ID + '=' + tree + '&' + RepairProtocol.LEVEL + '=' + level;
+        return send(HttpMethod.POST, uri, RepairProtocol.ints(indexes), 200,
+                body -> reader(body, "hash answer").longs()).toCompletionStage();
+    }
+
+    @Override
+    public CompletionStage<VersionPage> versions(long tree, BitSet segments, byte[] after, byte[] upTo, int maxVersions) {
+        StringBuilder uri = new StringBuilder(RepairProtocol.VERSIONS).append('?').append(RepairProtocol.TREE_ID).append('=').append(tree)
+                .append('&').append(RepairProtocol.MAX).append('=').append(maxVersions);
+        if (after != null) {
+            uri.append('&').append(RepairProtocol.AFTER).append('=').append(RepairProtocol.encodeKey(after));
+        }
+        if (upTo != null) {
+            uri.append('&').append(RepairProtocol.UP_TO).append('=').append(RepairProtocol.encodeKey(upTo));
+        }
+        return send(HttpMethod.POST, uri.toString(), Buffer.buffer(segments.toByteArray()), 200,
+                body -> reader(body, "version page").page()).toCompletionStage();
+    }
+
+    @Override
+    public CompletionStage<EntryBatch> entries(List<byte[]> keys, long maxBytes) {
+        String uri = RepairProtocol.ENTRIES + '?' + RepairProtocol.MAX_BYTES + '=' + maxBytes;
+        return send(HttpMethod.POST, uri, RepairProtocol.keys(keys), 200,
+                body -> reader(body, "entry batch").batch()).toCompletionStage();
+    }
+
+    @Override
+    public CompletionStage<Void> apply(List<Entry> entries) {
+        return send(HttpMethod.POST, RepairProtocol.APPLY, RepairProtocol.entries(entries), 204, body -> (Void) null)
+                .toCompletionStage();
+    }
+
+    @Override
+    public CompletionStage<Void> closeTree(long tree) {
+        String uri = RepairProtocol.TREE + '?' + RepairProtocol.TREE_ID + '=' + tree;
+        return send(HttpMethod.DELETE, uri, null, 204, body -> (Void) null).toCompletionStage();
+    }
+
+    @Override
+    public long wireBytes() {
+        return wireBytes.get();
+    }
+
+    private <T> Future<T> send(HttpMethod method, String uri, Buffer body, int expected, Function<Buffer, T> parse) {
+        return request(method, uri, body).map(response -> {
+            check(response, expected, method, uri);
+            Buffer answer = response.body();
+            return parse.apply(answer == null ? Buffer.buffer() : answer);
+        });
+    }
+
+    private Future<HttpResponse<Buffer>> request(HttpMethod method, String uri, Buffer body) {
+        if (body != null) {
+            wireBytes.addAndGet(body.length());
+        }
+        var request = client.request(method, port, host, uri).timeout(timeoutMillis);
+        Future<HttpResponse<Buffer>> sent = body == null ? request.send() : request.sendBuffer(body);
+        return sent.map(response -> {
+            Buffer answer = response.body();
+            wireBytes.addAndGet(answer == null ? 0 : answer.length());
+            return response;
+        }).recover(error -> Future.failedFuture(new RepairPeerException(node + " failed to answer " + method + " "
+                + uri.substring(0, uri.indexOf('?') < 0 ? uri.length() : uri.indexOf('?')) + ": " + error, error)));
+    }
+
+    private void check(HttpResponse<Buffer> response, int expected, HttpMethod method, String uri) {
+        if (response.statusCode() != expected) {
+            Buffer body = response.body();
+            String reason = body == null ? "" : body.toString(StandardCharsets.UTF_8).trim();
+            String path = uri.indexOf('?') < 0 ? uri : uri.substring(0, uri.indexOf('?'));
+            throw new RepairPeerException(node + " answered " + response.statusCode() + " to " + method + " " + path
+                    + (reason.isEmpty() ? "" : ": " + reason), null);
+        }
+    }
+
+    private static long parseId(Buffer body) {
+        try {
+            return Long.parseLong(body.toString(StandardCharsets.UTF_8).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException("a repair tree id that is not a number: " + body);
+        }
+    }
+
+    private RepairProtocol.Reader reader(Buffer body, String what) {
+        return new RepairProtocol.Reader(body.getBytes(), what + " from " + node, maxKeyBytes);
+    }
+
+    @Override
+    public String toString() {
+        return "HttpRepairPeer{" + node + '}';
+    }
+}

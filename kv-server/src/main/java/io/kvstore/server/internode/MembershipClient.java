@@ -1,0 +1,146 @@
+package io.kvstore.server.internode;
+
+import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.cluster.membership.ClusterMapCodec;
+import io.kvstore.cluster.membership.KeyMovement;
+import io.kvstore.cluster.membership.KeyMovementCodec;
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.Routes;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.function.LongSupplier;
+
+/**
+ * This node's side of the membership routes of other nodes ({@link io.kvstore.server.membership.MembershipHandler}). Every request
+ * carries this node's map epoch, so that a node behind pulls the newer map. Non-blocking.
+ */
+public final class MembershipClient {
+    /** An answer's status and body, for the calls whose refusals the caller passes on. */
+    public record Answer(int status, String body) {
+    }
+
+    /** A member answered a call with another status than the one that means success. */
+    public static final class RefusedException extends IllegalStateException {
+        private final int status;
+        private final String body;
+
+        RefusedException(String node, int status, String body) {
+            super(node + " answered " + status + ": " + body);
+            this.status = status;
+            this.body = body;
+        }
+
+        public int status() {
+            return status;
+        }
+
+        /** The answer's body, trimmed: the member's reason. */
+        public String body() {
+            return body;
+        }
+    }
+
+    private final WebClient client;
+    private final String self;
+    private final LongSupplier epoch;
+    private final long timeoutMillis;
+
+    public MembershipClient(WebClient client, String self, LongSupplier epoch, long timeoutMillis) {
+        this.client = client;
+        this.self = self;
+        this.epoch = epoch;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    /** The map {@code node} holds now. */
+    public Future<ClusterMap> map(String node) {
+        return request(node, io.vertx.core.http.HttpMethod.GET, Routes.MAP).send()
+                .map(response -> {
+                    expect(response, 200, node);
+                    return ClusterMapCodec.fromJson(response.bodyAsString());
+                });
+    }
+
+    /** Hands {@code map} to {@code node}, which keeps it if it is newer than its own. */
+    public Future<Void> push(String node, ClusterMap map) {
+        return request(node, io.vertx.core.http.HttpMethod.PUT, Routes.MAP)
+                .sendBuffer(Buffer.buffer(ClusterMapCodec.toJson(map)))
+                .map(response -> {
+                    expect(response, 204, node);
+                    return null;
+                });
+    }
+
+    /** Asks {@code node}, any member, to have a change made; the answer is passed on as is. */
+    public Future<Answer> change(String node, String operation, String url) {
+        return changeRequest(node, operation, url).send()
+                .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
+    }
+
+    /** Passes a change request on to the claimant {@code node}, which must not forward it again. */
+    public Future<Answer> forwardChange(String node, String operation, String url) {
+        return changeRequest(node, operation, url).putHeader(Headers.FORWARDED, "1").send()
+                .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
+    }
+
+    private HttpRequest<Buffer> changeRequest(String node, String operation, String url) {
+        String path = Routes.MEMBERSHIP_CHANGE + "?op=" + operation + "&url=" + URLEncoder.encode(url, StandardCharsets.UTF_8);
+        return request(node, io.vertx.core.http.HttpMethod.POST, path);
+    }
+
+    /**
+     * The progress of change {@code id} at the claimant {@code node}: 200 with its JSON, 404 when the
+     * claimant does not know it (it restarted since).
+     */
+    public Future<Answer> changeStatus(String node, long id) {
+        return request(node, io.vertx.core.http.HttpMethod.GET, Routes.MEMBERSHIP_CHANGE + "?id=" + id).send()
+                .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
+    }
+
+    /** Has {@code node} start (or resume, or keep running) its share of {@code movement}. */
+    public Future<Void> startStream(String node, KeyMovement movement) {
+        return request(node, io.vertx.core.http.HttpMethod.POST, Routes.MEMBERSHIP_STREAM)
+                .sendBuffer(Buffer.buffer(KeyMovementCodec.toJson(movement)))
+                .map(response -> {
+                    expect(response, 202, node);
+                    return null;
+                });
+    }
+
+    /** The progress of {@code node}'s stream of change {@code id}: 404 when it has none (it restarted). */
+    public Future<Answer> streamStatus(String node, long id) {
+        return request(node, io.vertx.core.http.HttpMethod.GET, Routes.MEMBERSHIP_STREAM + "?id=" + id).send()
+                .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
+    }
+
+    /** Asks {@code node} to clean up once it holds the map of {@code epoch}, which ended a change. */
+    public Future<Void> cleanup(String node, long epoch) {
+        return request(node, io.vertx.core.http.HttpMethod.POST, Routes.MEMBERSHIP_CLEANUP + "?epoch=" + epoch)
+                .send()
+                .map(response -> {
+                    expect(response, 202, node);
+                    return null;
+                });
+    }
+
+    private HttpRequest<Buffer> request(String node, io.vertx.core.http.HttpMethod method, String path) {
+        URI uri = URI.create(node);
+        return client.request(method, uri.getPort(), uri.getHost(), path)
+                .timeout(timeoutMillis)
+                .putHeader(Headers.EPOCH, Long.toString(epoch.getAsLong()))
+                .putHeader(Headers.NODE, self);
+    }
+
+    private static void expect(HttpResponse<Buffer> response, int status, String node) {
+        if (response.statusCode() != status) {
+            String body = response.bodyAsString();
+            throw new RefusedException(node, response.statusCode(), body == null ? "" : body.strip());
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package io.kvstore.server.internode;
+
+import io.kvstore.cluster.FailureDetector;
+import io.kvstore.cluster.HybridClock;
+import io.kvstore.cluster.Partitioner;
+import io.kvstore.cluster.Quorum;
+import io.kvstore.cluster.Replica;
+import io.kvstore.cluster.ReplicaCoordinator;
+import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.core.Entry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * What one cluster map means for this node's requests: the coordinator over the map's owners, and,
+ * while a node joins or leaves, the pending replicas. Immutable; a new map makes a new topology, which
+ * replaces the old one with one volatile write, so a request reads one field to find its way.
+ *
+ * <p>A write goes to the key's replicas among the owners, as the coordinator decides, and also to each
+ * of its future replicas that is not among its current ones; with P such pending replicas it is
+ * acknowledged once {@code ack + P} of all of them stored it ({@link ReplicaCoordinator#write(Entry,
+ * Quorum, List, List)}), so that {@code ack} of the key's replicas hold it however the change ends,
+ * while a newcomer still warming up delays no write whose current replicas answer. Reads stay on the
+ * current owners.
+ */
+public final class Topology {
+    private final ClusterMap map;
+    /** The epoch as internode requests carry it, formatted once. */
+    private final String epochText;
+    /** The map's fingerprint as internode requests carry it, formatted once. */
+    private final String fingerprintText;
+    private final ReplicaCoordinator coordinator;
+    private final FailureDetector detector;
+    private final HybridClock clock;
+    /** Null while no change is under way. */
+    private final Partitioner future;
+    private final Replica[] futureReplicas;
+    /** For each future owner, its index among the current owners, or -1. */
+    private final int[] futureToCurrent;
+    private final int currentCount;
+    private final int futureCount;
+
+    public Topology(ClusterMap map, ReplicaCoordinator coordinator, FailureDetector detector, HybridClock clock,
+             List<Replica> futureReplicas) {
+        this.map = map;
+        this.epochText = Long.toString(map.epoch());
+        this.fingerprintText = map.fingerprintText();
+        this.coordinator = coordinator;
+        this.detector = detector;
+        this.clock = clock;
+        this.currentCount = map.replicationFactor();
+        if (map.inTransition()) {
+            this.future = map.futurePlacement();
+            this.futureReplicas = futureReplicas.toArray(new Replica[0]);
+            this.futureCount = map.replicationFactor();
+            List<String> owners = coordinator.partitioner().nodes();
+            this.futureToCurrent = new int[future.nodes().size()];
+            for (int i = 0; i < futureToCurrent.length; i++) {
+                futureToCurrent[i] = owners.indexOf(future.nodes().get(i));
+            }
+        } else {
+            this.future = null;
+            this.futureReplicas = null;
+            this.futureToCurrent = null;
+            this.futureCount = 0;
+        }
+    }
+
+    public ClusterMap map() {
+        return map;
+    }
+
+    String epochText() {
+        return epochText;
+    }
+
+    String fingerprintText() {
+        return fingerprintText;
+    }
+
+    public ReplicaCoordinator coordinator() {
+        return coordinator;
+    }
+
+    public FailureDetector detector() {
+        return detector;
+    }
+
+    public int replicationFactor() {
+        return coordinator.replicationFactor();
+    }
+
+    public int clusterSize() {
+        return coordinator.clusterSize();
+    }
+
+    public CompletionStage<Entry> get(byte[] key, Quorum quorum) {
+        return coordinator.get(key, quorum);
+    }
+
+    public CompletionStage<Void> put(byte[] key, byte[] value, Quorum quorum) {
+        return put(key, value, Entry.NEVER, quorum);
+    }
+
+    /** See {@link ReplicaCoordinator#put(byte[], byte[], long, Quorum)}: pending replicas get the same expiry. */
+    public CompletionStage<Void> put(byte[] key, byte[] value, long expiresAtMillis, Quorum quorum) {
+        return write(Entry.value(key, value, clock.now(), expiresAtMillis), quorum);
+    }
+
+    public CompletionStage<Void> delete(byte[] key, Quorum quorum) {
+        return write(Entry.tombstone(key, clock.now()), quorum);
+    }
+
+    private CompletionStage<Void> write(Entry entry, Quorum quorum) {
+        if (future == null) {
+            return coordinator.write(entry, quorum);
+        }
+        int[] was = coordinator.partitioner().replicas(entry.key(), currentCount);
+        int[] will = future.replicas(entry.key(), futureCount);
+        List<Replica> pending = new ArrayList<>(1);
+        List<String> pendingNodes = new ArrayList<>(1);
+        for (int target : will) {
+            int current = futureToCurrent[target];
+            if (current >= 0 && contains(was, current)) {
+                continue;
+            }
+            pending.add(futureReplicas[target]);
+            pendingNodes.add(future.nodes().get(target));
+        }
+        return coordinator.write(entry, quorum, pending, pendingNodes);
+    }
+
+    private static boolean contains(int[] nodes, int node) {
+        for (int n : nodes) {
+            if (n == node) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,428 @@
+package io.kvstore.server.membership;
+
+import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.cluster.membership.KeyMovement;
+import io.kvstore.cluster.membership.Member;
+import io.kvstore.cluster.membership.NodeState;
+import io.kvstore.server.internode.MembershipClient;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The claimant's side of membership: every change of the cluster map is made here, one at a time.
+ *
+ * <p>Only the claimant ({@link ClusterMap#claimant()}, the first node of the map that is not joining)
+ * makes maps of a new epoch, each by compare-and-set on its own stored epoch, so two changes can never
+ * both make epoch E+1: other members forward change requests to it, and refuse them (503) while it is
+ * unreachable. The one exception is the removal of the claimant itself once it is dead, which the next
+ * node in map order makes, after checking that the claimant does not answer. A single claimant rather
+ * than a consensus library: the map changes rarely and only by operator action, a change already needs
+ * every owner to stream, and the claimant is the Riak design the rest of the protocol follows.
+ *
+ * <ul>
+ *   <li>join: the node enters as {@code joining}; every owner streams it the keys it gains; then it is
+ *       {@code normal}. If an owner stays unreachable or a stream keeps failing, the node leaves the
+ *       map again and the change fails with the reason.</li>
+ *   <li>decommission: the node is {@code leaving}; every owner streams the keys it loses to the nodes
+ *       that gain them (under {@code modn} and {@code jump} the nodes that stay lose keys too); then
+ *       it leaves the map. On failure it is {@code normal} again.</li>
+ *   <li>remove: the dead node leaves the map at once; every surviving replica of its keys streams them
+ *       to the nodes that gain them.</li>
+ * </ul>
+ */
+public final class MapChanges {
+    private static final Logger LOG = LoggerFactory.getLogger(MapChanges.class);
+    public static final String JOIN = "join";
+    static final String DECOMMISSION = "decommission";
+    static final String REMOVE = "remove";
+    private static final long POLL_MILLIS = 200;
+    /** A stream that failed this many times in a row fails the change. */
+    private static final int STREAM_ATTEMPTS = 5;
+    private static final long PUSH_TIMEOUT_MILLIS = 5_000;
+
+    /** One change and how it went. */
+    static final class Change {
+        final long id;
+        final String operation;
+        final String node;
+        volatile String status = "running";
+        volatile String reason;
+
+        Change(long id, String operation, String node) {
+            this.id = id;
+            this.operation = operation;
+            this.node = node;
+        }
+
+        JsonObject toJson(ClusterMap map) {
+            JsonObject json = new JsonObject().put("id", id).put("operation", operation).put("node", node)
+                    .put("status", status).put("epoch", map.epoch());
+            if (reason != null) {
+                json.put("reason", reason);
+            }
+            return json;
+        }
+
+        @Override
+        public String toString() {
+            return operation + " of " + node;
+        }
+    }
+
+    private final Membership membership;
+    private final NodeCleanup cleanup;
+    private final long unreachableMillis;
+    private final AtomicLong ids = new AtomicLong(System.currentTimeMillis());
+    private final Map<Long, Change> changes = new ConcurrentHashMap<>();
+    private Change running;
+
+    /**
+     * @param cleanup           this node's cleanup, asked for (as every owner's) when a change completed
+     * @param unreachableMillis how long a node streaming keys may stay unreachable before the change fails
+     */
+    public MapChanges(Membership membership, NodeCleanup cleanup, long unreachableMillis) {
+        this.membership = membership;
+        this.cleanup = cleanup;
+        this.unreachableMillis = unreachableMillis;
+    }
+
+    /** The node a change of {@code operation} on {@code url} must be sent to. */
+    static String claimantFor(ClusterMap map, String operation, String url) {
+        String claimant = map.claimant();
+        if (REMOVE.equals(operation) && url.equals(claimant)) {
+            return successor(map, url);
+        }
+        return claimant;
+    }
+
+    private static String successor(ClusterMap map, String url) {
+        for (Member member : map.members()) {
+            if (member.state() != NodeState.JOINING && !member.url().equals(url)) {
+                return member.url();
+            }
+        }
+        return url;
+    }
+
+    Change change(long id) {
+        return changes.get(id);
+    }
+
+    /** If this node is the claimant of a map left in transition (it restarted mid-change), drives it on. */
+    public synchronized void resume() {
+        ClusterMap map = membership.map();
+        if (!map.inTransition() || !membership.self().equals(map.claimant()) || running != null) {
+            return;
+        }
+        for (Member member : map.members()) {
+            if (member.state() != NodeState.NORMAL) {
+                Change change = new Change(ids.incrementAndGet(), member.state() == NodeState.JOINING ? JOIN : DECOMMISSION,
+                        member.url());
+                LOG.info("claimant {} resumes the {} left in progress at epoch {}", membership.self(), change, map.epoch());
+                begin(change, map, map);
+                return;
+            }
+        }
+    }
+
+    /**
+     * Validates a change against this node's map, makes the map of the next epoch and starts driving the
+     * change in the background. Blocking (a ping, a file sync): call on a worker thread.
+     *
+     * @throws ChangeRefusedException with the status to answer: 409 when this node is not the claimant,
+     *                                another change is under way or the change would break the map
+     *                                (the message holds the current map), 404 for an unknown node, 400
+     *                                for an unknown operation
+     */
+    synchronized Change start(String operation, String url) {
+        ClusterMap map = membership.map();
+        String self = membership.self();
+        if (!self.equals(claimantFor(map, operation, url))) {
+            throw new ChangeRefusedException(409, "this node is not the claimant of map epoch " + map.epoch()
+                    + "; the claimant is " + claimantFor(map, operation, url));
+        }
+        if (running != null) {
+            throw new ChangeRefusedException(409, "the " + running + " is in progress; one change at a time; map: " + map);
+        }
+        if (map.inTransition()) {
+            throw new ChangeRefusedException(409, "a change is in progress; one change at a time; map: " + map);
+        }
+        ClusterMap next = next(map, operation, url, self);
+        try {
+            if (!membership.commit(map.epoch(), next)) {
+                throw new ChangeRefusedException(409, "the map moved past epoch " + map.epoch() + " meanwhile; map: "
+                        + membership.map());
+            }
+        } catch (IOException e) {
+            throw new ChangeRefusedException(500, "cannot keep the map of epoch " + next.epoch() + ": " + e);
+        }
+        Change change = new Change(ids.incrementAndGet(), operation, url);
+        LOG.info("claimant {} starts the {} at epoch {}", self, change, next.epoch());
+        begin(change, map, next);
+        return change;
+    }
+
+    private ClusterMap next(ClusterMap map, String operation, String url, String self) {
+        switch (operation) {
+            case JOIN:
+                if (map.contains(url)) {
+                    throw new ChangeRefusedException(409, "node " + url + " is already in the cluster map as "
+                            + map.state(url).id() + "; map: " + map);
+                }
+                return map.withJoining(url);
+            case DECOMMISSION:
+                requireMember(map, url);
+                try {
+                    map.without(url);
+                } catch (IllegalArgumentException e) {
+                    throw new ChangeRefusedException(409, "cannot decommission " + url + ": without it, " + e.getMessage()
+                            + "; map: " + map);
+                }
+                return map.withState(url, NodeState.LEAVING);
+            case REMOVE:
+                requireMember(map, url);
+                if (url.equals(self)) {
+                    throw new ChangeRefusedException(409, "a node cannot remove itself: decommission " + url + " instead");
+                }
+                ClusterMap next;
+                try {
+                    next = map.without(url);
+                } catch (IllegalArgumentException e) {
+                    throw new ChangeRefusedException(409, "cannot remove " + url + ": without it, " + e.getMessage()
+                            + "; map: " + map);
+                }
+                if (answers(url)) {
+                    throw new ChangeRefusedException(409, "node " + url + " answers: decommission it instead of removing it");
+                }
+                return next;
+            default:
+                throw new ChangeRefusedException(400, "unknown operation '" + operation + "'; expected join, decommission or remove");
+        }
+    }
+
+    private static void requireMember(ClusterMap map, String url) {
+        if (!map.contains(url)) {
+            throw new ChangeRefusedException(404, "node " + url + " is not in the cluster map; map: " + map);
+        }
+    }
+
+    private boolean answers(String url) {
+        try {
+            await(membership.client().map(url), PUSH_TIMEOUT_MILLIS);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private void begin(Change change, ClusterMap before, ClusterMap next) {
+        running = change;
+        changes.put(change.id, change);
+        membership.worker().execute(() -> drive(change, before, next));
+    }
+
+    private void drive(Change change, ClusterMap before, ClusterMap next) {
+        String node = change.node;
+        try {
+            push(next, before.urls());
+            switch (change.operation) {
+                case JOIN:
+                    streams(KeyMovement.join(next.epoch(), next, node));
+                    finish(map -> map.withState(node, NodeState.NORMAL));
+                    break;
+                case DECOMMISSION:
+                    streams(KeyMovement.decommission(next.epoch(), next, node));
+                    finish(map -> map.without(node));
+                    break;
+                default:
+                    streams(KeyMovement.removal(next.epoch(), before, next));
+                    break;
+            }
+            requestCleanups();
+            change.status = "done";
+            LOG.info("claimant {}: the {} is done", membership.self(), change);
+        } catch (Exception e) {
+            change.reason = e.getMessage();
+            LOG.warn("claimant {}: the {} failed: {}", membership.self(), change, e.getMessage());
+            try {
+                if (JOIN.equals(change.operation)) {
+                    finish(map -> map.without(node));
+                } else if (DECOMMISSION.equals(change.operation)) {
+                    finish(map -> map.withState(node, NodeState.NORMAL));
+                }
+            } catch (Exception rollback) {
+                change.reason += "; and the map could not be rolled back: " + rollback.getMessage();
+                LOG.error("claimant {}: cannot roll back the {}", membership.self(), change, rollback);
+            }
+            change.status = "failed";
+        } finally {
+            synchronized (this) {
+                running = null;
+            }
+        }
+    }
+
+    /**
+     * The change completed and every node that gained keys holds them: asks every owner of the settled
+     * map to drop the keys it no longer owns. A node that misses the request keeps them until an
+     * operator runs the cleanup there ({@code POST /v0/admin/cleanup}).
+     */
+    private void requestCleanups() {
+        ClusterMap settled = membership.map();
+        for (String owner : settled.owners()) {
+            if (owner.equals(membership.self())) {
+                cleanup.request(settled.epoch()).whenComplete((report, error) -> {
+                    if (error != null) {
+                        LOG.warn("claimant {}: its own cleanup at epoch {} did not run: {}", owner, settled.epoch(),
+                                error.getMessage());
+                    }
+                });
+            } else {
+                membership.client().cleanup(owner, settled.epoch()).onFailure(error -> LOG.warn(
+                        "claimant {}: cannot ask {} to clean up at epoch {} (an operator can run it there): {}",
+                        membership.self(), owner, settled.epoch(), error.getMessage()));
+            }
+        }
+    }
+
+    /** Makes the map that ends the change from the current one, keeps it and pushes it to every node. */
+    private void finish(UnaryOperator<ClusterMap> step) throws IOException {
+        ClusterMap current = membership.map();
+        ClusterMap last = step.apply(current);
+        if (!membership.commit(current.epoch(), last)) {
+            throw new IOException("the map moved past epoch " + current.epoch() + " during the change");
+        }
+        push(last, current.urls());
+    }
+
+    /** Hands {@code map} to every node of it and of {@code others}; a node that misses it pulls it later. */
+    private void push(ClusterMap map, List<String> others) {
+        Set<String> nodes = new LinkedHashSet<>(map.urls());
+        nodes.addAll(others);
+        nodes.remove(membership.self());
+        List<Future<Void>> pushes = new ArrayList<>();
+        List<String> targets = new ArrayList<>(nodes);
+        for (String node : targets) {
+            pushes.add(membership.client().push(node, map));
+        }
+        for (int i = 0; i < pushes.size(); i++) {
+            try {
+                await(pushes.get(i), PUSH_TIMEOUT_MILLIS);
+            } catch (IOException e) {
+                LOG.warn("cannot push the map of epoch {} to {} (it will pull it): {}", map.epoch(), targets.get(i), e.getMessage());
+            }
+        }
+    }
+
+    /** Has every one of the movement's senders stream its share; returns once all are done. */
+    private void streams(KeyMovement movement) throws IOException {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (String source : movement.senders()) {
+            all.add(CompletableFuture.runAsync(() -> {
+                try {
+                    stream(source, movement);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }, membership.worker()));
+        }
+        for (CompletableFuture<Void> stream : all) {
+            try {
+                stream.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause() instanceof java.io.UncheckedIOException ? e.getCause().getCause() : e.getCause();
+                throw new IOException(cause.getMessage(), cause);
+            }
+        }
+    }
+
+    /**
+     * Starts {@code source}'s stream and polls it to its end. A stream that fails is started again (it
+     * resumes after its checkpoint), at most {@value #STREAM_ATTEMPTS} times in a row; a source that does
+     * not answer for {@code unreachableMillis} fails the change.
+     */
+    private void stream(String source, KeyMovement movement) throws IOException {
+        boolean started = false;
+        int failures = 0;
+        long lastAnswer = System.nanoTime();
+        String lastProblem = "no answer";
+        while (true) {
+            try {
+                if (!started) {
+                    await(membership.client().startStream(source, movement), PUSH_TIMEOUT_MILLIS);
+                    started = true;
+                }
+                MembershipClient.Answer answer = await(membership.client().streamStatus(source, movement.id()), PUSH_TIMEOUT_MILLIS);
+                lastAnswer = System.nanoTime();
+                if (answer.status() == 404) {
+                    started = false;
+                    continue;
+                }
+                JsonObject status = new JsonObject(answer.body());
+                if ("done".equals(status.getString("status"))) {
+                    return;
+                }
+                if ("failed".equals(status.getString("status"))) {
+                    lastProblem = status.getString("reason");
+                    started = false;
+                    if (++failures >= STREAM_ATTEMPTS) {
+                        throw new StreamFailedException("the stream from " + source + " failed " + failures
+                                + " times; last: " + lastProblem);
+                    }
+                }
+            } catch (StreamFailedException e) {
+                throw e;
+            } catch (IOException e) {
+                lastProblem = e.getMessage();
+                if (System.nanoTime() - lastAnswer > TimeUnit.MILLISECONDS.toNanos(unreachableMillis)) {
+                    throw new IOException("source " + source + " unreachable for " + unreachableMillis + " ms: " + lastProblem, e);
+                }
+            }
+            try {
+                Thread.sleep(POLL_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
+        }
+    }
+
+    /** A stream that kept failing: the change fails without waiting any longer. */
+    private static final class StreamFailedException extends IOException {
+        StreamFailedException(String message) {
+            super(message);
+        }
+    }
+
+    /** Waits for a Vert.x future from a worker thread; any failure becomes an IOException with its message. */
+    static <T> T await(Future<T> future, long timeoutMillis) throws IOException {
+        try {
+            return future.toCompletionStage().toCompletableFuture().get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (ExecutionException e) {
+            throw new IOException(String.valueOf(e.getCause().getMessage()), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IOException("no answer within " + timeoutMillis + " ms", e);
+        }
+    }
+}

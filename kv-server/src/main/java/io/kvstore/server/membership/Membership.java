@@ -1,0 +1,397 @@
+package io.kvstore.server.membership;
+
+import io.kvstore.cluster.ClockLease;
+import io.kvstore.cluster.FailureDetector;
+import io.kvstore.cluster.HintedHandoff;
+import io.kvstore.cluster.HybridClock;
+import io.kvstore.cluster.LocalReplica;
+import io.kvstore.cluster.Replica;
+import io.kvstore.cluster.ReplicaCoordinator;
+import io.kvstore.cluster.ReplicationOptions;
+import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.cluster.membership.ClusterMapStore;
+import io.kvstore.cluster.membership.KeyMovement;
+import io.kvstore.cluster.membership.KeyStreamer;
+import io.kvstore.core.Dao;
+import io.kvstore.core.DaoOptions;
+import io.kvstore.core.Engine;
+import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.internode.BatchCounters;
+import io.kvstore.server.internode.HttpRepairPeer;
+import io.kvstore.server.internode.HttpReplica;
+import io.kvstore.server.internode.InternodeClients;
+import io.kvstore.server.internode.MapDivergence;
+import io.kvstore.server.internode.MembershipClient;
+import io.kvstore.server.internode.Topology;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's membership: its copy of the cluster map and the {@link Topology} the map makes, swapped
+ * whole when a newer map arrives (pushed by the claimant, pulled from a peer every
+ * {@link #PULL_INTERVAL_MILLIS}, or pulled at once when a membership request carries a higher epoch),
+ * and this node's streams of keys when the map changes. The changes themselves are made by the
+ * claimant ({@link MapChanges}).
+ */
+public final class Membership implements Supplier<Topology>, AutoCloseable {
+    /** How often each peer is pinged when there is no traffic to tell whether it is up. */
+    public static final Duration PROBE_INTERVAL = Duration.ofMillis(500);
+    /** The subdirectory of the data directory holding the hint store. */
+    static final String HINTS_DIRECTORY = "hints";
+    /** Hints are few and small while the cluster is healthy: a small memtable keeps their log short. */
+    static final long HINTS_FLUSH_THRESHOLD_BYTES = 4L << 20;
+    private static final Logger LOG = LoggerFactory.getLogger(Membership.class);
+    /** How often a node asks one peer (in turn) for its map, so that a node that missed a push catches up. */
+    static final long PULL_INTERVAL_MILLIS = 1000;
+    private static final long REQUEST_TIMEOUT_MILLIS = 10_000;
+    private static final long STREAM_BATCH_TIMEOUT_MILLIS = 60_000;
+
+    private final KvServerConfig config;
+    private final ReplicationOptions replication;
+    private final Vertx vertx;
+    private final Dao dao;
+    private final HybridClock clock;
+    private final LocalReplica local;
+    private final WebClient replicaClient;
+    private final WebClient client;
+    private final MembershipClient membershipClient;
+    private final ClusterMapStore store;
+    /** Wraps the replica of each peer (with metrics, say); applied once per peer. */
+    private final java.util.function.BiFunction<String, Replica, Replica> peerWrapper;
+    private final Map<String, Replica> remoteReplicas = new ConcurrentHashMap<>();
+    private final BatchCounters batches = new BatchCounters();
+    private final Map<Long, CompletableFuture<Long>> streams = new ConcurrentHashMap<>();
+    private final ExecutorService worker;
+    /** Runs the streams of key movements, at the store's background priority: they yield the cores to requests. */
+    private final ExecutorService streamer;
+    private final AtomicInteger nextPeer = new AtomicInteger();
+    private final MapDivergence divergence;
+    /** One pull at a time on a higher epoch: a burst of requests carrying it makes one. */
+    private final java.util.concurrent.atomic.AtomicBoolean pulling = new java.util.concurrent.atomic.AtomicBoolean();
+    /** The hint store is opened once and follows every topology; null when off. */
+    private HintedHandoff hints;
+    private volatile Topology topology;
+    /** Read repairs made by the coordinators of earlier maps, so that the count goes on across maps. */
+    private final LongAdder earlierReadRepairs = new LongAdder();
+    private long pullTimer = -1;
+
+    public Membership(KvServerConfig config, ReplicationOptions replication, Vertx vertx, Dao dao, HybridClock clock,
+               LocalReplica local, WebClient replicaClient, ClusterMapStore store,
+               java.util.function.BiFunction<String, Replica, Replica> peerWrapper) {
+        this.peerWrapper = peerWrapper;
+        this.config = config;
+        this.replication = replication;
+        this.vertx = vertx;
+        this.dao = dao;
+        this.clock = clock;
+        this.local = local;
+        this.replicaClient = replicaClient;
+        this.store = store;
+        this.client = InternodeClients.create(vertx, config, new WebClientOptions().setKeepAlive(true).setTcpNoDelay(true)
+                        .setKeepAliveTimeout(InternodeClients.keepAliveSeconds(config.idleTimeout()))
+                        .setConnectTimeout((int) Math.min(REQUEST_TIMEOUT_MILLIS, config.replicaTimeout().toMillis() * 2)),
+                new PoolOptions().setHttp1MaxSize(2));
+        this.membershipClient = new MembershipClient(client, config.self(), this::epoch, REQUEST_TIMEOUT_MILLIS);
+        this.divergence = new MapDivergence(config.self(), () -> {
+            Topology current = topology;
+            return current == null ? null : current.map();
+        });
+        this.worker = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "kv-membership");
+            t.setDaemon(true);
+            return t;
+        });
+        this.streamer = Executors.newCachedThreadPool(config.storeOptions().backgroundPriority().threadFactory("kv-stream"));
+    }
+
+    /** Builds the first topology from the stored map, with the hint store if hinted handoff is on. */
+    public void open() throws IOException {
+        ClusterMap map = store.current();
+        List<Replica> replicas = replicasOf(map.owners());
+        FailureDetector detector = detector(map, replicas);
+        if (replication.hints()) {
+            hints = openHints(map.owners(), replicas, detector);
+        }
+        topology = build(map, replicas, detector);
+    }
+
+    /** Starts the periodic pull of peers' maps (and the hint replay of the first topology). */
+    public void start() {
+        if (hints != null) {
+            hints.start();
+        }
+        pullTimer = vertx.setPeriodic(PULL_INTERVAL_MILLIS, id -> pullFromNextPeer());
+    }
+
+    @Override
+    public Topology get() {
+        return topology;
+    }
+
+    public ClusterMap map() {
+        return topology.map();
+    }
+
+    /** This node's map epoch; 0 before it has a map (a joining node asking for one). */
+    long epoch() {
+        Topology current = topology;
+        return current == null ? 0 : current.map().epoch();
+    }
+
+    String self() {
+        return config.self();
+    }
+
+    public MembershipClient client() {
+        return membershipClient;
+    }
+
+    public ExecutorService worker() {
+        return worker;
+    }
+
+    /** Finds the peers that hold another map of this node's epoch. */
+    public MapDivergence divergence() {
+        return divergence;
+    }
+
+    public HintedHandoff hints() {
+        return hints;
+    }
+
+    /** Versions read repair wrote since this node started, on every map it has been on. */
+    /** How this node's calls to its peers went out in batches. */
+    public BatchCounters batches() {
+        return batches;
+    }
+
+    public long readRepairs() {
+        return earlierReadRepairs.sum() + topology.coordinator().readRepairs();
+    }
+
+    /** Keeps {@code map} and switches to its topology if it is newer than this node's. Blocking (a file sync). */
+    synchronized boolean adopt(ClusterMap map) throws IOException {
+        if (!store.adopt(map)) {
+            return false;
+        }
+        install(map);
+        return true;
+    }
+
+    /** For the claimant: keeps {@code next} only if this node's map is still at {@code expectedEpoch}. */
+    synchronized boolean commit(long expectedEpoch, ClusterMap next) throws IOException {
+        if (!store.compareAndSet(expectedEpoch, next)) {
+            return false;
+        }
+        install(next);
+        return true;
+    }
+
+    /**
+     * Switches every consumer of the map to {@code map}: requests with one volatile write of the new
+     * topology, then hinted handoff (which drops the hints of nodes that left). Anti-entropy and
+     * cluster-wide ranges read the topology at the start of each run or request.
+     */
+    private void install(ClusterMap map) {
+        Topology previous = topology;
+        List<Replica> replicas = replicasOf(map.owners());
+        FailureDetector detector = detector(map, replicas);
+        topology = build(map, replicas, detector);
+        if (hints != null) {
+            hints.follow(map.owners(), replicas, detector);
+        }
+        if (previous != null) {
+            previous.detector().close();
+            earlierReadRepairs.add(previous.coordinator().readRepairs());
+        }
+        LOG.info("node {} now on cluster map epoch {}: {}", config.self(), map.epoch(), map);
+    }
+
+    /**
+     * A request carried {@code epoch}: if it is newer than this node's, pulls the map from {@code node}
+     * if that is a member of this node's map, and from the next member otherwise. The headers come from
+     * any client: a node named only by them (a newcomer, or an address an attacker chose) is never asked,
+     * and a member asked for a newer map it does not have changes nothing.
+     */
+    public void observe(long epoch, String node) {
+        if (epoch > epoch() && pulling.compareAndSet(false, true)) {
+            ClusterMap map = map();
+            if (node != null && !node.equals(config.self()) && map.contains(node)) {
+                pull(node);
+            } else {
+                pullFromNextPeer().onComplete(done -> pulling.set(false));
+            }
+        }
+    }
+
+    private io.vertx.core.Future<ClusterMap> pullFromNextPeer() {
+        List<String> nodes = new ArrayList<>(map().urls());
+        nodes.remove(config.self());
+        if (nodes.isEmpty()) {
+            return io.vertx.core.Future.succeededFuture();
+        }
+        return pullFrom(nodes.get(Math.floorMod(nextPeer.getAndIncrement(), nodes.size())));
+    }
+
+    private void pull(String node) {
+        pullFrom(node).onComplete(done -> pulling.set(false));
+    }
+
+    private io.vertx.core.Future<ClusterMap> pullFrom(String node) {
+        io.vertx.core.Future<ClusterMap> answer;
+        try {
+            answer = membershipClient.map(node);
+        } catch (RuntimeException e) { // a URL the client cannot even send to
+            return io.vertx.core.Future.failedFuture(e);
+        }
+        return answer.onSuccess(map -> {
+            divergence.check(map.epoch(), map.fingerprintText(), node);
+            if (map.epoch() > epoch() && !worker.isShutdown()) {
+                worker.execute(() -> {
+                    try {
+                        adopt(map);
+                    } catch (IOException | RuntimeException e) {
+                        LOG.error("cannot keep the cluster map of epoch {} pulled from {}", map.epoch(), node, e);
+                    }
+                });
+            }
+        });
+    }
+
+    /**
+     * Starts, or joins if already running or done, this node's stream of {@code movement}. A stream that
+     * failed is started again, resuming after its checkpoint.
+     */
+    CompletableFuture<Long> stream(KeyMovement movement) {
+        return streams.compute(movement.id(), (id, running) -> {
+            if (running != null && !running.isCompletedExceptionally()) {
+                return running;
+            }
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    long sent = new KeyStreamer(dao, movement, config.self(), this::sendBatch, config.dataDirectory(),
+                            config.streamBytesPerSecond()).run();
+                    LOG.info("node {} streamed {} entries for the change of epoch {}", config.self(), sent, id);
+                    return sent;
+                } catch (IOException e) {
+                    LOG.warn("node {}: stream of change {} failed: {}", config.self(), id, e.getMessage());
+                    throw new UncheckedIOException(e);
+                }
+            }, streamer);
+        });
+    }
+
+    /** This node's stream of change {@code id}, or null if it has none (never asked, or restarted since). */
+    CompletableFuture<Long> streamOf(long id) {
+        return streams.get(id);
+    }
+
+    private CompletableFuture<Void> sendBatch(String node, List<io.kvstore.core.Entry> entries) {
+        return new HttpRepairPeer(client, node, STREAM_BATCH_TIMEOUT_MILLIS, config.maxKeyBytes()).apply(entries)
+                .toCompletableFuture();
+    }
+
+    private Topology build(ClusterMap map, List<Replica> replicas, FailureDetector detector) {
+        ReplicationOptions options = replication.toBuilder().replicationFactor(map.replicationFactor()).build();
+        List<String> owners = map.owners();
+        HintedHandoff handoff = hints;
+        ReplicaCoordinator coordinator = ReplicaCoordinator.builder(map.placement(), replicas, clock)
+                .timeout(config.replicaTimeout())
+                .options(options)
+                .failureDetector(detector)
+                // By URL: the coordinator's indexes are of this map, hinted handoff may follow a newer one.
+                .hintedHandoff(handoff == null ? null : (node, entry) -> handoff.hint(owners.get(node), entry))
+                .build();
+        if (map.owners().size() > 1) {
+            detector.start();
+        }
+        return new Topology(map, coordinator, detector, clock,
+                map.inTransition() ? replicasOf(map.futureOwners()) : List.of());
+    }
+
+    private FailureDetector detector(ClusterMap map, List<Replica> replicas) {
+        return new FailureDetector(map.owners(), replicas, map.owners().indexOf(config.self()),
+                PROBE_INTERVAL, System::currentTimeMillis);
+    }
+
+    private List<Replica> replicasOf(List<String> nodes) {
+        List<Replica> replicas = new ArrayList<>(nodes.size());
+        for (String node : nodes) {
+            replicas.add(node.equals(config.self()) ? local : remoteReplicas.computeIfAbsent(node,
+                    url -> peerWrapper.apply(url, new HttpReplica(replicaClient, url, config.replicaTimeout().toMillis(),
+                            config.self(), this, config.batchReplicaRequests() ? batches : null))));
+        }
+        return replicas;
+    }
+
+    /**
+     * The hint store: the node's own engine in {@value #HINTS_DIRECTORY} under the data directory,
+     * with its own clock lease (removals of hints must supersede them across restarts).
+     */
+    private HintedHandoff openHints(List<String> nodes, List<Replica> replicas, FailureDetector detector) throws IOException {
+        Path directory = config.dataDirectory().resolve(HINTS_DIRECTORY);
+        HybridClock hintClock = new HybridClock(System::currentTimeMillis, ClockLease.open(directory));
+        DaoOptions storeOptions = config.storeOptions();
+        Dao hintDao = Engine.LSM.open(DaoOptions.builder(directory)
+                .syncPolicy(storeOptions.syncPolicy())
+                .flushThresholdBytes(Math.min(HINTS_FLUSH_THRESHOLD_BYTES, storeOptions.flushThresholdBytes()))
+                .backgroundPriority(storeOptions.backgroundPriority())
+                // Hints are read once, when replayed: caching their blocks would only hold heap.
+                .blockCacheBytes(0)
+                .build());
+        try {
+            return new HintedHandoff(hintDao, hintClock, nodes, replicas, detector, replication, System::currentTimeMillis);
+        } catch (IOException | RuntimeException e) {
+            try {
+                hintDao.close();
+            } catch (IOException | RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /** Stops pulling and streaming, closes the detectors and the hint store; call before the store closes. */
+    @Override
+    public void close() throws InterruptedException {
+        if (pullTimer >= 0) {
+            vertx.cancelTimer(pullTimer);
+        }
+        worker.shutdownNow();
+        streamer.shutdownNow();
+        worker.awaitTermination(10, TimeUnit.SECONDS);
+        streamer.awaitTermination(10, TimeUnit.SECONDS);
+        client.close();
+        Topology last = topology;
+        if (last != null) {
+            last.coordinator().close();
+            last.detector().close();
+        }
+        if (hints != null) {
+            try {
+                hints.close();
+            } catch (IOException e) {
+                LOG.warn("cannot close the hint store cleanly", e);
+            }
+        }
+    }
+}

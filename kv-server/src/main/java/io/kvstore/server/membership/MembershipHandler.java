@@ -1,0 +1,417 @@
+package io.kvstore.server.membership;
+
+import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.cluster.membership.ClusterMapCodec;
+import io.kvstore.cluster.membership.KeyMovement;
+import io.kvstore.cluster.membership.KeyMovementCodec;
+import io.kvstore.cluster.membership.NodeState;
+import io.kvstore.server.http.BodyMemoryBudget;
+import io.kvstore.server.http.BodyReader;
+import io.kvstore.server.http.IdleHeartbeat;
+import io.kvstore.server.internode.MembershipClient;
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.QueryParameters;
+import io.kvstore.server.wire.Responses;
+import io.kvstore.server.wire.Routes;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The membership routes. Public: {@code GET /v0/cluster} (the map as JSON),
+ * {@code POST /v0/admin/decommission} and {@code DELETE /v0/admin/nodes?url=U}, which answer once the
+ * change is over, and {@code POST /v0/admin/cleanup}, which answers once this node dropped the keys it
+ * no longer owns. Internal ({@code /internal/v0/...}): the map (GET, and PUT to push one), change
+ * requests to the claimant and their progress, the streams of keys a change asks for, and the cleanup
+ * the claimant asks for when a change completed.
+ */
+public final class MembershipHandler implements Handler<HttpServerRequest> {
+    private static final Logger LOG = LoggerFactory.getLogger(MembershipHandler.class);
+    /**
+     * Limit of a pushed map's or a stream request's body, apart from the values' limit: a map of a
+     * thousand nodes of 256 tokens each is about 5 MB of JSON.
+     */
+    static final int MAX_BODY_BYTES = 16 << 20;
+    private static final long POLL_MILLIS = 200;
+    /** How long the node waiting on a change goes on asking a claimant that does not answer. */
+    private static final long CLAIMANT_SILENCE_MILLIS = 30_000;
+
+    private final Membership membership;
+    private final MapChanges changes;
+    private final NodeCleanup cleanup;
+    private final Vertx vertx;
+    /** The node's budget for buffered bodies, shared with every route that buffers one. */
+    private final BodyMemoryBudget bodyBudget;
+    private final Duration idleTimeout;
+
+    public MembershipHandler(Membership membership, MapChanges changes, NodeCleanup cleanup, Vertx vertx, Duration idleTimeout,
+                      BodyMemoryBudget bodyBudget) {
+        this.bodyBudget = bodyBudget;
+        this.membership = membership;
+        this.changes = changes;
+        this.cleanup = cleanup;
+        this.vertx = vertx;
+        this.idleTimeout = idleTimeout;
+    }
+
+    /** Whether {@code path} is one of these routes. */
+    static boolean handles(String path) {
+        return path.equals(Routes.CLUSTER) || path.equals(Routes.DECOMMISSION) || path.equals(Routes.NODES)
+                || path.equals(Routes.CLEANUP) || path.equals(Routes.MAP) || path.equals(Routes.MEMBERSHIP_CHANGE) || path.equals(Routes.MEMBERSHIP_STREAM)
+                || path.equals(Routes.MEMBERSHIP_CLEANUP);
+    }
+
+    @Override
+    public void handle(HttpServerRequest request) {
+        observeEpoch(request);
+        switch (request.path()) {
+            case Routes.CLUSTER:
+                if (allow(request, HttpMethod.GET)) {
+                    sendMap(request);
+                }
+                break;
+            case Routes.MAP:
+                if (request.method() == HttpMethod.PUT) {
+                    pushed(request);
+                } else if (allow(request, HttpMethod.GET)) {
+                    sendMap(request);
+                }
+                break;
+            case Routes.DECOMMISSION:
+                if (allow(request, HttpMethod.POST)) {
+                    operate(request, MapChanges.DECOMMISSION, membership.self());
+                }
+                break;
+            case Routes.NODES:
+                if (allow(request, HttpMethod.DELETE)) {
+                    String url = QueryParameters.text(request.query(), "url");
+                    if (url == null || url.isEmpty()) {
+                        Responses.send(request, 400, "missing url of the node to remove");
+                    } else {
+                        operate(request, MapChanges.REMOVE, url);
+                    }
+                }
+                break;
+            case Routes.CLEANUP:
+                if (allow(request, HttpMethod.POST)) {
+                    cleanUp(request);
+                }
+                break;
+            case Routes.MEMBERSHIP_CLEANUP:
+                if (allow(request, HttpMethod.POST)) {
+                    cleanupRequested(request);
+                }
+                break;
+            case Routes.MEMBERSHIP_CHANGE:
+                if (request.method() == HttpMethod.POST) {
+                    changeRequested(request);
+                } else if (allow(request, HttpMethod.GET)) {
+                    changeStatus(request);
+                }
+                break;
+            default:
+                if (request.method() == HttpMethod.POST) {
+                    streamRequested(request);
+                } else if (allow(request, HttpMethod.GET)) {
+                    streamStatus(request);
+                }
+        }
+    }
+
+    private void observeEpoch(HttpServerRequest request) {
+        String epoch = request.getHeader(Headers.EPOCH);
+        if (epoch != null) {
+            try {
+                membership.observe(Long.parseLong(epoch), request.getHeader(Headers.NODE));
+            } catch (NumberFormatException e) {
+                // Not ours to refuse here: the epoch only hints that a newer map exists.
+            }
+        }
+    }
+
+    private static boolean allow(HttpServerRequest request, HttpMethod method) {
+        if (request.method() == method) {
+            return true;
+        }
+        request.response().putHeader("Allow", method.name());
+        Responses.send(request, 405, "method " + request.method() + " not allowed on " + request.path());
+        return false;
+    }
+
+    private void sendMap(HttpServerRequest request) {
+        request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
+                .end(ClusterMapCodec.toJson(membership.map()));
+    }
+
+    /**
+     * A map a member pushed. Its body is read within the body limits and against its signed digest
+     * ({@link BodyReader}), as every internal body is: a signature replayed with another map is refused.
+     */
+    private void pushed(HttpServerRequest request) {
+        BodyReader.read(request, MAX_BODY_BYTES, bodyBudget, body -> {
+            ClusterMap map;
+            try {
+                map = ClusterMapCodec.fromJson(new String(body, StandardCharsets.UTF_8));
+            } catch (IllegalArgumentException e) {
+                Responses.send(request, 400, e.getMessage());
+                return Future.succeededFuture();
+            }
+            return blocking(() -> membership.adopt(map)).onComplete(done -> {
+                if (done.failed()) {
+                    Responses.failure(request, done.cause());
+                } else {
+                    request.response().setStatusCode(204).end();
+                }
+            });
+        });
+    }
+
+    /** A change request: started here if this node is its claimant, else forwarded once to the claimant. */
+    private void changeRequested(HttpServerRequest request) {
+        String operation = QueryParameters.text(request.query(), "op");
+        String url = QueryParameters.text(request.query(), "url");
+        if (operation == null || url == null || url.isEmpty()) {
+            Responses.send(request, 400, "a change needs op and url");
+            return;
+        }
+        requestChange(operation, url, request.getHeader(Headers.FORWARDED) != null).onComplete(answer -> {
+            if (answer.failed()) {
+                Responses.failure(request, answer.cause());
+            } else {
+                request.response().setStatusCode(answer.result().status())
+                        .putHeader("Content-Type", answer.result().status() == 202 ? "application/json" : "text/plain; charset=utf-8")
+                        .end(answer.result().body());
+            }
+        });
+    }
+
+    /** Starts the change here or at the claimant; the answer is 202 with {@code {"id", "claimant"}} or a refusal. */
+    private Future<MembershipClient.Answer> requestChange(String operation, String url, boolean forwarded) {
+        String claimant = MapChanges.claimantFor(membership.map(), operation, url);
+        if (claimant.equals(membership.self()) || forwarded) {
+            return blocking(() -> {
+                try {
+                    MapChanges.Change change = changes.start(operation, url);
+                    return new MembershipClient.Answer(202, new JsonObject().put("id", change.id)
+                            .put("claimant", membership.self()).encode());
+                } catch (ChangeRefusedException e) {
+                    return new MembershipClient.Answer(e.status(), e.getMessage() + "\n");
+                }
+            });
+        }
+        return membership.client().forwardChange(claimant, operation, url)
+                .recover(error -> Future.succeededFuture(new MembershipClient.Answer(503, "the claimant " + claimant
+                        + " is unreachable, and no change is made while it is: " + error.getMessage() + "\n")));
+    }
+
+    private void changeStatus(HttpServerRequest request) {
+        MapChanges.Change change = changes.change(parseId(request));
+        if (change == null) {
+            Responses.send(request, 404, "no change " + request.query() + " on this node");
+            return;
+        }
+        request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
+                .end(change.toJson(membership.map()).encode());
+    }
+
+    /**
+     * Decommission or removal asked by an operator: answered once the change is over, which takes as long
+     * as streaming the node's keys, so interim answers keep the connection from closing as idle meanwhile.
+     */
+    private void operate(HttpServerRequest request, String operation, String url) {
+        long heartbeat = IdleHeartbeat.start(vertx, request, idleTimeout);
+        requestChange(operation, url, false).compose(answer -> {
+            if (answer.status() != 202) {
+                return Future.succeededFuture(answer);
+            }
+            JsonObject started = new JsonObject(answer.body());
+            return awaitChange(started.getString("claimant"), started.getLong("id"), operation, url);
+        }).onComplete(done -> {
+            vertx.cancelTimer(heartbeat);
+            if (done.failed()) {
+                Responses.failure(request, done.cause());
+                return;
+            }
+            MembershipClient.Answer answer = done.result();
+            request.response().setStatusCode(answer.status())
+                    .putHeader("Content-Type", answer.status() == 200 ? "application/json" : "text/plain; charset=utf-8")
+                    .end(answer.body());
+        });
+    }
+
+    /**
+     * Polls change {@code id} ({@code operation} of {@code node}) at {@code claimant} until it is over:
+     * 200 with its summary and the map when done, 500 with the reason when it failed, 503 if the
+     * claimant stops answering. A claimant that restarted meanwhile no longer knows the change (it
+     * drives a change it finds in progress on to its end, or it was rolled back): the outcome is then
+     * read from this node's map once no change is in progress.
+     */
+    public Future<MembershipClient.Answer> awaitChange(String claimant, long id, String operation, String node) {
+        Promise<MembershipClient.Answer> result = Promise.promise();
+        poll(claimant, id, operation, node, System.nanoTime(), result);
+        return result.future();
+    }
+
+    private void poll(String claimant, long id, String operation, String node, long lastAnswer,
+                      Promise<MembershipClient.Answer> result) {
+        membership.client().changeStatus(claimant, id).onComplete(status -> {
+            long answered = lastAnswer;
+            if (status.succeeded() && status.result().status() == 404) {
+                answered = System.nanoTime();
+                MembershipClient.Answer outcome = outcomeOnTheMap(id, operation, node);
+                if (outcome != null) {
+                    result.complete(outcome);
+                    return;
+                }
+            } else if (status.succeeded() && status.result().status() != 200) {
+                result.complete(new MembershipClient.Answer(503, "the claimant " + claimant + " answered "
+                        + status.result().status() + " about change " + id + ": " + status.result().body().trim() + "\n"));
+                return;
+            } else if (status.succeeded()) {
+                answered = System.nanoTime();
+                JsonObject change = new JsonObject(status.result().body());
+                String state = change.getString("status");
+                if ("done".equals(state)) {
+                    change.put("map", new JsonObject(ClusterMapCodec.toJson(membership.map())));
+                    result.complete(new MembershipClient.Answer(200, change.encode()));
+                    return;
+                }
+                if ("failed".equals(state)) {
+                    result.complete(new MembershipClient.Answer(500, "the " + change.getString("operation") + " of "
+                            + change.getString("node") + " failed: " + change.getString("reason") + "\n"));
+                    return;
+                }
+            } else if (System.nanoTime() - lastAnswer > TimeUnit.MILLISECONDS.toNanos(CLAIMANT_SILENCE_MILLIS)) {
+                result.complete(new MembershipClient.Answer(503, "the claimant " + claimant + " stopped answering about change "
+                        + id + ": " + status.cause().getMessage() + "\n"));
+                return;
+            }
+            long since = answered;
+            vertx.setTimer(POLL_MILLIS, t -> poll(claimant, id, operation, node, since, result));
+        });
+    }
+
+    /** The outcome of a change its claimant forgot, as this node's map shows it; null while a change is in progress. */
+    private MembershipClient.Answer outcomeOnTheMap(long id, String operation, String node) {
+        ClusterMap map = membership.map();
+        if (map.inTransition()) {
+            return null;
+        }
+        boolean done = MapChanges.JOIN.equals(operation) ? map.state(node) == NodeState.NORMAL : !map.contains(node);
+        if (!done) {
+            return new MembershipClient.Answer(500, "the " + operation + " of " + node + " failed: its claimant restarted"
+                    + " and the change was rolled back; map: " + map + "\n");
+        }
+        JsonObject change = new JsonObject().put("id", id).put("operation", operation).put("node", node).put("status", "done")
+                .put("epoch", map.epoch()).put("map", new JsonObject(ClusterMapCodec.toJson(map)));
+        return new MembershipClient.Answer(200, change.encode());
+    }
+
+    /** {@code POST /v0/admin/cleanup}: answered once done, 200 with what it removed, or 409 with why not. */
+    private void cleanUp(HttpServerRequest request) {
+        Context context = Vertx.currentContext();
+        long heartbeat = IdleHeartbeat.start(vertx, request, idleTimeout);
+        Future.fromCompletionStage(cleanup.request(0), context).onComplete(done -> {
+            vertx.cancelTimer(heartbeat);
+            if (done.succeeded()) {
+                request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
+                        .end(done.result().toJson().encode() + "\n");
+            } else if (done.cause() instanceof ChangeRefusedException refused) {
+                Responses.send(request, refused.status(), refused.getMessage());
+            } else {
+                Responses.failure(request, done.cause());
+            }
+        });
+    }
+
+    /** The claimant's request once a change completed: the cleanup starts in the background. */
+    private void cleanupRequested(HttpServerRequest request) {
+        String epoch = QueryParameters.text(request.query(), "epoch");
+        long minEpoch;
+        try {
+            minEpoch = QueryParameters.decimal(epoch, "epoch");
+        } catch (IllegalArgumentException e) {
+            Responses.send(request, 400, e.getMessage());
+            return;
+        }
+        cleanup.request(minEpoch).whenComplete((report, error) -> {
+            if (error != null) {
+                LOG.warn("node {}: the cleanup asked for at epoch {} did not run: {}", membership.self(), minEpoch,
+                        error.getMessage());
+            }
+        });
+        request.response().setStatusCode(202).end();
+    }
+
+    private void streamRequested(HttpServerRequest request) {
+        BodyReader.read(request, MAX_BODY_BYTES, bodyBudget, body -> {
+            KeyMovement movement;
+            try {
+                movement = KeyMovementCodec.fromJson(new String(body, StandardCharsets.UTF_8));
+            } catch (IllegalArgumentException e) {
+                Responses.send(request, 400, e.getMessage());
+                return Future.succeededFuture();
+            }
+            membership.stream(movement);
+            request.response().setStatusCode(202).end();
+            return Future.succeededFuture();
+        });
+    }
+
+    private void streamStatus(HttpServerRequest request) {
+        long id = parseId(request);
+        CompletableFuture<Long> stream = membership.streamOf(id);
+        if (stream == null) {
+            Responses.send(request, 404, "no stream of change " + id + " on this node");
+            return;
+        }
+        JsonObject status = new JsonObject();
+        if (!stream.isDone()) {
+            status.put("status", "running");
+        } else if (stream.isCompletedExceptionally()) {
+            Throwable cause = stream.handle((v, e) -> e).join();
+            while (cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            status.put("status", "failed").put("reason", String.valueOf(cause.getMessage()));
+        } else {
+            status.put("status", "done").put("entries", stream.join());
+        }
+        request.response().setStatusCode(200).putHeader("Content-Type", "application/json").end(status.encode());
+    }
+
+    private static long parseId(HttpServerRequest request) {
+        String id = QueryParameters.text(request.query(), "id");
+        if (id == null) {
+            throw new IllegalArgumentException("missing id");
+        }
+        return QueryParameters.decimal(id, "id");
+    }
+
+    /** Runs blocking membership work on its own threads, never on the event loop. */
+    private <T> Future<T> blocking(java.util.concurrent.Callable<T> work) {
+        Context context = Vertx.currentContext();
+        Promise<T> promise = Promise.promise();
+        membership.worker().execute(() -> {
+            try {
+                T value = work.call();
+                context.runOnContext(v -> promise.complete(value));
+            } catch (Exception e) {
+                LOG.debug("membership work failed", e);
+                context.runOnContext(v -> promise.fail(e));
+            }
+        });
+        return promise.future();
+    }
+}

@@ -1,0 +1,135 @@
+package io.kvstore.server.membership;
+
+import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.cluster.membership.OwnedKeys;
+import io.kvstore.core.BackgroundPriority;
+import io.kvstore.core.Dao;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Cleanup after a change of the cluster map: this node forgets the keys it is no longer a replica of
+ * under the settled map ({@link Dao#cleanup} with {@link OwnedKeys}), as Cassandra's
+ * {@code nodetool cleanup} does. The claimant asks every owner for one once a change completed, so
+ * never before the nodes that gained the keys hold them; an operator may ask again
+ * ({@code POST /v0/admin/cleanup}). Never while the map is in transition.
+ *
+ * <p>One cleanup at a time, on a thread of its own (a cleanup rewrites the store); a request that
+ * arrives while one runs is served by the next run, which requests arriving meanwhile share.
+ */
+public final class NodeCleanup implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NodeCleanup.class);
+    /** How long a cleanup asked for at an epoch waits for this node to hold that epoch's map. */
+    private static final long MAP_WAIT_MILLIS = 30_000;
+    private static final long MAP_POLL_MILLIS = 100;
+
+    /** What one cleanup did. */
+    record Report(String node, long epoch, long keysRemoved, long durationMillis) {
+        JsonObject toJson() {
+            return new JsonObject().put("node", node).put("epoch", epoch).put("keysRemoved", keysRemoved)
+                    .put("durationMillis", durationMillis);
+        }
+    }
+
+    private final Dao dao;
+    private final Supplier<ClusterMap> maps;
+    private final String self;
+    /** Runs cleanups at the store's background priority: a rewrite of the store yields the cores to requests. */
+    private final ExecutorService thread;
+    /** The run not started yet that new requests join, and the least map epoch it waits for; guarded by this. */
+    private CompletableFuture<Report> queued;
+    private long queuedEpoch;
+
+    public NodeCleanup(Dao dao, Supplier<ClusterMap> maps, String self, BackgroundPriority priority) {
+        this.dao = dao;
+        this.thread = Executors.newSingleThreadExecutor(priority.threadFactory("kv-cleanup"));
+        this.maps = maps;
+        this.self = self;
+    }
+
+    /**
+     * Cleans up under this node's map once it holds a map of at least {@code minEpoch} (waiting up to
+     * {@value #MAP_WAIT_MILLIS} ms for it). Fails with a {@link ChangeRefusedException} (409) while the
+     * map is in transition or when this node owns no range in it.
+     */
+    synchronized CompletableFuture<Report> request(long minEpoch) {
+        if (queued != null) {
+            queuedEpoch = Math.max(queuedEpoch, minEpoch);
+            return queued;
+        }
+        CompletableFuture<Report> run = new CompletableFuture<>();
+        queued = run;
+        queuedEpoch = minEpoch;
+        try {
+            thread.execute(() -> {
+                long epoch;
+                synchronized (this) {
+                    queued = null;
+                    epoch = queuedEpoch;
+                }
+                try {
+                    run.complete(run(epoch));
+                } catch (RuntimeException | IOException e) {
+                    run.completeExceptionally(e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    run.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException closed) {
+            queued = null;
+            run.completeExceptionally(new IllegalStateException("node " + self + " is shutting down"));
+        }
+        return run;
+    }
+
+    private Report run(long minEpoch) throws IOException, InterruptedException {
+        ClusterMap map = maps.get();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MAP_WAIT_MILLIS);
+        while (map.epoch() < minEpoch && System.nanoTime() < deadline) {
+            Thread.sleep(MAP_POLL_MILLIS);
+            map = maps.get();
+        }
+        if (map.epoch() < minEpoch) {
+            throw new ChangeRefusedException(409, "node " + self + " is at map epoch " + map.epoch() + ", not yet at " + minEpoch);
+        }
+        if (map.inTransition()) {
+            throw new ChangeRefusedException(409, "a change of the cluster map is in progress (epoch " + map.epoch()
+                    + "): cleanup waits until it completes; map: " + map);
+        }
+        if (!map.owners().contains(self)) {
+            throw new ChangeRefusedException(409, "node " + self + " owns no range in the map of epoch " + map.epoch()
+                    + "; map: " + map);
+        }
+        OwnedKeys owned = new OwnedKeys(map, self);
+        long started = System.nanoTime();
+        long removed = 0;
+        if (!owned.keepsAll()) {
+            try {
+                removed = dao.cleanup(owned);
+            } catch (UncheckedIOException e) {
+                throw e.getCause();
+            }
+        }
+        Report report = new Report(self, map.epoch(), removed, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        LOG.info("cleanup of {} under the map of epoch {}: {} keys it no longer owns removed in {} ms", self, map.epoch(),
+                removed, report.durationMillis());
+        return report;
+    }
+
+    /** Stops the cleanup thread; a cleanup under way is interrupted and its store left as the engine leaves it. */
+    @Override
+    public void close() throws InterruptedException {
+        thread.shutdownNow();
+        thread.awaitTermination(10, TimeUnit.SECONDS);
+    }
+}

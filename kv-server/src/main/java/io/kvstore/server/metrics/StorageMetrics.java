@@ -1,0 +1,93 @@
+package io.kvstore.server.metrics;
+
+import io.kvstore.core.Dao;
+import io.kvstore.core.DaoProperties;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.function.ToLongFunction;
+
+/**
+ * The store's {@link DaoProperties} as meters. {@link #refresh()} reads them once per scrape, from
+ * memory; every meter then reports that snapshot, so one scrape is consistent. A value the engine does
+ * not know is reported as NaN.
+ */
+public final class StorageMetrics {
+    private final Dao dao;
+    private volatile DaoProperties last;
+
+    public StorageMetrics(Dao dao, MeterRegistry registry) {
+        this.dao = dao;
+        this.last = dao.properties();
+        gauge(registry, "kv.storage.memtable", "bytes", "Bytes in memtables: the active one and those waiting to be flushed",
+                DaoProperties::memtableBytes);
+        gauge(registry, "kv.storage.memtables.frozen", null, "Memtables waiting to be flushed", DaoProperties::frozenMemtables);
+        gauge(registry, "kv.storage.tables.size", "bytes", "Bytes of the live table files", DaoProperties::tableBytes);
+        gauge(registry, "kv.storage.compactions.pending", null, "Compactions the engine would run now",
+                DaoProperties::compactionsPending);
+        for (int level = 0; level < last.tablesPerLevel().size(); level++) {
+            int l = level;
+            Gauge.builder("kv.storage.tables", this, m -> {
+                        DaoProperties p = m.last;
+                        return l < p.tablesPerLevel().size() ? p.tablesPerLevel().get(l) : Double.NaN;
+                    })
+                    .description("Live tables in each level (size-tiered compaction has one level)")
+                    .tag("level", Integer.toString(level))
+                    .register(registry);
+        }
+        counter(registry, "kv.storage.flushes", null, "Memtables written to tables", DaoProperties::flushes);
+        counter(registry, "kv.storage.flushed", "bytes", "Bytes written by flushes", DaoProperties::flushedBytes);
+        counter(registry, "kv.storage.compactions", null, "Compactions installed", DaoProperties::compactions);
+        counter(registry, "kv.storage.compacted", "bytes", "Bytes written by compactions", DaoProperties::compactedBytes);
+        counter(registry, "kv.storage.background.errors", null,
+                "Flushes and compactions that failed (the log holds each cause)", DaoProperties::backgroundErrors);
+        counter(registry, "kv.storage.write.stalls", null, "Writes that waited for flushes or compactions to catch up",
+                DaoProperties::writeStalls);
+        FunctionCounter.builder("kv.storage.write.stall", this, m -> m.last.writeStallNanos() < 0 ? Double.NaN
+                        : m.last.writeStallNanos() / 1e9)
+                .description("Time writes waited for flushes or compactions to catch up").baseUnit("seconds")
+                .register(registry);
+        counter(registry, "kv.storage.wal.syncs", null, "Times the write-ahead log was forced to the device",
+                DaoProperties::walSyncs);
+        counter(registry, "kv.storage.bloom.negatives", null,
+                "Table lookups a Bloom filter answered without reading a block", DaoProperties::bloomNegatives);
+        blockCache(registry);
+    }
+
+    private void blockCache(MeterRegistry registry) {
+        String requests = "Reads of a compressed table's data block, by whether the block cache held it decompressed";
+        FunctionCounter.builder("kv.storage.block.cache.requests", this, m -> known(m.last.blockCache().hits()))
+                .description(requests).tag("result", "hit").register(registry);
+        FunctionCounter.builder("kv.storage.block.cache.requests", this, m -> known(m.last.blockCache().misses()))
+                .description(requests).tag("result", "miss").register(registry);
+        counter(registry, "kv.storage.block.cache.evictions", null, "Blocks the block cache dropped to stay within its bound",
+                p -> p.blockCache().evictions());
+        gauge(registry, "kv.storage.block.cache", "bytes", "Bytes the blocks in the block cache count for",
+                p -> p.blockCache().bytes());
+        gauge(registry, "kv.storage.block.cache.capacity", "bytes", "Bound of the block cache (0: off)",
+                p -> p.blockCache().capacityBytes());
+    }
+
+    /** Reads the store's properties for the meters to report; cheap, never blocks. */
+    void refresh() {
+        last = dao.properties();
+    }
+
+    private void gauge(MeterRegistry registry, String name, String unit, String description,
+                       ToLongFunction<DaoProperties> value) {
+        Gauge.builder(name, this, m -> known(value.applyAsLong(m.last)))
+                .description(description).baseUnit(unit)
+                .register(registry);
+    }
+
+    private void counter(MeterRegistry registry, String name, String unit, String description,
+                         ToLongFunction<DaoProperties> value) {
+        FunctionCounter.builder(name, this, m -> known(value.applyAsLong(m.last)))
+                .description(description).baseUnit(unit)
+                .register(registry);
+    }
+
+    private static double known(long value) {
+        return value < 0 ? Double.NaN : value;
+    }
+}

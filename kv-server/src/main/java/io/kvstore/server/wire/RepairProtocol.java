@@ -1,0 +1,293 @@
+package io.kvstore.server.wire;
+
+import io.kvstore.cluster.repair.EntryBatch;
+import io.kvstore.cluster.repair.KeyVersion;
+import io.kvstore.cluster.repair.VersionPage;
+import io.kvstore.core.Entry;
+import io.vertx.core.buffer.Buffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * The node-to-node routes of anti-entropy and their binary bodies (big-endian). A node serves them from
+ * its own store only; they are never forwarded.
+ *
+ * <pre>
+ * POST   /internal/v0/repair/tree?partner=URL&amp;rf=N&amp;depth=D  starts building a tree  -> 200, body: tree id (decimal)
+ * GET    /internal/v0/repair/tree?tree=ID     200 once built; 202 if still building after a while (ask again)
+ * DELETE /internal/v0/repair/tree?tree=ID     -> 204
+ * POST   /internal/v0/repair/hashes?tree=ID&amp;level=L   body: int index*          -> 200, long hash*
+ * POST   /internal/v0/repair/versions?tree=ID&amp;max=N[&amp;after=K][&amp;upTo=K]   body: segment bit set
+ *                                                -> 200, byte complete, [int n, through], int count, version*
+ * POST   /internal/v0/repair/entries?maxBytes=N   body: int count, key*         -> 200, int keysRead, int count, entry*
+ * POST   /internal/v0/repair/apply            body: int count, entry*          -> 204
+ *
+ * key     = int length, bytes               (after, upTo: base64url in the query)
+ * version = key, long timestamp, byte tombstone
+ * entry   = key, long timestamp, int valueLength (-1: tombstone), value bytes,
+ *           long expiry (values only: milliseconds since the epoch, Long.MAX_VALUE for never)
+ * segment bit set = java.util.BitSet#toByteArray (little-endian bit order)
+ * </pre>
+ *
+ * A malformed body or parameter is a 400 naming what is wrong and where; a node holding as many trees
+ * as it allows answers 503 with Retry-After.
+ */
+public final class RepairProtocol {
+    public static final String TREE = Routes.REPAIR_PREFIX + "tree";
+    public static final String HASHES = Routes.REPAIR_PREFIX + "hashes";
+    public static final String VERSIONS = Routes.REPAIR_PREFIX + "versions";
+    public static final String ENTRIES = Routes.REPAIR_PREFIX + "entries";
+    public static final String APPLY = Routes.REPAIR_PREFIX + "apply";
+    public static final String PARTNER = "partner";
+    public static final String REPLICATION_FACTOR = "rf";
+    public static final String DEPTH = "depth";
+    public static final String TREE_ID = "tree";
+    public static final String LEVEL = "level";
+    public static final String MAX = "max";
+    public static final String AFTER = "after";
+    public static final String UP_TO = "upTo";
+    public static final String MAX_BYTES = "maxBytes";
+    /** Most bytes of entries one {@code entries} answer may be asked to hold. */
+    public static final long MAX_ENTRIES_BYTES = 64L << 20;
+
+    private RepairProtocol() {
+    }
+
+    public static String encodeKey(byte[] key) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(key);
+    }
+
+    /** @throws IllegalArgumentException if {@code key} is not base64url */
+    public static byte[] decodeKey(String name, String key) {
+        try {
+            return Base64.getUrlDecoder().decode(key);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("bad " + name + " '" + key + "': not base64url");
+        }
+    }
+
+    // ---- writing ----
+
+    public static Buffer ints(int[] values) {
+        Buffer out = Buffer.buffer(values.length * 4);
+        for (int value : values) {
+            out.appendInt(value);
+        }
+        return out;
+    }
+
+    public static Buffer longs(long[] values) {
+        Buffer out = Buffer.buffer(values.length * 8);
+        for (long value : values) {
+            out.appendLong(value);
+        }
+        return out;
+    }
+
+    public static Buffer keys(List<byte[]> keys) {
+        Buffer out = Buffer.buffer().appendInt(keys.size());
+        for (byte[] key : keys) {
+            out.appendInt(key.length).appendBytes(key);
+        }
+        return out;
+    }
+
+    public static Buffer page(VersionPage page) {
+        Buffer out = Buffer.buffer().appendByte((byte) (page.complete() ? 1 : 0));
+        if (!page.complete()) {
+            out.appendInt(page.through().length).appendBytes(page.through());
+        }
+        out.appendInt(page.versions().size());
+        for (KeyVersion version : page.versions()) {
+            out.appendInt(version.key().length).appendBytes(version.key())
+                    .appendLong(version.timestamp()).appendByte((byte) (version.tombstone() ? 1 : 0));
+        }
+        return out;
+    }
+
+    public static Buffer batch(EntryBatch batch) {
+        return entries(Buffer.buffer().appendInt(batch.keysRead()), batch.entries());
+    }
+
+    public static Buffer entries(List<Entry> entries) {
+        return entries(Buffer.buffer(), entries);
+    }
+
+    private static Buffer entries(Buffer out, List<Entry> entries) {
+        out.appendInt(entries.size());
+        for (Entry entry : entries) {
+            appendEntry(out, entry);
+        }
+        return out;
+    }
+
+    /** Appends one {@code entry} as the pre block above describes it. */
+    static Buffer appendEntry(Buffer out, Entry entry) {
+        out.appendInt(entry.key().length).appendBytes(entry.key()).appendLong(entry.timestamp());
+        if (entry.isTombstone()) {
+            out.appendInt(-1);
+        } else {
+            out.appendInt(entry.value().length).appendBytes(entry.value()).appendLong(entry.expiresAtMillis());
+        }
+        return out;
+    }
+
+    // ---- reading ----
+
+    /**
+     * Reads one body; every length is checked against what is left and against the limits, so a
+     * malformed body is an {@link IllegalArgumentException} saying what and at which offset.
+     */
+    public static final class Reader {
+        private final byte[] bytes;
+        private final String what;
+        private final int maxKeyBytes;
+        private int offset;
+
+        public Reader(byte[] bytes, String what, int maxKeyBytes) {
+            this.bytes = bytes;
+            this.what = what;
+            this.maxKeyBytes = maxKeyBytes;
+        }
+
+        public int[] ints(int max) {
+            if (bytes.length % 4 != 0 || bytes.length / 4 > max) {
+                throw bad("a body of " + bytes.length + " bytes is not at most " + max + " 4-byte indexes");
+            }
+            int[] values = new int[bytes.length / 4];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = readInt();
+            }
+            return values;
+        }
+
+        public long[] longs() {
+            if (bytes.length % 8 != 0) {
+                throw bad("a body of " + bytes.length + " bytes is not a list of 8-byte hashes");
+            }
+            long[] values = new long[bytes.length / 8];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = readLong();
+            }
+            return values;
+        }
+
+        public List<byte[]> keys(int max) {
+            int count = count(max);
+            List<byte[]> keys = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                keys.add(key());
+            }
+            end();
+            return keys;
+        }
+
+        public VersionPage page() {
+            boolean complete = flag();
+            byte[] through = complete ? null : key();
+            int count = count(Integer.MAX_VALUE);
+            List<KeyVersion> versions = new ArrayList<>(Math.min(count, 1 << 16));
+            for (int i = 0; i < count; i++) {
+                versions.add(new KeyVersion(key(), readLong(), flag()));
+            }
+            end();
+            return new VersionPage(versions, complete, through);
+        }
+
+        public EntryBatch batch() {
+            int keysRead = readInt();
+            return new EntryBatch(entries(), keysRead);
+        }
+
+        public List<Entry> entries() {
+            int count = count(Integer.MAX_VALUE);
+            List<Entry> entries = new ArrayList<>(Math.min(count, 1 << 16));
+            for (int i = 0; i < count; i++) {
+                entries.add(entry());
+            }
+            end();
+            return entries;
+        }
+
+        Entry entry() {
+            byte[] key = key();
+            long timestamp = readLong();
+            int length = readInt();
+            if (timestamp < 0) {
+                throw bad("negative timestamp " + timestamp);
+            }
+            if (length == -1) {
+                return Entry.tombstone(key, timestamp);
+            }
+            byte[] value = take(length, "value");
+            long expiresAtMillis = readLong();
+            if (expiresAtMillis <= 0) {
+                throw bad("non-positive expiry " + expiresAtMillis);
+            }
+            return Entry.value(key, value, timestamp, expiresAtMillis);
+        }
+
+        byte[] key() {
+            int length = readInt();
+            if (length > maxKeyBytes) {
+                throw bad("key of " + length + " bytes exceeds the limit of " + maxKeyBytes);
+            }
+            if (length == 0) {
+                throw bad("an empty key"); // never stored: the public and internal entity routes refuse it
+            }
+            return take(length, "key");
+        }
+
+        int count(int max) {
+            int count = readInt();
+            if (count < 0 || count > max) {
+                throw bad("count " + count + " outside [0, " + max + "]");
+            }
+            return count;
+        }
+
+        boolean flag() {
+            byte b = take(1, "flag")[0];
+            if (b != 0 && b != 1) {
+                throw bad("flag " + b + " is neither 0 nor 1");
+            }
+            return b == 1;
+        }
+
+        int readInt() {
+            byte[] b = take(4, "int");
+            return (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | (b[3] & 0xFF);
+        }
+
+        long readLong() {
+            return (long) readInt() << 32 | (readInt() & 0xFFFFFFFFL);
+        }
+
+        byte[] take(int length, String field) {
+            if (length < 0 || length > bytes.length - offset) {
+                throw bad(field + " of " + length + " bytes runs past the end of the body (" + bytes.length + " bytes)");
+            }
+            byte[] out = Arrays.copyOfRange(bytes, offset, offset + length);
+            offset += length;
+            return out;
+        }
+
+        void end() {
+            if (offset != bytes.length) {
+                throw bad((bytes.length - offset) + " bytes left over");
+            }
+        }
+
+        IllegalArgumentException bad(String problem) {
+            return new IllegalArgumentException("malformed " + what + " at offset " + offset + ": " + problem);
+        }
+    }
+
+    /** The segment set of a versions request. */
+    public static BitSet segments(byte[] body) {
+        return BitSet.valueOf(body);
+    }
+}
