@@ -17,9 +17,9 @@ import java.util.concurrent.CompletionStage;
  * while a node joins or leaves, the pending replicas. Immutable; a new map makes a new topology, which
  * replaces the old one with one volatile write, so a request reads one field to find its way.
  *
- * <p>A write goes to the key's replicas among the owners, as the coordinator decides, and also to each
- * of its future replicas that is not among its current ones; with P such pending replicas it is
- * acknowledged once {@code ack + P} of all of them stored it ({@link ReplicaCoordinator#write(Entry,
+ * <p>A write goes to the key's first {@code from} replicas among the owners, as the coordinator
+ * decides, and also to each of its first {@code from} future replicas that is not among those; with P
+ * such pending replicas it is acknowledged once {@code ack + P} of all of them stored it ({@link ReplicaCoordinator#write(Entry,
  * Quorum, List, List)}), so that {@code ack} of the key's replicas hold it however the change ends,
  * while a newcomer still warming up delays no write whose current replicas answer. Reads stay on the
  * current owners.
@@ -38,8 +38,6 @@ public final class Topology {
     private final Replica[] futureReplicas;
     /** For each future owner, its index among the current owners, or -1. */
     private final int[] futureToCurrent;
-    private final int currentCount;
-    private final int futureCount;
 
     public Topology(ClusterMap map, ReplicaCoordinator coordinator, FailureDetector detector, HybridClock clock,
              List<Replica> futureReplicas) {
@@ -49,11 +47,9 @@ public final class Topology {
         this.coordinator = coordinator;
         this.detector = detector;
         this.clock = clock;
-        this.currentCount = map.replicationFactor();
         if (map.inTransition()) {
             this.future = map.futurePlacement();
             this.futureReplicas = futureReplicas.toArray(new Replica[0]);
-            this.futureCount = map.replicationFactor();
             List<String> owners = coordinator.partitioner().nodes();
             this.futureToCurrent = new int[future.nodes().size()];
             for (int i = 0; i < futureToCurrent.length; i++) {
@@ -63,7 +59,6 @@ public final class Topology {
             this.future = null;
             this.futureReplicas = null;
             this.futureToCurrent = null;
-            this.futureCount = 0;
         }
     }
 
@@ -116,8 +111,12 @@ public final class Topology {
         if (future == null) {
             return coordinator.write(entry, quorum);
         }
-        int[] was = coordinator.partitioner().replicas(entry.key(), currentCount);
-        int[] will = future.replicas(entry.key(), futureCount);
+        // The same `from` replicas on both sides: the coordinator writes to the key's first `from` current
+        // replicas, so a future one among them needs no extra copy, and any other of the first `from`
+        // future replicas does, whatever the replication factor.
+        int from = quorum.from();
+        int[] was = coordinator.partitioner().replicas(entry.key(), from);
+        int[] will = future.replicas(entry.key(), Math.min(from, future.nodes().size()));
         List<Replica> pending = new ArrayList<>(1);
         List<String> pendingNodes = new ArrayList<>(1);
         for (int target : will) {
