@@ -14,7 +14,8 @@ import java.util.concurrent.Executor;
  * One anti-entropy exchange between two nodes, driven from {@code local}: both build the tree of the
  * keys they share, the trees are compared top-down, and for the differing segments both list their
  * versions page by page in key order; each side is then sent only the entries it lacks or holds older
- * ({@link KeyVersion#newerThan}). Everything is read again when sent and stored under the usual
+ * ({@link KeyVersion#newerThan}); two different values of one timestamp are sent both ways
+ * ({@link KeyVersion#conflictsWith}). Everything is read again when sent and stored under the usual
  * newest-wins rule, so writes going on meanwhile are never undone: at worst a key written during the
  * exchange is sent although it did not need to be.
  *
@@ -281,6 +282,9 @@ public final class RepairExchange {
                     if (version.newerThan(other)) {
                         push.add(version.key());
                     } else if (other.newerThan(version)) {
+                        pull.add(other.key());
+                    } else if (version.conflictsWith(other)) {
+                        push.add(version.key());
                         pull.add(other.key());
                     }
                 } else {

@@ -278,7 +278,7 @@ public final class RepairResponder implements RepairPeer {
                             + " was closed while being built");
                 }
                 if (shared.contains(entry.key())) {
-                    held.tree.add(entry.key(), entry.timestamp(), entry.isTombstone());
+                    held.tree.add(entry.key(), entry.timestamp(), entry.isTombstone(), KeyVersion.valueHashOf(entry));
                 }
             }
         } catch (IOException e) {

@@ -11,7 +11,8 @@ import io.kvstore.cluster.KeyHash;
  * Segments cut across the key order (the partitioners other than the ring have no contiguous token
  * ranges), and a scan in key order meets them interleaved, so a segment's hash must not depend on the
  * order its entries arrive in: it is the wrapping sum of its entries' hashes, each a hash of (key,
- * timestamp, tombstone) seeded apart from placement. A sum, unlike an exclusive or, still changes if
+ * timestamp, tombstone or the value's hash) seeded apart from placement: two values of one timestamp
+ * differ. A sum, unlike an exclusive or, still changes if
  * one entry were counted twice. A node above the segments hashes its two children.
  *
  * <p>Filled by one thread ({@link #add}, then {@link #seal}); read-only and safe to share afterwards.
@@ -40,9 +41,9 @@ final class SegmentTree {
     }
 
     /** The hash one entry contributes to its segment. */
-    static long entryHash(byte[] key, long timestamp, boolean tombstone) {
+    static long entryHash(byte[] key, long timestamp, boolean tombstone, long valueHash) {
         long h = KeyHash.mix(KeyHash.hash64(key, ENTRY_SEED) ^ timestamp);
-        return tombstone ? KeyHash.mix(h ^ TOMBSTONE) : h;
+        return tombstone ? KeyHash.mix(h ^ TOMBSTONE) : KeyHash.mix(h ^ valueHash);
     }
 
     int depth() {
@@ -54,8 +55,8 @@ final class SegmentTree {
         return entries;
     }
 
-    void add(byte[] key, long timestamp, boolean tombstone) {
-        nodes[(1 << depth) + segmentOf(key, depth)] += entryHash(key, timestamp, tombstone);
+    void add(byte[] key, long timestamp, boolean tombstone, long valueHash) {
+        nodes[(1 << depth) + segmentOf(key, depth)] += entryHash(key, timestamp, tombstone, valueHash);
         entries++;
     }
 

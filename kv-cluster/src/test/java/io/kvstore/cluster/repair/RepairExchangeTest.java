@@ -92,6 +92,38 @@ class RepairExchangeTest {
         assertEquals(0, again.keysSent() + again.keysReceived());
     }
 
+    /**
+     * Two coordinators can give different values of one key the same timestamp. The larger value wins
+     * on every store ({@link Entry#compareVersions}); repair must bring both replicas to it, whichever
+     * side drives and whichever holds it.
+     */
+    @Test
+    void twoValuesOfOneTimestampConvergeOnTheLargerWhicheverSideDrives() throws IOException {
+        RepairResponder a = node(0);
+        RepairResponder b = node(1);
+        for (int i = 0; i < 2000; i++) {
+            dao(a).upsert(Entry.value(key(i), value(i), 100));
+            dao(b).upsert(Entry.value(key(i), value(i), 100));
+        }
+        byte[] small = "apple".getBytes(StandardCharsets.UTF_8);
+        byte[] large = "pear".getBytes(StandardCharsets.UTF_8);
+        dao(a).upsert(Entry.value(key(17), large, 300));
+        dao(b).upsert(Entry.value(key(17), small, 300));
+        dao(a).upsert(Entry.value(key(1234), small, 300));
+        dao(b).upsert(Entry.value(key(1234), large, 300));
+
+        RepairSummary summary = repair(a, b, 3);
+        assertEquals(2, summary.keysSent(), "each side sends its value of each conflicting key");
+        assertEquals(2, summary.keysReceived());
+        for (RepairResponder side : List.of(a, b)) {
+            assertEquals(Entry.value(key(17), large, 300), dao(side).get(key(17)));
+            assertEquals(Entry.value(key(1234), large, 300), dao(side).get(key(1234)));
+        }
+        RepairSummary again = repair(b, a, 3);
+        assertEquals(0, again.keysSent() + again.keysReceived(), "converged: the trees agree");
+        assertEquals(0, again.segmentsDiffering());
+    }
+
     @Test
     void aRepairedValueKeepsItsExpiry() throws IOException {
         RepairResponder a = node(0);
@@ -391,12 +423,17 @@ class RepairExchangeTest {
 
     @Test
     void keyVersionsOrderByTimestampThenTombstone() {
-        KeyVersion value = new KeyVersion(key(1), 10, false);
-        KeyVersion tombstone = new KeyVersion(key(1), 10, true);
+        KeyVersion value = new KeyVersion(key(1), 10, false, 7);
+        KeyVersion tombstone = new KeyVersion(key(1), 10, true, 0);
         assertTrue(tombstone.newerThan(value));
         assertTrue(!value.newerThan(tombstone));
-        assertTrue(new KeyVersion(key(1), 11, false).newerThan(tombstone));
+        assertTrue(new KeyVersion(key(1), 11, false, 7).newerThan(tombstone));
         assertTrue(!value.newerThan(value));
+        KeyVersion another = new KeyVersion(key(1), 10, false, 8);
+        assertTrue(!value.newerThan(another) && !another.newerThan(value));
+        assertTrue(value.conflictsWith(another) && another.conflictsWith(value));
+        assertTrue(!value.conflictsWith(value) && !value.conflictsWith(tombstone));
+        assertTrue(!value.conflictsWith(new KeyVersion(key(1), 11, false, 8)));
         assertNull(new VersionPage(List.of(), true, null).through());
     }
 }

@@ -27,12 +27,12 @@ class SegmentTreeTest {
         }
         SegmentTree sorted = new SegmentTree(8);
         for (int i : order) {
-            sorted.add(key(i), i * 7L, i % 5 == 0);
+            sorted.add(key(i), i * 7L, i % 5 == 0, 0);
         }
         Collections.shuffle(order, random);
         SegmentTree shuffled = new SegmentTree(8);
         for (int i : order) {
-            shuffled.add(key(i), i * 7L, i % 5 == 0);
+            shuffled.add(key(i), i * 7L, i % 5 == 0, 0);
         }
         sorted.seal();
         shuffled.seal();
@@ -60,12 +60,25 @@ class SegmentTreeTest {
     }
 
     @Test
+    void anotherValueOfTheSameTimestampChangesTheRoot() {
+        SegmentTree one = new SegmentTree(10);
+        SegmentTree other = new SegmentTree(10);
+        for (int i = 0; i < 1000; i++) {
+            one.add(key(i), i, false, 31L * i);
+            other.add(key(i), i, false, i == 500 ? -1 : 31L * i);
+        }
+        one.seal();
+        other.seal();
+        assertNotEquals(one.hash(0, 0), other.hash(0, 0));
+    }
+
+    @Test
     void aMissingEntryChangesTheRoot() {
         SegmentTree full = tree(500, -1, 0, false);
         SegmentTree partial = new SegmentTree(10);
         for (int i = 0; i < 500; i++) {
             if (i != 99) {
-                partial.add(key(i), i, false);
+                partial.add(key(i), i, false, 0);
             }
         }
         partial.seal();
@@ -87,7 +100,7 @@ class SegmentTreeTest {
     private static SegmentTree tree(int n, int changed, long delta, boolean tombstone) {
         SegmentTree tree = new SegmentTree(10);
         for (int i = 0; i < n; i++) {
-            tree.add(key(i), i + (i == changed ? delta : 0), i == changed && tombstone);
+            tree.add(key(i), i + (i == changed ? delta : 0), i == changed && tombstone, 0);
         }
         tree.seal();
         return tree;

@@ -26,7 +26,7 @@ import java.util.List;
  * POST   /internal/v0/repair/apply            body: int count, entry*          -> 204
  *
  * key     = int length, bytes               (after, upTo: base64url in the query)
- * version = key, long timestamp, byte tombstone
+ * version = key, long timestamp, byte tombstone, long value hash (0 for a tombstone)
  * entry   = key, long timestamp, int valueLength (-1: tombstone), value bytes,
  *           long expiry (values only: milliseconds since the epoch, Long.MAX_VALUE for never)
  * segment bit set = java.util.BitSet#toByteArray (little-endian bit order)
@@ -103,7 +103,8 @@ public final class RepairProtocol {
         out.appendInt(page.versions().size());
         for (KeyVersion version : page.versions()) {
             out.appendInt(version.key().length).appendBytes(version.key())
-                    .appendLong(version.timestamp()).appendByte((byte) (version.tombstone() ? 1 : 0));
+                    .appendLong(version.timestamp()).appendByte((byte) (version.tombstone() ? 1 : 0))
+                    .appendLong(version.valueHash());
         }
         return out;
     }
@@ -191,7 +192,7 @@ public final class RepairProtocol {
             int count = count(Integer.MAX_VALUE);
             List<KeyVersion> versions = new ArrayList<>(Math.min(count, 1 << 16));
             for (int i = 0; i < count; i++) {
-                versions.add(new KeyVersion(key(), readLong(), flag()));
+                versions.add(new KeyVersion(key(), readLong(), flag(), readLong()));
             }
             end();
             return new VersionPage(versions, complete, through);
