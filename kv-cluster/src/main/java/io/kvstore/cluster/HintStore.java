@@ -32,6 +32,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link ClockLease} keeps increasing across restarts. Counts and bytes per target are kept in memory,
  * recounted from the store when it opens.
  *
+ * <p>The tombstones of delivered hints stay in the store until its compactions drop them, ahead of the
+ * hints still waiting. So that a replay does not read past every hint delivered since, each target
+ * keeps where its first live hint was last seen, and a replay starts there; a hint appended before
+ * that point (a write with an older timestamp) moves it back.
+ *
  * <p>Calls block on the store: run them off event loops. Thread-safe.
  */
 final class HintStore implements AutoCloseable {
@@ -42,10 +47,15 @@ final class HintStore implements AutoCloseable {
     private final HybridClock clock;
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
 
-    /** Hints and bytes waiting for one target. */
+    /** Hints and bytes waiting for one target, and where its replays start. */
     static final class Pending {
         final AtomicLong count = new AtomicLong();
         final AtomicLong bytes = new AtomicLong();
+        /**
+         * No live hint of the target is stored below this key; null: start at the target's first key.
+         * GUARDED_BY this. An append lowers it after storing its hint.
+         */
+        private byte[] firstLive;
     }
 
     /** Opens hints kept in {@code dao}; its clock must not go back across restarts. Counts what it holds. */
@@ -82,6 +92,11 @@ final class HintStore implements AutoCloseable {
         encoded.put(value);
         dao.upsert(Entry.value(storedKey, encoded.array(), clock.now()));
         Pending p = pendingOf(target);
+        synchronized (p) {
+            if (p.firstLive != null && Arrays.compareUnsigned(storedKey, p.firstLive) < 0) {
+                p.firstLive = storedKey;
+            }
+        }
         p.count.incrementAndGet();
         p.bytes.addAndGet(new Hint(target, entry, storedKey).bytes());
     }
@@ -91,19 +106,30 @@ final class HintStore implements AutoCloseable {
         byte[] prefix = prefix(target);
         byte[] end = prefix.clone();
         end[end.length - 1] = 1;
-        List<Hint> hints = new ArrayList<>();
-        long bytes = 0;
-        try (CloseableIterator<Entry> range = dao.range(prefix, end)) {
-            while (range.hasNext() && hints.size() < maxCount && (hints.isEmpty() || bytes < maxBytes)) {
-                Entry stored = range.next();
-                if (!stored.isTombstone()) {
-                    Hint hint = decode(stored);
-                    hints.add(hint);
-                    bytes += hint.bytes();
+        Pending p = pendingOf(target);
+        // Held through the scan: an append made meanwhile moves the start back only after this replay
+        // moved it forward, so no hint stored behind the scan's snapshot is skipped.
+        synchronized (p) {
+            List<Hint> hints = new ArrayList<>();
+            long bytes = 0;
+            byte[] lastSeen = null;
+            try (CloseableIterator<Entry> range = dao.range(p.firstLive == null ? prefix : p.firstLive, end)) {
+                while (range.hasNext() && hints.size() < maxCount && (hints.isEmpty() || bytes < maxBytes)) {
+                    Entry stored = range.next();
+                    lastSeen = stored.key();
+                    if (!stored.isTombstone()) {
+                        Hint hint = decode(stored);
+                        hints.add(hint);
+                        bytes += hint.bytes();
+                    }
                 }
             }
+            byte[] firstLive = hints.isEmpty() ? lastSeen : hints.get(0).storedKey;
+            if (firstLive != null) {
+                p.firstLive = firstLive;
+            }
+            return hints;
         }
-        return hints;
     }
 
     /** Removes a hint delivered or expired. */
