@@ -9,7 +9,9 @@ import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.cluster.membership.ClusterMapStore;
 import io.kvstore.cluster.membership.NodeState;
+import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
+import io.kvstore.core.Entry;
 import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.http.BodyMemoryBudget;
 import io.kvstore.server.http.ClusterRange;
@@ -201,7 +203,9 @@ public final class KvServer {
                 : needsMap ? findOrSeedMap(config, replication, membership, maps).map(false)
                 : Future.succeededFuture(false);
         CompletableFuture<KvServer> started = new CompletableFuture<>();
-        mapReady.onComplete(ready -> {
+        Future<Boolean> storeReady = mapReady.compose(joins -> joins ? vertx.executeBlocking(() -> dropLeftovers(config, dao))
+                : Future.succeededFuture(false));
+        storeReady.onComplete(ready -> {
             try {
                 if (ready.failed()) {
                     throw ready.cause();
@@ -316,6 +320,27 @@ public final class KvServer {
                     + map.replicationFactor());
         }
         return conflicts;
+    }
+
+    /**
+     * Empties the store of a node about to ask to join. It holds nothing of the cluster yet: what its
+     * directory holds is left from an earlier membership (it was decommissioned or removed, or a join of
+     * it failed), has missed the writes and deletes made since, and where a delete's tombstone has been
+     * compacted away elsewhere would bring the deleted value back. The join streams it every key it
+     * owns. Blocking. Returns true (the node asks to join).
+     */
+    private static boolean dropLeftovers(KvServerConfig config, Dao dao) throws IOException {
+        boolean empty;
+        try (CloseableIterator<Entry> any = dao.range(null, null)) {
+            empty = !any.hasNext();
+        }
+        if (!empty) {
+            long dropped = dao.cleanup(key -> false);
+            LOG.warn("node {} asks to join with {} keys in {} left from an earlier membership (it left or was removed, or"
+                    + " a join of it failed): dropped, since they missed what was written and deleted meanwhile; the join"
+                    + " streams it every key it owns", config.self(), dropped, config.dataDirectory());
+        }
+        return true;
     }
 
     /**

@@ -216,6 +216,54 @@ class MembershipTest {
         }
     }
 
+    /**
+     * A decommissioned node started again on its old directory with --join holds writes the cluster
+     * has overwritten or deleted since: it drops them before it asks to join, and takes what it owns
+     * from the streams.
+     */
+    @Test
+    void aNodeJoiningAgainOnItsOldDirectoryDropsWhatItHeldBeforeItJoins() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 4, 4, 2, b -> b)) {
+            nodes.startSeeds();
+            for (int i = 0; i < 1000; i++) {
+                assertEquals(201, nodes.send(i % 4, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", "old" + i + ";").statusCode());
+            }
+            HttpResponse<String> left = nodes.send(3, "POST", "/v0/admin/decommission", null);
+            assertEquals(200, left.statusCode(), left.body());
+            int held = count(nodes.localRange(3), ';');
+            assertTrue(held > 200, "the node left with its copies: " + held);
+            nodes.stop(3);
+            for (int i = 0; i < 1000; i++) {
+                HttpResponse<String> answer = i % 2 == 0
+                        ? nodes.send(i % 3, "DELETE", "/v0/entity?id=k" + i + "&ack=2&from=2", null)
+                        : nodes.send(i % 3, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", "new" + i + ";");
+                assertEquals(i % 2 == 0 ? 202 : 201, answer.statusCode(), "k" + i);
+            }
+            try (LogCapture log = LogCapture.start()) {
+                nodes.startWith(3, nodes.config(3).join(nodes.urls.get(0)).build()).get(60, TimeUnit.SECONDS)
+                        .joined().toCompletableFuture().get(60, TimeUnit.SECONDS);
+                assertTrue(log.warningsAndErrors().stream().anyMatch(line -> line.contains("asks to join with " + held + " keys")),
+                        log.warningsAndErrors().toString());
+            }
+            ClusterMap map = nodes.awaitSameMap(10);
+            assertEquals(4, map.owners().size());
+            for (int node = 0; node < 4; node++) {
+                assertEquals(200, nodes.send(node, "POST", "/v0/admin/cleanup", null).statusCode());
+            }
+            Set<String> rejoined = localKeys(nodes, 3);
+            for (String entry : nodes.localRange(3).split(";")) {
+                assertTrue(entry.isEmpty() || entry.contains("\nnew"), "the rejoined node holds only what it was streamed: " + entry);
+            }
+            for (int i = 0; i < 1000; i++) {
+                String key = "k" + i;
+                assertEquals(i % 2 == 1 && new OwnedKeys(map, nodes.urls.get(3)).keeps(key.getBytes(StandardCharsets.UTF_8)),
+                        rejoined.contains(key), key);
+                HttpResponse<String> read = nodes.send(i % 4, "GET", "/v0/entity?id=" + key + "&ack=2&from=2", null);
+                assertEquals(i % 2 == 0 ? 404 : 200, read.statusCode(), key);
+            }
+        }
+    }
+
     @Test
     void removingADeadNodeRebuildsItsReplicasFromTheSurvivors() throws Exception {
         try (MembershipNodes nodes = new MembershipNodes(dir, 4, 4, 3, b -> b).startSeeds()) {
