@@ -1,7 +1,7 @@
 package io.kvstore.server.membership;
 
 import io.kvstore.cluster.membership.ClusterMap;
-import io.kvstore.cluster.membership.OwnedKeys;
+import io.kvstore.cluster.membership.CleanupFilter;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.Dao;
 import io.vertx.core.json.JsonObject;
@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Cleanup after a change of the cluster map: this node forgets the keys it is no longer a replica of
- * under the settled map ({@link Dao#cleanup} with {@link OwnedKeys}), as Cassandra's
+ * under the settled map ({@link Dao#cleanup} with a {@link CleanupFilter}, which also keeps what a
+ * change begun since gives this node), as Cassandra's
  * {@code nodetool cleanup} does. The claimant asks every owner for one once a change completed, so
  * never before the nodes that gained the keys hold them; an operator may ask again
  * ({@code POST /v0/admin/cleanup}). Never while the map is in transition.
@@ -110,7 +111,7 @@ public final class NodeCleanup implements AutoCloseable {
             throw new ChangeRefusedException(409, "node " + self + " owns no range in the map of epoch " + map.epoch()
                     + "; map: " + map);
         }
-        OwnedKeys owned = new OwnedKeys(map, self);
+        CleanupFilter owned = new CleanupFilter(map, self, maps);
         long started = System.nanoTime();
         long removed = 0;
         if (!owned.keepsAll()) {
