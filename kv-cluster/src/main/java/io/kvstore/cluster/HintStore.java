@@ -2,6 +2,7 @@ package io.kvstore.cluster;
 
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
+import io.kvstore.core.DaoProperties;
 import io.kvstore.core.Entry;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -179,6 +180,15 @@ final class HintStore implements AutoCloseable {
     long pendingBytes(String target) {
         Pending p = pending.get(target);
         return p == null ? 0 : Math.max(0, p.bytes.get());
+    }
+
+    /**
+     * What the store holds in memory and in files, the tombstones of delivered hints included (they
+     * stay until compactions drop them); 0 if its engine does not know.
+     */
+    long storedBytes() {
+        DaoProperties properties = dao.properties();
+        return Math.max(0, properties.memtableBytes()) + Math.max(0, properties.tableBytes());
     }
 
     @Override

@@ -165,7 +165,7 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
                 droppedNodeLeft.increment();
                 return;
             }
-            if (store.pendingBytes(target) >= options.maxHintBytes()) {
+            if (store.pendingBytes(target) >= options.maxHintBytes() || store.storedBytes() >= storeBound()) {
                 droppedFull.increment();
                 return;
             }
@@ -177,6 +177,17 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
                 LOG.error("cannot keep a hint of key '{}' for {}", Bytes.toDebugString(entry.key()), target, e);
             }
         });
+    }
+
+    /**
+     * What the hint store may hold on disk, tombstones of delivered hints included: the bound of one
+     * node's hints for every other node of the map, so that hints replayed and removed faster than
+     * compactions drop their tombstones cannot fill the disk either.
+     */
+    private long storeBound() {
+        long others = Math.max(1, targets.nodes.size() - 1);
+        long bound = options.maxHintBytes() * others;
+        return bound / others == options.maxHintBytes() ? bound : Long.MAX_VALUE;
     }
 
     /** Hints waiting for node {@code node}, an index among the current targets. */

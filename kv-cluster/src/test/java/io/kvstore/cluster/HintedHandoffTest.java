@@ -1,5 +1,9 @@
 package io.kvstore.cluster;
 
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.DaoProperties;
+import io.kvstore.core.KeyFilter;
+import java.util.function.UnaryOperator;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,10 +45,67 @@ class HintedHandoffTest {
     }
 
     private HintedHandoff open(ReplicationOptions options) throws IOException {
+        return open(options, dao -> dao);
+    }
+
+    private HintedHandoff open(ReplicationOptions options, UnaryOperator<Dao> wrap) throws IOException {
         Path hints = dir.resolve("hints");
-        Dao dao = Engine.LSM.open(DaoOptions.builder(hints).build());
+        Dao dao = wrap.apply(Engine.LSM.open(DaoOptions.builder(hints).build()));
         return new HintedHandoff(dao, new HybridClock(System::currentTimeMillis, ClockLease.open(hints)), NODES, replicas,
                 detector, options, System::currentTimeMillis);
+    }
+
+    /** A store whose properties report {@code extra} more bytes in files than it holds, as tombstones would. */
+    private static final class HeavierDao implements Dao {
+        private final Dao store;
+        volatile long extra;
+
+        HeavierDao(Dao store) {
+            this.store = store;
+        }
+
+        @Override
+        public Entry get(byte[] key) throws IOException {
+            return store.get(key);
+        }
+
+        @Override
+        public void upsert(Entry entry) throws IOException {
+            store.upsert(entry);
+        }
+
+        @Override
+        public CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException {
+            return store.range(from, to);
+        }
+
+        @Override
+        public DaoProperties properties() {
+            DaoProperties p = store.properties();
+            return new DaoProperties(p.memtableBytes(), p.frozenMemtables(), p.tableBytes() + extra, p.tablesPerLevel(),
+                    p.compactionsPending(), p.flushes(), p.flushedBytes(), p.compactions(), p.compactedBytes(),
+                    p.backgroundErrors(), p.writeStalls(), p.writeStallNanos(), p.walSyncs(), p.bloomNegatives(), p.blockCache());
+        }
+
+        @Override
+        public void flush() throws IOException {
+            store.flush();
+        }
+
+        @Override
+        public void compact() throws IOException {
+            store.compact();
+        }
+
+        @Override
+        public long cleanup(KeyFilter keep) throws IOException {
+            return store.cleanup(keep);
+        }
+
+        @Override
+        public void close() throws IOException {
+            store.close();
+        }
     }
 
     private ReplicaCoordinator coordinator(HintedHandoff hints) {
@@ -189,6 +250,29 @@ class HintedHandoffTest {
         });
         assertTrue(handoff.counters().droppedFull > 0);
         assertTrue(handoff.pendingHintBytes(1) < 200 + 100, "bounded: " + handoff.pendingHintBytes(1));
+    }
+
+    /**
+     * Delivered hints leave tombstones on disk until compactions drop them: the bound on the store
+     * counts its files, not only the hints waiting, at one node's bound for every other node.
+     */
+    @Test
+    void theHintStoreTakesNoHintOnceItsFilesReachTheBoundWhateverIsWaiting() throws Exception {
+        HeavierDao[] store = new HeavierDao[1];
+        handoff = open(ReplicationOptions.builder().maxHintBytes(10_000).build(), dao -> store[0] = new HeavierDao(dao));
+        takeDown(1);
+        long now = new HybridClock().now();
+        handoff.hint(1, Entry.value(bytes("before"), new byte[50], now));
+        await("the first hint is kept", () -> handoff.pendingHints(1) == 1);
+        store[0].extra = 2 * 10_000;
+        for (int i = 0; i < 5; i++) {
+            handoff.hint(1, Entry.value(bytes("k" + i), new byte[50], now + 1 + i));
+        }
+        await("five more hints are dropped", () -> handoff.counters().droppedFull == 5);
+        assertEquals(1, handoff.pendingHints(1), "far below one node's bound, but the store is full");
+        store[0].extra = 0;
+        handoff.hint(1, Entry.value(bytes("after"), new byte[50], now + 10));
+        await("a hint is kept once the files shrink", () -> handoff.pendingHints(1) == 2);
     }
 
     @Test

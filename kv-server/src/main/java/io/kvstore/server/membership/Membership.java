@@ -357,6 +357,9 @@ public final class Membership implements Supplier<Topology>, AutoCloseable {
                 .backgroundPriority(storeOptions.backgroundPriority())
                 // Hints are read once, when replayed: caching their blocks would only hold heap.
                 .blockCacheBytes(0)
+                // A delivered hint's tombstone shadows only that hint, in this node's own store: nothing
+                // replicates it, so it can go as soon as compaction may drop it, not days later.
+                .tombstoneGrace(Duration.ZERO)
                 .build());
         try {
             return new HintedHandoff(hintDao, hintClock, nodes, replicas, detector, replication, System::currentTimeMillis);
