@@ -286,6 +286,54 @@ class MembershipTest {
         }
     }
 
+    /**
+     * Under modn removing a node gives many keys two new replicas at once. While they are streamed
+     * their data, quorum reads stay on the old replicas: an acknowledged write reads back, or the read
+     * fails (504, one old replica is dead), but never answers 404 from two replicas that have nothing yet.
+     */
+    @Test
+    void whileADeadNodeIsRemovedNoQuorumReadMissesAnAcknowledgedWrite() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 5, 5, 2,
+                b -> b.partitioner("modn").streamBytesPerSecond(20_000)).startSeeds()) {
+            String value = "v".repeat(300);
+            int keys = 600;
+            for (int i = 0; i < keys; i++) {
+                assertEquals(201, nodes.send(i % 5, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", value + i).statusCode());
+            }
+            nodes.stop(4);
+            CompletableFuture<HttpResponse<String>> removal = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return nodes.send(0, "DELETE", "/v0/admin/nodes?url=" + nodes.urls.get(4), null);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            int passes = 0;
+            int found = 0;
+            List<String> missed = new ArrayList<>();
+            while (!removal.isDone()) {
+                for (int i = 0; i < keys && !removal.isDone(); i++) {
+                    HttpResponse<String> read = nodes.send(1 + i % 3, "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null);
+                    if (read.statusCode() == 404) {
+                        missed.add("k" + i);
+                    }
+                    found += read.statusCode() == 200 ? 1 : 0;
+                }
+                passes += removal.isDone() ? 0 : 1;
+            }
+            HttpResponse<String> answer = removal.get(60, TimeUnit.SECONDS);
+            assertEquals(200, answer.statusCode(), answer.body());
+            assertTrue(passes > 0, "a whole pass of reads ran while the removal was in progress");
+            assertTrue(found > 0, "quorum reads found keys during the removal");
+            assertEquals(List.of(), missed, "quorum reads that answered 404 for an acknowledged write during the removal");
+            ClusterMap map = nodes.awaitSameMap(10);
+            assertEquals(4, map.owners().size());
+            for (int i = 0; i < keys; i++) {
+                assertEquals(value + i, nodes.send(i % 4, "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null).body(), "k" + i);
+            }
+        }
+    }
+
     @Test
     void badChangesAreRefusedWithTheMapUnchanged() throws Exception {
         try (MembershipNodes nodes = new MembershipNodes(dir, 5, 3, 3, b -> b).startSeeds()) {

@@ -41,8 +41,9 @@ import org.slf4j.LoggerFactory;
  *   <li>decommission: the node is {@code leaving}; every owner streams the keys it loses to the nodes
  *       that gain them (under {@code modn} and {@code jump} the nodes that stay lose keys too); then
  *       it leaves the map. On failure it is {@code normal} again.</li>
- *   <li>remove: the dead node leaves the map at once; every surviving replica of its keys streams them
- *       to the nodes that gain them.</li>
+ *   <li>remove: the dead node is {@code leaving}, so that reads stay on its old replicas while writes
+ *       also reach the new ones; every surviving replica of its keys streams them to the nodes that
+ *       gain them; then it leaves the map. On failure it is {@code normal} again.</li>
  * </ul>
  */
 public final class MapChanges {
@@ -60,13 +61,20 @@ public final class MapChanges {
         final long id;
         final String operation;
         final String node;
+        /** Found in progress in the map by a claimant that restarted, rather than started here. */
+        final boolean resumed;
         volatile String status = "running";
         volatile String reason;
 
         Change(long id, String operation, String node) {
+            this(id, operation, node, false);
+        }
+
+        Change(long id, String operation, String node, boolean resumed) {
             this.id = id;
             this.operation = operation;
             this.node = node;
+            this.resumed = resumed;
         }
 
         JsonObject toJson(ClusterMap map) {
@@ -132,7 +140,7 @@ public final class MapChanges {
         for (Member member : map.members()) {
             if (member.state() != NodeState.NORMAL) {
                 Change change = new Change(ids.incrementAndGet(), member.state() == NodeState.JOINING ? JOIN : DECOMMISSION,
-                        member.url());
+                        member.url(), true);
                 LOG.info("claimant {} resumes the {} left in progress at epoch {}", membership.self(), change, map.epoch());
                 begin(change, map, map);
                 return;
@@ -199,9 +207,8 @@ public final class MapChanges {
                 if (url.equals(self)) {
                     throw new ChangeRefusedException(409, "a node cannot remove itself: decommission " + url + " instead");
                 }
-                ClusterMap next;
                 try {
-                    next = map.without(url);
+                    map.without(url);
                 } catch (IllegalArgumentException e) {
                     throw new ChangeRefusedException(409, "cannot remove " + url + ": without it, " + e.getMessage()
                             + "; map: " + map);
@@ -209,7 +216,9 @@ public final class MapChanges {
                 if (answers(url)) {
                     throw new ChangeRefusedException(409, "node " + url + " answers: decommission it instead of removing it");
                 }
-                return next;
+                // Leaving first, out of the map once its keys are streamed: until then reads stay on the
+                // old replicas, never on one that gains the dead node's keys and does not hold them yet.
+                return map.withState(url, NodeState.LEAVING);
             default:
                 throw new ChangeRefusedException(400, "unknown operation '" + operation + "'; expected join, decommission or remove");
         }
@@ -246,11 +255,20 @@ public final class MapChanges {
                     finish(map -> map.withState(node, NodeState.NORMAL));
                     break;
                 case DECOMMISSION:
-                    streams(KeyMovement.decommission(next.epoch(), next, node));
+                    if (change.resumed && !answers(node)) {
+                        // Left leaving by a removal, or by a decommission whose node died since: only the
+                        // surviving replicas can hand its keys on.
+                        LOG.info("claimant {}: {} does not answer; its keys come from the surviving replicas",
+                                membership.self(), node);
+                        streams(KeyMovement.removal(next.epoch(), next, next.without(node)));
+                    } else {
+                        streams(KeyMovement.decommission(next.epoch(), next, node));
+                    }
                     finish(map -> map.without(node));
                     break;
                 default:
-                    streams(KeyMovement.removal(next.epoch(), before, next));
+                    streams(KeyMovement.removal(next.epoch(), next, next.without(node)));
+                    finish(map -> map.without(node));
                     break;
             }
             requestCleanups();
@@ -262,7 +280,7 @@ public final class MapChanges {
             try {
                 if (JOIN.equals(change.operation)) {
                     finish(map -> map.without(node));
-                } else if (DECOMMISSION.equals(change.operation)) {
+                } else {
                     finish(map -> map.withState(node, NodeState.NORMAL));
                 }
             } catch (Exception rollback) {
