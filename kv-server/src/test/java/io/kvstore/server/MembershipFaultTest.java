@@ -1,6 +1,5 @@
 package io.kvstore.server;
 
-import io.kvstore.server.config.KvServerConfig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -8,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.NodeState;
+import io.kvstore.server.config.KvServerConfig;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -219,6 +219,58 @@ class MembershipFaultTest {
                 assertEquals(4, map.owners().size());
                 for (int i = 0; i < 1500; i++) {
                     assertEquals(big + i, nodes.send(3, "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null).body(), "k" + i);
+                }
+            } finally {
+                child.process.toHandle().destroyForcibly();
+                child.process.waitFor();
+            }
+        }
+    }
+
+    @Test
+    void aClaimantKilledMidRemovalFinishesItFromTheSurvivorsWhenRestarted() throws Exception {
+        // The claimant (first in map order) is a process of its own; nodes 1 to 3 run in this JVM; node 3 dies.
+        try (MembershipNodes nodes = new MembershipNodes(dir, 4, 1, 2, b -> b.streamBytesPerSecond(200_000))) {
+            List<String> seeds = nodes.urls.subList(0, 4);
+            String claimant = nodes.urls.get(0);
+            String dead = nodes.urls.get(3);
+            String[] flags = {"--self", claimant, "--cluster", String.join(",", seeds), "--replication-factor", "2"};
+            ChildServer child = startNewcomer(nodes, claimant, flags, 200_000);
+            try {
+                for (int i = 1; i < 4; i++) {
+                    nodes.startWith(i, nodes.config(i).cluster(seeds).build()).get(60, TimeUnit.SECONDS);
+                }
+                // Values of 3 kB: each survivor's scan of about 3 MB takes some 15 s, so that the kill lands mid-change.
+                String big = "b".repeat(3000);
+                for (int i = 0; i < 1500; i++) {
+                    assertEquals(201, nodes.send(1 + i % 3, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", big + i).statusCode());
+                }
+                nodes.stop(3);
+                CompletableFuture<Integer> removal = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return nodes.send(1, "DELETE", "/v0/admin/nodes?url=" + dead, null).statusCode();
+                    } catch (Exception e) {
+                        return -1;
+                    }
+                });
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (nodes.map(1).state(dead) != NodeState.LEAVING) {
+                    assertTrue(System.nanoTime() < deadline, "the dead node never showed as leaving: " + nodes.map(1));
+                    Thread.sleep(20);
+                }
+                signal(child, "KILL");
+                child.process.waitFor();
+                removal.get(60, TimeUnit.SECONDS);
+
+                child = startNewcomer(nodes, claimant, flags, 200_000);
+                child.awaitLine("resumes the decommission of " + dead);
+                child.awaitLine(dead + " does not answer; its keys come from the surviving replicas");
+                ClusterMap map = awaitOneMap(nodes, 1, 2);
+                assertEquals(map, nodes.map(0), "the restarted claimant holds the same map");
+                assertFalse(map.contains(dead), "the dead node left the map: " + map);
+                assertEquals(3, map.owners().size());
+                for (int i = 0; i < 1500; i++) {
+                    assertEquals(big + i, nodes.send(1 + i % 2, "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null).body(), "k" + i);
                 }
             } finally {
                 child.process.toHandle().destroyForcibly();
