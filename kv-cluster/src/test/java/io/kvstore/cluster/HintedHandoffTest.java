@@ -1,17 +1,16 @@
 package io.kvstore.cluster;
 
-import io.kvstore.core.CloseableIterator;
-import io.kvstore.core.DaoProperties;
-import io.kvstore.core.KeyFilter;
-import java.util.function.UnaryOperator;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
+import io.kvstore.core.DaoProperties;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
+import io.kvstore.core.KeyFilter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -19,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

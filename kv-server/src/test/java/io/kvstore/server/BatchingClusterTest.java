@@ -1,9 +1,9 @@
 package io.kvstore.server;
 
-import io.kvstore.server.config.KvServerConfig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.server.config.KvServerConfig;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

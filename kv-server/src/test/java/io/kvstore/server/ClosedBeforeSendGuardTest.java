@@ -1,10 +1,10 @@
 package io.kvstore.server;
 
-import io.kvstore.server.internode.ClosedBeforeSendGuard;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.kvstore.server.internode.ClosedBeforeSendGuard;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClosedException;

@@ -1,7 +1,5 @@
 package io.kvstore.server;
 
-import io.kvstore.server.wire.InternalCodec;
-import io.kvstore.server.wire.RangeFrames;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +8,8 @@ import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.RangeFrames;
 import io.vertx.core.buffer.Buffer;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;

@@ -1,12 +1,12 @@
 package io.kvstore.server;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.wire.Headers;
 import io.kvstore.server.wire.InternalCodec;
 import io.kvstore.server.wire.Routes;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,6 +1,5 @@
 package io.kvstore.server;
 
-import io.kvstore.server.config.KvServerConfig;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -11,6 +10,7 @@ import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
+import io.kvstore.server.config.KvServerConfig;
 import io.vertx.core.json.JsonObject;
 import java.net.ServerSocket;
 import java.net.URI;

@@ -1,11 +1,5 @@
 package io.kvstore.server;
 
-import io.kvstore.server.internode.HttpReplica;
-import io.kvstore.server.internode.InternodeClients;
-import io.kvstore.server.wire.BatchCodec;
-import io.kvstore.server.wire.Headers;
-import io.kvstore.server.wire.InternalCodec;
-import io.kvstore.server.wire.Routes;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,6 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.Entry;
+import io.kvstore.server.internode.HttpReplica;
+import io.kvstore.server.internode.InternodeClients;
+import io.kvstore.server.wire.BatchCodec;
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.Routes;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpServer;

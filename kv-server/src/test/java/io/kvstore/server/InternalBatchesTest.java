@@ -1,9 +1,5 @@
 package io.kvstore.server;
 
-import io.kvstore.server.wire.BatchCodec;
-import io.kvstore.server.wire.Headers;
-import io.kvstore.server.wire.InternalCodec;
-import io.kvstore.server.wire.Routes;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -13,6 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.core.Entry;
+import io.kvstore.server.wire.BatchCodec;
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.Routes;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.buffer.Buffer;
 import java.nio.file.Path;

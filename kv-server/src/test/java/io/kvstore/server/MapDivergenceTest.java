@@ -1,6 +1,5 @@
 package io.kvstore.server;
 
-import io.kvstore.server.internode.MapDivergence;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -8,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.RingTokens;
+import io.kvstore.server.internode.MapDivergence;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;

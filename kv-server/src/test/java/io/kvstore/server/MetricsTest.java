@@ -1,13 +1,13 @@
 package io.kvstore.server;
 
-import io.kvstore.server.metrics.MetricsHandler;
-import io.kvstore.server.wire.InternalCodec;
-import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.Compression;
+import io.kvstore.server.metrics.MetricsHandler;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.Routes;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

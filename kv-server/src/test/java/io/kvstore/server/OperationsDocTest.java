@@ -1,11 +1,11 @@
 package io.kvstore.server;
 
-import io.kvstore.server.config.KvServerConfig;
-import io.kvstore.server.config.ServerCommand;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.config.ServerCommand;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

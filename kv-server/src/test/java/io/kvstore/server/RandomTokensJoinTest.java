@@ -1,7 +1,5 @@
 package io.kvstore.server;
 
-import io.kvstore.server.config.KvServerConfig;
-import io.kvstore.server.config.ServerCommand;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.RingTokens;
+import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.config.ServerCommand;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpResponse;

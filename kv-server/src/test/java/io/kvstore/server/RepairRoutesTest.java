@@ -1,11 +1,11 @@
 package io.kvstore.server;
 
-import io.kvstore.server.wire.RepairProtocol;
-import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.Entry;
+import io.kvstore.server.wire.RepairProtocol;
+import io.kvstore.server.wire.Routes;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import java.net.URLEncoder;

@@ -1,11 +1,11 @@
 package io.kvstore.server;
 
-import io.kvstore.server.membership.Membership;
-import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.server.membership.Membership;
+import io.kvstore.server.wire.Routes;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

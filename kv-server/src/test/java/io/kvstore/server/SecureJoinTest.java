@@ -1,7 +1,5 @@
 package io.kvstore.server;
 
-import io.kvstore.server.security.LogLimiter;
-import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.cluster.membership.ClusterMapStore;
+import io.kvstore.server.security.LogLimiter;
+import io.kvstore.server.wire.Routes;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

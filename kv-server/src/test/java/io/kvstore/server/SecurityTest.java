@@ -1,5 +1,11 @@
 package io.kvstore.server;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.config.ServerCommand;
 import io.kvstore.server.security.RequestSignature;
@@ -8,12 +14,6 @@ import io.kvstore.server.security.Secrets;
 import io.kvstore.server.wire.Headers;
 import io.kvstore.server.wire.InternalCodec;
 import io.kvstore.server.wire.Routes;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

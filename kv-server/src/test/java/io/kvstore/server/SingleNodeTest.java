@@ -1,12 +1,12 @@
 package io.kvstore.server;
 
-import io.kvstore.server.wire.Headers;
-import io.kvstore.server.wire.InternalCodec;
-import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.Routes;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,13 +1,13 @@
 package io.kvstore.server;
 
-import io.kvstore.server.config.KvServerConfig;
-import io.kvstore.server.wire.Routes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.client.KvClient;
 import io.kvstore.client.TlsEngine;
+import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.wire.Routes;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.net.URI;

@@ -1,14 +1,14 @@
 package io.kvstore.server;
 
-import io.kvstore.server.wire.Headers;
-import io.kvstore.server.wire.InternalCodec;
-import io.kvstore.server.wire.RangeFrames;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.Entry;
+import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.RangeFrames;
 import io.vertx.core.buffer.Buffer;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;

@@ -1,10 +1,10 @@
 package io.kvstore.server.config;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
 
 /** Defaults that follow the heap; the standalone server's command line for launchers of their own. */
 class KvServerConfigTest {
