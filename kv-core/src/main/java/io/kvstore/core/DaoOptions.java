@@ -84,6 +84,7 @@ public final class DaoOptions {
     private final Duration idleCompactionDelay;
     private final LongUnaryOperator timestampToMillis;
     private final LongSupplier clock;
+    private final Storage storage;
 
     private DaoOptions(Builder b) {
         this.dataDirectory = b.dataDirectory;
@@ -107,6 +108,7 @@ public final class DaoOptions {
         this.idleCompactionDelay = b.idleCompactionDelay;
         this.timestampToMillis = b.timestampToMillis;
         this.clock = b.clock;
+        this.storage = b.storage;
     }
 
     /**
@@ -152,6 +154,7 @@ public final class DaoOptions {
         b.idleCompactionDelay = idleCompactionDelay;
         b.timestampToMillis = timestampToMillis;
         b.clock = clock;
+        b.storage = storage;
         return b;
     }
 
@@ -337,6 +340,14 @@ public final class DaoOptions {
         return clock;
     }
 
+    /**
+     * The file system every file of the store is reached through: default {@link Storage#local()};
+     * tests put a faulty one in its place. The RocksDB engine does its own file access and ignores it.
+     */
+    public Storage storage() {
+        return storage;
+    }
+
     @Override
     public String toString() {
         return "DaoOptions{dataDirectory=" + dataDirectory
@@ -384,6 +395,7 @@ public final class DaoOptions {
         private Duration idleCompactionDelay = DEFAULT_IDLE_COMPACTION_DELAY;
         private LongUnaryOperator timestampToMillis = HYBRID_TIMESTAMPS;
         private LongSupplier clock = System::currentTimeMillis;
+        private Storage storage = Storage.local();
 
         private Builder(Path dataDirectory) {
             this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
@@ -487,6 +499,11 @@ public final class DaoOptions {
 
         public Builder clock(LongSupplier millis) {
             this.clock = Objects.requireNonNull(millis, "clock");
+            return this;
+        }
+
+        public Builder storage(Storage storage) {
+            this.storage = Objects.requireNonNull(storage, "storage");
             return this;
         }
 

@@ -2,7 +2,6 @@ package io.kvstore.core;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.AbstractMap;
 import java.util.Map;
@@ -44,11 +43,12 @@ public final class KvStore implements Closeable {
     public static KvStore open(Engine engine, DaoOptions options) throws IOException {
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(options, "options");
-        Files.createDirectories(options.dataDirectory());
+        options.storage().createDirectories(options.dataDirectory());
         // The Dao first: its directory lock keeps two KvStores from sharing one clock file.
         Dao dao = engine.open(options.toBuilder().timestampToMillis(DaoOptions.MICROSECOND_TIMESTAMPS).build());
         try {
-            return new KvStore(dao, PersistentClock.open(options.dataDirectory(), PersistentClock.DEFAULT_LEASE_MICROS),
+            return new KvStore(dao, PersistentClock.open(options.storage(), options.dataDirectory(),
+                    PersistentClock.DEFAULT_LEASE_MICROS),
                     options.clock());
         } catch (IOException | RuntimeException e) {
             try {

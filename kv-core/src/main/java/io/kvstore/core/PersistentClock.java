@@ -1,20 +1,9 @@
 package io.kvstore.core;
 
-import io.kvstore.core.internal.util.Directories;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,40 +11,44 @@ import java.util.concurrent.atomic.AtomicLong;
  * microseconds, and still increasing after a reopen even if the wall clock went backwards meanwhile.
  *
  * <p>How: the clock hands out timestamps below a <em>lease</em> bound that is first made durable
- * in the file {@value #FILE_NAME} of the data directory (written to a temporary file, fsynced, then
- * atomically renamed). When a timestamp would reach the bound, a new bound {@code leaseMicros}
- * further is persisted before it is issued. On open the clock starts at the persisted bound (or the
- * wall clock, if later), which is above every timestamp issued before. Cost: one small synced file
- * write per lease period (10 s by default), none per write.
+ * in the file {@value #FILE_NAME} of the data directory, an {@link AtomicFile}. When a timestamp
+ * would reach the bound, a new bound {@code leaseMicros} further is persisted before it is issued. On
+ * open the clock starts at the persisted bound (or the wall clock, if later), which is above every
+ * timestamp issued before. Cost: one small synced file write per lease period (10 s by default), none
+ * per write.
  */
 final class PersistentClock {
     /** The lease file in the data directory. */
     static final String FILE_NAME = "KVSTORE-CLOCK";
     static final long DEFAULT_LEASE_MICROS = 10_000_000L;
 
-    private static final Logger log = LoggerFactory.getLogger(PersistentClock.class);
-
-    private final Path file;
+    private final AtomicFile file;
     private final long leaseMicros;
     private final AtomicLong last;
     private volatile long leaseEnd;
 
-    private PersistentClock(Path file, long leaseMicros, long start) {
+    private PersistentClock(AtomicFile file, long leaseMicros, long start) {
         this.file = file;
         this.leaseMicros = leaseMicros;
         this.last = new AtomicLong(start - 1);
         this.leaseEnd = start;
     }
 
-    /** Opens the clock of {@code directory}, persisting a first lease. */
+    /** Opens the clock of {@code directory} on the real file system, persisting a first lease. */
     static PersistentClock open(Path directory, long leaseMicros) throws IOException {
+        return open(Storage.local(), directory, leaseMicros);
+    }
+
+    /** Opens the clock of {@code directory}, persisting a first lease. */
+    static PersistentClock open(Storage storage, Path directory, long leaseMicros) throws IOException {
         if (leaseMicros <= 0) {
             throw new IllegalArgumentException("leaseMicros must be > 0, got " + leaseMicros);
         }
-        Path file = directory.resolve(FILE_NAME);
+        AtomicFile file = new AtomicFile(storage, directory.resolve(FILE_NAME));
         long start = nowMicros();
-        if (Files.exists(file)) {
-            start = Math.max(start, readLease(file));
+        byte[] saved = file.read();
+        if (saved != null) {
+            start = Math.max(start, parseLease(file, saved));
         }
         PersistentClock clock = new PersistentClock(file, leaseMicros, start);
         clock.extendLease(start);
@@ -89,36 +82,16 @@ final class PersistentClock {
             return; // another thread extended it meanwhile
         }
         long bound = needed + leaseMicros;
-        Path temp = file.resolveSibling(FILE_NAME + ".tmp");
-        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            channel.write(ByteBuffer.wrap(Long.toString(bound).getBytes(StandardCharsets.US_ASCII)));
-            channel.force(true);
-        }
-        try {
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-        }
-        syncDirectory(file.getParent());
+        file.replace(Long.toString(bound).getBytes(StandardCharsets.US_ASCII));
         leaseEnd = bound;
     }
 
-    private static long readLease(Path file) throws IOException {
-        String text = new String(Files.readAllBytes(file), StandardCharsets.US_ASCII).trim();
+    private static long parseLease(AtomicFile file, byte[] saved) throws IOException {
+        String text = new String(saved, StandardCharsets.US_ASCII).trim();
         try {
             return Long.parseLong(text);
         } catch (NumberFormatException e) {
             throw new IOException("Corrupt timestamp lease file " + file + ": '" + text + "'", e);
-        }
-    }
-
-    private static void syncDirectory(Path directory) {
-        try {
-            Directories.sync(directory);
-        } catch (IOException e) {
-            // Some platforms cannot open a directory; the rename is then as durable as they allow.
-            log.debug("Cannot fsync directory {}", directory, e);
         }
     }
 

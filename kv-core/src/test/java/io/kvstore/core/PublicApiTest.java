@@ -29,6 +29,7 @@ class PublicApiTest {
 
     /** Every public top-level type of kv-core outside the internal packages. */
     private static final Set<String> API = Set.of(
+            "io.kvstore.core.AtomicFile",
             "io.kvstore.core.BackgroundPriority",
             "io.kvstore.core.BlockCacheProperties",
             "io.kvstore.core.Bytes",
@@ -44,6 +45,7 @@ class PublicApiTest {
             "io.kvstore.core.Entry",
             "io.kvstore.core.KeyFilter",
             "io.kvstore.core.KvStore",
+            "io.kvstore.core.Storage",
             "io.kvstore.core.SyncPolicy",
             "io.kvstore.core.hash.XxHash64",
             "io.kvstore.core.rocksdb.RocksDbDao");

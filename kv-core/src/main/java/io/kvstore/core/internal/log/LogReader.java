@@ -3,6 +3,7 @@ package io.kvstore.core.internal.log;
 import io.kvstore.core.Entry;
 import io.kvstore.core.internal.util.Coding;
 import io.kvstore.core.CorruptionException;
+import io.kvstore.core.Storage;
 
 import java.io.BufferedInputStream;
 import java.io.EOFException;
@@ -10,8 +11,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
@@ -52,57 +53,70 @@ public final class LogReader {
     private LogReader() {
     }
 
+    /** Replays {@code file} of the real file system into {@code sink}. */
     public static Result replay(Path file, Sink sink) throws IOException {
-        long size = Files.size(file);
+        return replay(Storage.local(), file, sink);
+    }
+
+    /** Replays {@code file} of {@code storage} into {@code sink}. */
+    public static Result replay(Storage storage, Path file, Sink sink) throws IOException {
+        try (FileChannel channel = storage.open(file, StandardOpenOption.READ)) {
+            return replay(channel, file, sink);
+        }
+    }
+
+    private static Result replay(FileChannel channel, Path file, Sink sink) throws IOException {
+        long size = channel.size();
         if (size < LogFormat.FILE_HEADER) {
             return new Result(0, 0, size);
         }
-        try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
-            byte[] header = readExactly(in, LogFormat.FILE_HEADER);
-            if (Coding.getInt(header, 0) != LogFormat.MAGIC) {
-                throw new CorruptionException(file, 0, "bad magic number: not a write-ahead log");
-            }
-            int version = Coding.getInt(header, 4);
-            if (version != LogFormat.VERSION && version != LogFormat.V1) {
-                throw new CorruptionException(file, 4, "unsupported log version " + version);
-            }
-            long position = LogFormat.FILE_HEADER;
-            long records = 0;
-            CRC32C crc = new CRC32C();
-            byte[] recordHeader = new byte[LogFormat.RECORD_HEADER];
-            while (position < size) {
-                long remaining = size - position;
-                if (remaining < LogFormat.RECORD_HEADER) {
-                    return torn(position, size, records);
-                }
-                readInto(in, recordHeader);
-                int storedCrc = Coding.getInt(recordHeader, 0);
-                int length = Coding.getInt(recordHeader, 4);
-                if (length < LogFormat.PAYLOAD_HEADER || length > LogFormat.MAX_PAYLOAD) {
-                    return tornOrCorrupt(file, size, position, LogFormat.RECORD_HEADER, records,
-                            "impossible record length " + length);
-                }
-                if (LogFormat.RECORD_HEADER + (long) length > remaining) {
-                    // Only the header is the record's for certain: the rest of the file, which such a length
-                    // would span, ends in the zeros of a mapped log's window after a kill, and a zero page
-                    // there must not make a damaged length a torn tail with valid records after it.
-                    return tornOrCorrupt(file, size, position, LogFormat.RECORD_HEADER, records,
-                            "record length " + length + " reaches past the end of the file");
-                }
-                byte[] payload = readExactly(in, length);
-                crc.reset();
-                crc.update(recordHeader, 4, 4);
-                crc.update(payload, 0, length);
-                long end = position + LogFormat.RECORD_HEADER + length;
-                if ((int) crc.getValue() != storedCrc) {
-                    return tornOrCorrupt(file, size, position, end - position, records, "record checksum mismatch");
-                }
-                sink.accept(decode(file, position, payload));
-                records++;
-                position = end;
-            }
-            return new Result(records, position, 0);
+        // Not closed: it would close the channel, which the caller closes and a bad record still maps.
+        InputStream in = new BufferedInputStream(Channels.newInputStream(channel), 1 << 16);
+        byte[] header = readExactly(in, LogFormat.FILE_HEADER);
+        if (Coding.getInt(header, 0) != LogFormat.MAGIC) {
+            throw new CorruptionException(file, 0, "bad magic number: not a write-ahead log");
         }
+        int version = Coding.getInt(header, 4);
+        if (version != LogFormat.VERSION && version != LogFormat.V1) {
+            throw new CorruptionException(file, 4, "unsupported log version " + version);
+        }
+        long position = LogFormat.FILE_HEADER;
+        long records = 0;
+        CRC32C crc = new CRC32C();
+        byte[] recordHeader = new byte[LogFormat.RECORD_HEADER];
+        while (position < size) {
+            long remaining = size - position;
+            if (remaining < LogFormat.RECORD_HEADER) {
+                return torn(position, size, records);
+            }
+            readInto(in, recordHeader);
+            int storedCrc = Coding.getInt(recordHeader, 0);
+            int length = Coding.getInt(recordHeader, 4);
+            if (length < LogFormat.PAYLOAD_HEADER || length > LogFormat.MAX_PAYLOAD) {
+                return tornOrCorrupt(channel, file, size, position, LogFormat.RECORD_HEADER, records,
+                        "impossible record length " + length);
+            }
+            if (LogFormat.RECORD_HEADER + (long) length > remaining) {
+                // Only the header is the record's for certain: the rest of the file, which such a length
+                // would span, ends in the zeros of a mapped log's window after a kill, and a zero page
+                // there must not make a damaged length a torn tail with valid records after it.
+                return tornOrCorrupt(channel, file, size, position, LogFormat.RECORD_HEADER, records,
+                        "record length " + length + " reaches past the end of the file");
+            }
+            byte[] payload = readExactly(in, length);
+            crc.reset();
+            crc.update(recordHeader, 4, 4);
+            crc.update(payload, 0, length);
+            long end = position + LogFormat.RECORD_HEADER + length;
+            if ((int) crc.getValue() != storedCrc) {
+                return tornOrCorrupt(channel, file, size, position, end - position, records,
+                        "record checksum mismatch");
+            }
+            sink.accept(decode(file, position, payload));
+            records++;
+            position = end;
+        }
+        return new Result(records, position, 0);
     }
 
     private static Entry decode(Path file, long position, byte[] payload) throws CorruptionException {
@@ -141,15 +155,13 @@ public final class LogReader {
      * The bad record of {@code span} bytes at {@code position}: a torn tail (see the class comment), or a
      * {@link CorruptionException} saying {@code problem}.
      */
-    private static Result tornOrCorrupt(Path file, long size, long position, long span, long records, String problem)
-            throws IOException {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            // At most one mapping's worth (2 GiB): far more than any record the store writes.
-            long length = Math.min(size - position, Integer.MAX_VALUE);
-            ByteBuffer rest = channel.map(FileChannel.MapMode.READ_ONLY, position, length).order(ByteOrder.LITTLE_ENDIAN);
-            if (liesOnAZeroPage(rest, position, span) || nextValidRecord(rest) < 0) {
-                return torn(position, size, records);
-            }
+    private static Result tornOrCorrupt(FileChannel channel, Path file, long size, long position, long span,
+                                        long records, String problem) throws IOException {
+        // At most one mapping's worth (2 GiB): far more than any record the store writes.
+        long length = Math.min(size - position, Integer.MAX_VALUE);
+        ByteBuffer rest = channel.map(FileChannel.MapMode.READ_ONLY, position, length).order(ByteOrder.LITTLE_ENDIAN);
+        if (liesOnAZeroPage(rest, position, span) || nextValidRecord(rest) < 0) {
+            return torn(position, size, records);
         }
         throw new CorruptionException(file, position, problem);
     }

@@ -1,7 +1,7 @@
 package io.kvstore.core.internal.log;
 
 import io.kvstore.core.Entry;
-import io.kvstore.core.internal.util.Directories;
+import io.kvstore.core.Storage;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -40,6 +40,7 @@ final class LogWriter implements Closeable {
     static final int WINDOW_BYTES = 1 << 20;
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 << 10).asReadOnlyBuffer();
 
+    private final Storage storage;
     private final Path path;
     private final FileChannel channel;
     private final boolean mapped;
@@ -60,17 +61,26 @@ final class LogWriter implements Closeable {
     /** The zeros being written ahead, if any; the appending thread waits for it before writing itself. */
     private CompletableFuture<Void> zeroing = CompletableFuture.completedFuture(null);
 
-    /** A log file appended in the calling thread only (zeros of a mapped log included). */
+    /**
+     * A log file on the real file system, appended in the calling thread only (zeros of a mapped log
+     * included).
+     */
     LogWriter(Path path, boolean mapped) throws IOException {
         this(path, mapped, Runnable::run);
     }
 
-    /** {@code zeroer}: where a mapped log writes the zeros of its next window, ahead of need. */
+    /** A log file on the real file system; see {@link #LogWriter(Storage, Path, boolean, Executor)}. */
     LogWriter(Path path, boolean mapped, Executor zeroer) throws IOException {
+        this(Storage.local(), path, mapped, zeroer);
+    }
+
+    /** {@code zeroer}: where a mapped log writes the zeros of its next window, ahead of need. */
+    LogWriter(Storage storage, Path path, boolean mapped, Executor zeroer) throws IOException {
+        this.storage = storage;
         this.path = path;
         this.mapped = mapped;
         this.zeroer = zeroer;
-        this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+        this.channel = storage.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         ByteBuffer header = ByteBuffer.allocate(LogFormat.FILE_HEADER).order(ByteOrder.LITTLE_ENDIAN);
         header.putInt(LogFormat.MAGIC).putInt(LogFormat.VERSION).flip();
@@ -79,7 +89,7 @@ final class LogWriter implements Closeable {
         zeroedEnd = position;
         if (!mapped) {
             // The policies that fsync records: an fsync of the file covers its contents, not its name.
-            Directories.sync(path.toAbsolutePath().getParent());
+            storage.syncDirectory(path.toAbsolutePath().getParent());
         }
     }
 

@@ -2,12 +2,12 @@ package io.kvstore.core.internal.log;
 
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
+import io.kvstore.core.Storage;
 import io.kvstore.core.SyncPolicy;
 
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class WriteAheadLog implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
+    private final Storage storage;
     private final LogSyncer syncer;
     private final DaoStats stats;
     /** Whether records go through a mapping (no policy forces the log) or write(2); see {@link LogWriter}. */
@@ -50,9 +51,16 @@ public final class WriteAheadLog implements Closeable {
         this(firstFile, policy, groupCommitIntervalMillis, new DaoStats());
     }
 
-    /** A log that counts its forces in {@code stats}. */
+    /** A log on the real file system that counts its forces in {@code stats}. */
     public WriteAheadLog(Path firstFile, SyncPolicy policy, long groupCommitIntervalMillis, DaoStats stats)
             throws IOException {
+        this(Storage.local(), firstFile, policy, groupCommitIntervalMillis, stats);
+    }
+
+    /** A log whose files are in {@code storage}, counting its forces in {@code stats}. */
+    public WriteAheadLog(Storage storage, Path firstFile, SyncPolicy policy, long groupCommitIntervalMillis,
+                         DaoStats stats) throws IOException {
+        this.storage = storage;
         this.stats = stats;
         this.mapped = policy == SyncPolicy.NONE;
         this.zeroer = Executors.newSingleThreadExecutor(runnable -> {
@@ -60,7 +68,7 @@ public final class WriteAheadLog implements Closeable {
             thread.setDaemon(true);
             return thread;
         });
-        this.writer = new LogWriter(firstFile, mapped, zeroer);
+        this.writer = new LogWriter(storage, firstFile, mapped, zeroer);
         this.syncer = LogSyncer.forPolicy(policy, groupCommitIntervalMillis, this);
     }
 
@@ -99,7 +107,7 @@ public final class WriteAheadLog implements Closeable {
     private void rotateHeld(Path next) throws IOException {
         LogWriter fresh = takePrepared(next);
         if (fresh == null) {
-            fresh = new LogWriter(next, mapped, zeroer);
+            fresh = new LogWriter(storage, next, mapped, zeroer);
         }
         LogWriter old;
         synchronized (fileLock) {
@@ -127,7 +135,7 @@ public final class WriteAheadLog implements Closeable {
         try {
             prepared = CompletableFuture.supplyAsync(() -> {
                 try {
-                    LogWriter next = new LogWriter(file, mapped, zeroer);
+                    LogWriter next = new LogWriter(storage, file, mapped, zeroer);
                     try {
                         next.prepareFirstWindow();
                     } catch (IOException e) {
@@ -179,9 +187,9 @@ public final class WriteAheadLog implements Closeable {
         }
     }
 
-    private static void discard(LogWriter unused) throws IOException {
+    private void discard(LogWriter unused) throws IOException {
         unused.close();
-        Files.deleteIfExists(unused.path());
+        storage.delete(unused.path());
     }
 
     private void awaitZeroer() throws InterruptedIOException {

@@ -366,7 +366,7 @@ final class Compactor {
                     // Not installed: delete the outputs, or every retry (on a full disk, say) would leave more.
                     try {
                         for (SsTable output : outputs) {
-                            if (!Manifest.lists(dir, output.fileNumber())) {
+                            if (!Manifest.lists(options.storage(), dir, output.fileNumber())) {
                                 VersionSet.discard(output);
                             }
                         }

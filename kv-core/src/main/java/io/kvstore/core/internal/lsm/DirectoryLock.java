@@ -1,5 +1,7 @@
 package io.kvstore.core.internal.lsm;
 
+import io.kvstore.core.Storage;
+
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -18,9 +20,9 @@ final class DirectoryLock implements Closeable {
         this.lock = lock;
     }
 
-    static DirectoryLock acquire(Path dir) throws IOException {
+    static DirectoryLock acquire(Storage storage, Path dir) throws IOException {
         Path file = dir.resolve(FileNames.LOCK);
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileChannel channel = storage.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock lock;
         try {
             lock = channel.tryLock();

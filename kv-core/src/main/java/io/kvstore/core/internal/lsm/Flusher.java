@@ -8,7 +8,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -90,7 +89,7 @@ final class Flusher {
             }
             // Counted once installed, so that whoever sees the count also sees the table.
             stats.flushed(table == null ? 0 : table.fileSize());
-            Files.deleteIfExists(FileNames.log(dir, memtable.logNumber()));
+            options.storage().delete(FileNames.log(dir, memtable.logNumber()));
             afterFlush.run();
         } catch (IOException | RuntimeException e) {
             LOG.error("Flush failed in {}; writes are refused until the store is reopened", dir, e);

@@ -13,7 +13,6 @@ import io.kvstore.core.internal.table.SsTable;
 import io.kvstore.core.internal.util.MergeIterator;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -68,7 +67,7 @@ public final class LsmDao implements Dao {
         this.dir = options.dataDirectory();
         this.lock = lock;
         this.state = new StoreState(dir);
-        this.versions = new VersionSet(dir, recovered.initial(), recovered.nextFileNumber(),
+        this.versions = new VersionSet(options.storage(), dir, recovered.initial(), recovered.nextFileNumber(),
                 options.compactionStyle() == CompactionStyle.LEVELED);
         this.stats = recovered.stats();
         this.flusher = new Flusher(options, versions, blocks, state, stats, this::scheduleCompaction);
@@ -84,8 +83,8 @@ public final class LsmDao implements Dao {
      */
     public static LsmDao open(DaoOptions options) throws IOException {
         Path dir = options.dataDirectory();
-        Files.createDirectories(dir);
-        DirectoryLock lock = DirectoryLock.acquire(dir);
+        options.storage().createDirectories(dir);
+        DirectoryLock lock = DirectoryLock.acquire(options.storage(), dir);
         try {
             BlockCache blocks = BlockCache.ofCapacity(options.blockCacheBytes());
             LsmDao dao = new LsmDao(options, blocks, lock, Recovery.recover(options, blocks));

@@ -1,25 +1,20 @@
 package io.kvstore.core.internal.lsm;
 
-import io.kvstore.core.internal.util.Directories;
-
+import io.kvstore.core.AtomicFile;
 import io.kvstore.core.internal.util.Coding;
 import io.kvstore.core.CorruptionException;
+import io.kvstore.core.Storage;
 import io.kvstore.core.internal.util.Crc32c;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
 /**
  * The live file set of a store: its tables with their levels and which level 0 tables are
  * {@linkplain Version#inherited inherited}, the oldest log still needed, and the next unused file
- * number. Rewritten whole on every change: temporary file, fsync, atomic rename, directory fsync; so
- * after a crash the directory holds either the old or the new set.
+ * number. Rewritten whole on every change, as an {@link AtomicFile} ({@value FileNames#MANIFEST_TMP}
+ * first), so after a crash the directory holds either the old or the new set.
  */
 final class Manifest {
     /** "KVMF" read as a little-endian int. */
@@ -73,12 +68,12 @@ final class Manifest {
     }
 
     /** Reads the manifest of {@code dir}, or returns {@code null} if the store is new. */
-    static Manifest read(Path dir) throws IOException {
+    static Manifest read(Storage storage, Path dir) throws IOException {
         Path file = dir.resolve(FileNames.MANIFEST);
-        if (!Files.exists(file)) {
+        byte[] bytes = new AtomicFile(storage, file).read();
+        if (bytes == null) {
             return null;
         }
-        byte[] bytes = Files.readAllBytes(file);
         if (bytes.length < 32 || Coding.getInt(bytes, 0) != MAGIC) {
             throw new CorruptionException(file, 0, "not a manifest (bad magic or too short)");
         }
@@ -126,9 +121,9 @@ final class Manifest {
      * Whether the manifest on disk in {@code dir} lists table {@code number}: after a failed
      * {@link #write}, whether the new set was installed anyway. True when it cannot be read (keep the file).
      */
-    static boolean lists(Path dir, long number) {
+    static boolean lists(Storage storage, Path dir, long number) {
         try {
-            Manifest onDisk = read(dir);
+            Manifest onDisk = read(storage, dir);
             return onDisk == null || Arrays.stream(onDisk.tables).anyMatch(table -> table == number);
         } catch (IOException e) {
             return true;
@@ -136,7 +131,7 @@ final class Manifest {
     }
 
     /** Atomically replaces the manifest of {@code dir} with this one. */
-    void write(Path dir) throws IOException {
+    void write(Storage storage, Path dir) throws IOException {
         byte[] bytes = new byte[28 + 16 * tables.length + 4];
         Coding.putInt(bytes, 0, MAGIC);
         Coding.putInt(bytes, 4, VERSION);
@@ -149,17 +144,6 @@ final class Manifest {
             Coding.putInt(bytes, 28 + 16 * i + 12, inherited[i] ? INHERITED : 0);
         }
         Coding.putInt(bytes, bytes.length - 4, Crc32c.of(bytes, 0, bytes.length - 4));
-        Path tmp = dir.resolve(FileNames.MANIFEST_TMP);
-        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer buf = ByteBuffer.wrap(bytes);
-            while (buf.hasRemaining()) {
-                channel.write(buf);
-            }
-            channel.force(true);
-        }
-        Files.move(tmp, dir.resolve(FileNames.MANIFEST), StandardCopyOption.ATOMIC_MOVE,
-                StandardCopyOption.REPLACE_EXISTING);
-        Directories.sync(dir);
+        new AtomicFile(storage, dir.resolve(FileNames.MANIFEST)).replace(bytes);
     }
 }

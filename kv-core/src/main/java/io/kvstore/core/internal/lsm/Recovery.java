@@ -3,6 +3,7 @@ package io.kvstore.core.internal.lsm;
 import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
+import io.kvstore.core.Storage;
 import io.kvstore.core.internal.log.LogReader;
 import io.kvstore.core.internal.log.WriteAheadLog;
 import io.kvstore.core.internal.table.BlockCache;
@@ -11,8 +12,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -40,36 +39,35 @@ final class Recovery {
      * REQUIRES: its directory lock held.
      */
     static Recovered recover(DaoOptions options, BlockCache blocks) throws IOException {
+        Storage storage = options.storage();
         Path dir = options.dataDirectory();
-        Manifest manifest = Manifest.read(dir);
+        Manifest manifest = Manifest.read(storage, dir);
         if (manifest == null) {
             manifest = Manifest.empty();
         }
-        Files.deleteIfExists(dir.resolve(FileNames.MANIFEST_TMP));
+        storage.delete(dir.resolve(FileNames.MANIFEST_TMP));
         Set<Long> live = new HashSet<>();
         for (long number : manifest.tables) {
             live.add(number);
         }
         List<Long> logs = new ArrayList<>();
         long maxNumber = 0;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path file : files) {
-                String name = file.getFileName().toString();
-                long table = FileNames.number(name, FileNames.TABLE_SUFFIX);
-                long log = FileNames.number(name, FileNames.LOG_SUFFIX);
-                if (table >= 0) {
-                    maxNumber = Math.max(maxNumber, table);
-                    if (!live.contains(table)) {
-                        LOG.info("Deleting {}: not in the manifest (left by an interrupted flush or compaction)", file);
-                        Files.delete(file);
-                    }
-                } else if (log >= 0) {
-                    maxNumber = Math.max(maxNumber, log);
-                    if (log < manifest.logNumber) {
-                        Files.delete(file);
-                    } else {
-                        logs.add(log);
-                    }
+        for (Path file : storage.list(dir)) {
+            String name = file.getFileName().toString();
+            long table = FileNames.number(name, FileNames.TABLE_SUFFIX);
+            long log = FileNames.number(name, FileNames.LOG_SUFFIX);
+            if (table >= 0) {
+                maxNumber = Math.max(maxNumber, table);
+                if (!live.contains(table)) {
+                    LOG.info("Deleting {}: not in the manifest (left by an interrupted flush or compaction)", file);
+                    storage.delete(file);
+                }
+            } else if (log >= 0) {
+                maxNumber = Math.max(maxNumber, log);
+                if (log < manifest.logNumber) {
+                    storage.delete(file);
+                } else {
+                    logs.add(log);
                 }
             }
         }
@@ -81,7 +79,7 @@ final class Recovery {
         List<Boolean> inherited = new ArrayList<>();
         for (int i = 0; i < manifest.tables.length; i++) {
             long number = manifest.tables[i];
-            tables.add(SsTable.open(FileNames.table(dir, number), number, blocks));
+            tables.add(SsTable.open(storage, FileNames.table(dir, number), number, blocks));
             levels.add(manifest.levels[i]);
             inherited.add(manifest.inherited[i]);
         }
@@ -93,7 +91,7 @@ final class Recovery {
         long[] sequence = {0};
         for (long number : logs) {
             Path file = FileNames.log(dir, number);
-            LogReader.Result result = LogReader.replay(file, entry -> {
+            LogReader.Result result = LogReader.replay(storage, file, entry -> {
                 if (replaying[0].sizeBytes() >= options.flushThresholdBytes()) {
                     addFlushed(options, blocks, replaying[0], numbers[0]++, tables, levels, inherited);
                     replaying[0] = new Memtable(-1, options.flushThresholdBytes());
@@ -119,12 +117,12 @@ final class Recovery {
         }
         Version initial = new Version(new Memtable(logNumber, options.flushThresholdBytes()), new Memtable[0],
                 tables.toArray(new SsTable[0]), levelArray, inheritedArray);
-        Manifest.of(initial, next, options.compactionStyle() == CompactionStyle.LEVELED).write(dir);
+        Manifest.of(initial, next, options.compactionStyle() == CompactionStyle.LEVELED).write(storage, dir);
         for (long number : logs) {
-            Files.deleteIfExists(FileNames.log(dir, number));
+            storage.delete(FileNames.log(dir, number));
         }
         DaoStats stats = new DaoStats();
-        WriteAheadLog wal = new WriteAheadLog(FileNames.log(dir, logNumber), options.syncPolicy(),
+        WriteAheadLog wal = new WriteAheadLog(storage, FileNames.log(dir, logNumber), options.syncPolicy(),
                 options.groupCommitIntervalMillis(), stats);
         LOG.debug("Opened {} with {} tables after replaying {} logs", dir, initial.tables.length, logs.size());
         return new Recovered(initial, next, wal, stats);

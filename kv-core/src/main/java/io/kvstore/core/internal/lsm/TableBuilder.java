@@ -3,11 +3,11 @@ package io.kvstore.core.internal.lsm;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
 import io.kvstore.core.internal.table.BlockCache;
+import io.kvstore.core.Storage;
 import io.kvstore.core.internal.table.SsTable;
 import io.kvstore.core.internal.table.SsTableWriter;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -49,8 +49,8 @@ final class TableBuilder {
                        CompactionPacing pacing) throws IOException {
         Path path = FileNames.table(dir, number);
         long newestDropped = Long.MIN_VALUE;
-        try (SsTableWriter writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(),
-                expectedKeys, options.compression())) {
+        try (SsTableWriter writer = new SsTableWriter(options.storage(), path, options.blockSizeBytes(),
+                options.bloomBitsPerKey(), expectedKeys, options.compression())) {
             Pacer pacer = new Pacer(pacing, cancelled);
             while (entries.advance()) {
                 pacer.step(writer, path);
@@ -66,7 +66,7 @@ final class TableBuilder {
             }
             writer.finish();
         }
-        return new Built(openFinished(path, number, blocks), newestDropped);
+        return new Built(openFinished(options.storage(), path, number, blocks), newestDropped);
     }
 
     /**
@@ -97,18 +97,18 @@ final class TableBuilder {
                 if (writer == null) {
                     number = numbers.getAsLong();
                     path = FileNames.table(dir, number);
-                    writer = new SsTableWriter(path, options.blockSizeBytes(), options.bloomBitsPerKey(), keysPerTable,
-                            options.compression());
+                    writer = new SsTableWriter(options.storage(), path, options.blockSizeBytes(),
+                            options.bloomBitsPerKey(), keysPerTable, options.compression());
                     pacer.newTable();
                 }
                 entries.addTo(writer, tombstone);
                 if (writer.bytesWritten() >= targetBytes) {
-                    written.add(finish(writer, path, number, blocks));
+                    written.add(finish(options.storage(), writer, path, number, blocks));
                     writer = null;
                 }
             }
             if (writer != null) {
-                written.add(finish(writer, path, number, blocks));
+                written.add(finish(options.storage(), writer, path, number, blocks));
                 writer = null;
             }
             done = true;
@@ -130,25 +130,26 @@ final class TableBuilder {
         return entries.isTombstone() || entries.expiresAtMillis() <= nowMillis;
     }
 
-    private static SsTable finish(SsTableWriter writer, Path path, long number, BlockCache blocks)
+    private static SsTable finish(Storage storage, SsTableWriter writer, Path path, long number, BlockCache blocks)
             throws IOException {
         try (writer) {
             writer.finish();
         }
-        return openFinished(path, number, blocks);
+        return openFinished(storage, path, number, blocks);
     }
 
     /**
      * Opens the table just finished at {@code path}, or deletes it if it cannot be opened (no mapping
      * left, say): no version lists it yet, and nothing else would delete it before the store reopens.
      */
-    private static SsTable openFinished(Path path, long number, BlockCache blocks) throws IOException {
+    private static SsTable openFinished(Storage storage, Path path, long number, BlockCache blocks)
+            throws IOException {
         SsTable table;
         try {
-            table = SsTable.open(path, number, blocks);
+            table = SsTable.open(storage, path, number, blocks);
         } catch (IOException | RuntimeException | Error e) {
             try {
-                Files.deleteIfExists(path);
+                storage.delete(path);
             } catch (IOException suppressed) {
                 e.addSuppressed(suppressed);
             }

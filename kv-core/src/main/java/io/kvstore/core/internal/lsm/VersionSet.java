@@ -1,5 +1,6 @@
 package io.kvstore.core.internal.lsm;
 
+import io.kvstore.core.Storage;
 import io.kvstore.core.internal.table.SsTable;
 
 import java.io.IOException;
@@ -24,6 +25,7 @@ import java.util.function.UnaryOperator;
  * manifest write to their switch. Lock order: writers' lock, manifest lock, version lock.
  */
 final class VersionSet {
+    private final Storage storage;
     private final Path dir;
     private final AtomicLong nextFileNumber;
     private final Object versionLock = new Object();
@@ -33,7 +35,8 @@ final class VersionSet {
     /** Whether the store compacts in levels: what its manifest records of level 0 ({@link Manifest#of}). */
     private final boolean leveled;
 
-    VersionSet(Path dir, Version initial, long nextFileNumber, boolean leveled) {
+    VersionSet(Storage storage, Path dir, Version initial, long nextFileNumber, boolean leveled) {
+        this.storage = storage;
         this.dir = dir;
         this.leveled = leveled;
         this.current = initial;
@@ -70,7 +73,7 @@ final class VersionSet {
         synchronized (versionLock) {
             planned = change.apply(current);
         }
-        Manifest.of(planned, nextFileNumber.get(), leveled).write(dir);
+        Manifest.of(planned, nextFileNumber.get(), leveled).write(storage, dir);
         synchronized (versionLock) {
             Version next = change.apply(current);
             if (next.oldestLogNumber() != planned.oldestLogNumber()

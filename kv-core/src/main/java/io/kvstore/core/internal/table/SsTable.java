@@ -5,6 +5,7 @@ import io.kvstore.core.DaoStats;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
 import io.kvstore.core.CorruptionException;
+import io.kvstore.core.Storage;
 import io.kvstore.core.internal.util.Crc32c;
 import io.kvstore.core.hash.XxHash64;
 
@@ -12,7 +13,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * garbage collector releases them.
  */
 public final class SsTable {
+    private final Storage storage;
     private final Path path;
     private final long fileNumber;
     private final long fileSize;
@@ -61,8 +62,9 @@ public final class SsTable {
     /** Every page was in memory at the last {@link #checkResidency()}. */
     private volatile boolean resident;
 
-    private SsTable(Path path, long fileNumber, long fileSize, MappedFile file, TableMeta meta, BlockCodec codec,
-                    int formatVersion, BloomFilter bloom, BlockIndex index, BlockCache blocks) {
+    private SsTable(Storage storage, Path path, long fileNumber, long fileSize, MappedFile file, TableMeta meta,
+                    BlockCodec codec, int formatVersion, BloomFilter bloom, BlockIndex index, BlockCache blocks) {
+        this.storage = storage;
         this.path = path;
         this.fileNumber = fileNumber;
         this.fileSize = fileSize;
@@ -86,21 +88,28 @@ public final class SsTable {
         return open(path, fileNumber, BlockCache.disabled());
     }
 
+    /** {@link #open(Storage, Path, long, BlockCache)} on the real file system. */
+    public static SsTable open(Path path, long fileNumber, BlockCache blocks) throws IOException {
+        return open(Storage.local(), path, fileNumber, blocks);
+    }
+
     /**
-     * Opens and validates the table at {@code path}, keeping its decompressed blocks in {@code blocks};
+     * Opens and validates the table at {@code path} of {@code storage} (which also deletes it once it is
+     * obsolete and released), keeping its decompressed blocks in {@code blocks};
      * {@link CorruptionException} names what is wrong.
      */
-    public static SsTable open(Path path, long fileNumber, BlockCache blocks) throws IOException {
-        return open(path, fileNumber, TableFormat.SEGMENT_SHIFT, blocks);
+    public static SsTable open(Storage storage, Path path, long fileNumber, BlockCache blocks) throws IOException {
+        return open(storage, path, fileNumber, TableFormat.SEGMENT_SHIFT, blocks);
     }
 
     /** Opens with mapping windows of {@code 2^segmentShift} bytes (small windows let tests cross them). */
     static SsTable open(Path path, long fileNumber, int segmentShift) throws IOException {
-        return open(path, fileNumber, segmentShift, BlockCache.disabled());
+        return open(Storage.local(), path, fileNumber, segmentShift, BlockCache.disabled());
     }
 
-    private static SsTable open(Path path, long fileNumber, int segmentShift, BlockCache blocks) throws IOException {
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+    private static SsTable open(Storage storage, Path path, long fileNumber, int segmentShift, BlockCache blocks)
+            throws IOException {
+        try (FileChannel channel = storage.open(path, StandardOpenOption.READ)) {
             long size = channel.size();
             if (size < TableFormat.FOOTER_SIZE) {
                 throw new CorruptionException(path, 0, "file of " + size + " bytes is too short for an SSTable");
@@ -137,7 +146,7 @@ public final class SsTable {
             }
             long dataEnd = bloomSize > 0 ? Math.min(bloomOffset, indexOffset) : indexOffset;
             BlockIndex index = BlockIndex.open(path, indexBuf, indexBase, indexSize, indexOffset, dataEnd, maxBlockSize);
-            return new SsTable(path, fileNumber, size, file, meta, codec, footer.version(), bloom, index,
+            return new SsTable(storage, path, fileNumber, size, file, meta, codec, footer.version(), bloom, index,
                     Objects.requireNonNull(blocks, "blocks"));
         }
     }
@@ -308,7 +317,7 @@ public final class SsTable {
         if (r == 0) {
             cached.release();
             if (obsolete) {
-                Files.deleteIfExists(path);
+                storage.delete(path);
             }
         } else if (r < 0) {
             throw new IllegalStateException("table released too often: " + path);

@@ -3,6 +3,7 @@ package io.kvstore.core.internal.table;
 import io.kvstore.core.Bytes;
 import io.kvstore.core.Compression;
 import io.kvstore.core.Entry;
+import io.kvstore.core.Storage;
 import io.kvstore.core.internal.util.Coding;
 import io.kvstore.core.internal.util.Crc32c;
 import io.kvstore.core.internal.util.FileWriteback;
@@ -14,7 +15,6 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
@@ -29,6 +29,7 @@ import java.util.Arrays;
  */
 public final class SsTableWriter implements AutoCloseable {
     private static final int BUFFER_BYTES = 1 << 16;
+    private final Storage storage;
     private final Path path;
     private final FileChannel channel;
     private final OutputStream out;
@@ -54,9 +55,15 @@ public final class SsTableWriter implements AutoCloseable {
     private int maxBlockSize;
     private boolean finished;
 
-    /** An uncompressed table; see {@link #SsTableWriter(Path, int, int, long, Compression)}. */
+    /** An uncompressed table on the real file system. */
     public SsTableWriter(Path path, int blockSize, int bloomBitsPerKey, long expectedKeys) throws IOException {
         this(path, blockSize, bloomBitsPerKey, expectedKeys, Compression.NONE);
+    }
+
+    /** A table on the real file system. */
+    public SsTableWriter(Path path, int blockSize, int bloomBitsPerKey, long expectedKeys, Compression compression)
+            throws IOException {
+        this(Storage.local(), path, blockSize, bloomBitsPerKey, expectedKeys, compression);
     }
 
     /**
@@ -64,13 +71,14 @@ public final class SsTableWriter implements AutoCloseable {
      * the Bloom filter is sized for that many ({@code bloomBitsPerKey} 0 writes no filter). Data blocks
      * are compressed with {@code compression}, which the table records.
      */
-    public SsTableWriter(Path path, int blockSize, int bloomBitsPerKey, long expectedKeys, Compression compression)
-            throws IOException {
+    public SsTableWriter(Storage storage, Path path, int blockSize, int bloomBitsPerKey, long expectedKeys,
+                         Compression compression) throws IOException {
+        this.storage = storage;
         this.path = path;
         this.blockSize = blockSize;
         this.codec = BlockCodec.of(compression);
         this.bloom = bloomBitsPerKey > 0 ? new BloomFilterBuilder(expectedKeys, bloomBitsPerKey) : null;
-        this.channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        this.channel = storage.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         this.out = new BufferedOutputStream(Channels.newOutputStream(channel), BUFFER_BYTES);
         this.writeback = FileWriteback.open(path);
     }
@@ -202,7 +210,7 @@ public final class SsTableWriter implements AutoCloseable {
             } catch (IOException ignored) {
                 // The file is being deleted; a failed close changes nothing.
             }
-            Files.deleteIfExists(path);
+            storage.delete(path);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.kvstore.core.internal.lsm;
 
+import io.kvstore.core.Storage;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
@@ -112,7 +113,7 @@ class CompactionStyleChangeTest {
                     dao.flush();
                 }
             }
-            Manifest manifest = Manifest.read(dir);
+            Manifest manifest = Manifest.read(Storage.local(), dir);
             assertEquals(3 * (open + 1), manifest.tables.length);
             for (int i = 0; i < manifest.tables.length; i++) {
                 assertTrue(manifest.inherited[i], "table " + manifest.tables[i] + " of " + Arrays.toString(manifest.tables));
@@ -177,7 +178,7 @@ class CompactionStyleChangeTest {
             dao.awaitCompactions();
             // What the log held became a table at the open: a flush, which waits at level 0 for the trigger.
             assertTrue(levelZeroTables(dao) <= 1, "every table in a level: " + Arrays.toString(dao.liveLevels()));
-            Manifest manifest = Manifest.read(dir);
+            Manifest manifest = Manifest.read(Storage.local(), dir);
             for (int i = 0; i < manifest.tables.length; i++) {
                 assertFalse(manifest.inherited[i], "table " + manifest.tables[i] + " still inherited");
             }

@@ -1,5 +1,6 @@
 package io.kvstore.core.internal.lsm;
 
+import io.kvstore.core.Storage;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
@@ -163,7 +164,7 @@ class LeveledCompactionTest {
             }
             assertArrayEquals(new int[flushes], dao.liveLevels());
         }
-        Manifest closed = Manifest.read(dir);
+        Manifest closed = Manifest.read(Storage.local(), dir);
         assertArrayEquals(new boolean[flushes], closed.inherited, "flushed under leveled compaction, not inherited");
 
         try (LsmDao dao = LsmDao.open(builder.compactionTrigger(4).build())) {

@@ -1,5 +1,6 @@
 package io.kvstore.core.internal.lsm;
 
+import io.kvstore.core.Storage;
 import io.kvstore.core.CorruptionException;
 import io.kvstore.core.internal.util.Coding;
 import io.kvstore.core.internal.util.Crc32c;
@@ -24,8 +25,8 @@ class ManifestTest {
     void aManifestReadsBackAsWritten() throws IOException {
         Manifest written = new Manifest(42, 17, new long[] {9, 8, 7, 3, 4}, new int[] {0, 0, 0, 2, 6},
                 new boolean[] {false, true, true, false, false});
-        written.write(dir);
-        Manifest read = Manifest.read(dir);
+        written.write(Storage.local(), dir);
+        Manifest read = Manifest.read(Storage.local(), dir);
         assertEquals(42, read.nextFileNumber);
         assertEquals(17, read.logNumber);
         assertArrayEquals(written.tables, read.tables);
@@ -36,7 +37,7 @@ class ManifestTest {
     @Test
     void aVersionTwoManifestReadsEveryLevelZeroTableAsInherited() throws IOException {
         writeRaw(Manifest.V2, new long[] {5, 6, 1}, new int[] {0, 0, 3}, null);
-        Manifest read = Manifest.read(dir);
+        Manifest read = Manifest.read(Storage.local(), dir);
         assertArrayEquals(new long[] {5, 6, 1}, read.tables);
         assertArrayEquals(new int[] {0, 0, 3}, read.levels);
         assertArrayEquals(new boolean[] {true, true, false}, read.inherited);
@@ -45,7 +46,7 @@ class ManifestTest {
     @Test
     void aVersionOneManifestReadsEveryTableAsInheritedAtLevelZero() throws IOException {
         writeRaw(Manifest.V1, new long[] {5, 6}, null, null);
-        Manifest read = Manifest.read(dir);
+        Manifest read = Manifest.read(Storage.local(), dir);
         assertArrayEquals(new int[] {0, 0}, read.levels);
         assertArrayEquals(new boolean[] {true, true}, read.inherited);
     }
@@ -53,12 +54,12 @@ class ManifestTest {
     @Test
     void unknownFlagsAndAnInheritedTableBelowLevelZeroAreCorruption() throws IOException {
         writeRaw(Manifest.VERSION, new long[] {5, 6}, new int[] {0, 0}, new int[] {0, 2});
-        CorruptionException unknown = assertThrows(CorruptionException.class, () -> Manifest.read(dir));
+        CorruptionException unknown = assertThrows(CorruptionException.class, () -> Manifest.read(Storage.local(), dir));
         assertEquals(28 + 16 + 12, unknown.offset(), unknown.getMessage());
         assertTrue(unknown.getMessage().contains("flags 2"), unknown.getMessage());
 
         writeRaw(Manifest.VERSION, new long[] {5}, new int[] {1}, new int[] {Manifest.INHERITED});
-        CorruptionException deep = assertThrows(CorruptionException.class, () -> Manifest.read(dir));
+        CorruptionException deep = assertThrows(CorruptionException.class, () -> Manifest.read(Storage.local(), dir));
         assertEquals(28 + 12, deep.offset(), deep.getMessage());
         assertTrue(deep.getMessage().contains("level 1"), deep.getMessage());
     }
@@ -70,7 +71,7 @@ class ManifestTest {
         Coding.putInt(bytes, 4, Manifest.VERSION + 1);
         Coding.putInt(bytes, bytes.length - 4, Crc32c.of(bytes, 0, bytes.length - 4));
         Files.write(dir.resolve(FileNames.MANIFEST), bytes);
-        CorruptionException e = assertThrows(CorruptionException.class, () -> Manifest.read(dir));
+        CorruptionException e = assertThrows(CorruptionException.class, () -> Manifest.read(Storage.local(), dir));
         assertTrue(e.getMessage().contains("unsupported manifest version " + (Manifest.VERSION + 1)), e.getMessage());
     }
 
