@@ -1,23 +1,17 @@
 package io.kvstore.cluster;
 
+import io.kvstore.core.AtomicFile;
+import io.kvstore.core.Storage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The high-water mark of a {@link HybridClock}, kept in a file so that it survives a restart: the clock
- * issues and absorbs timestamps only below a bound made durable first (written to a temporary file,
- * fsynced, atomically renamed). A node restarted with its wall clock behind its own earlier timestamps
- * starts above the bound, so its new writes still supersede its old ones.
+ * issues and absorbs timestamps only below a bound made durable first (an {@link AtomicFile}). A node
+ * restarted with its wall clock behind its own earlier timestamps starts above the bound, so its new
+ * writes still supersede its old ones.
  *
  * <p>The file holds the bound as decimal text. Thread-safe.
  */
@@ -25,12 +19,10 @@ public final class ClockLease {
     /** The name of the lease file in a node's data directory. */
     public static final String FILE_NAME = "KVSTORE-HLC";
 
-    private static final Logger LOG = LoggerFactory.getLogger(ClockLease.class);
-
-    private final Path file;
+    private final AtomicFile file;
     private volatile long bound;
 
-    private ClockLease(Path file, long bound) {
+    private ClockLease(AtomicFile file, long bound) {
         this.file = file;
         this.bound = bound;
     }
@@ -42,11 +34,17 @@ public final class ClockLease {
      * @throws IOException if the directory cannot be created or the file is unreadable or corrupt
      */
     public static ClockLease open(Path directory) throws IOException {
-        Files.createDirectories(directory);
-        Path file = directory.resolve(FILE_NAME);
+        return open(Storage.local(), directory);
+    }
+
+    /** {@link #open(Path)} in {@code storage}. */
+    public static ClockLease open(Storage storage, Path directory) throws IOException {
+        storage.createDirectories(directory);
+        AtomicFile file = new AtomicFile(storage, directory.resolve(FILE_NAME));
         long bound = Long.MIN_VALUE;
-        if (Files.exists(file)) {
-            String text = new String(Files.readAllBytes(file), StandardCharsets.US_ASCII).trim();
+        byte[] saved = file.read();
+        if (saved != null) {
+            String text = new String(saved, StandardCharsets.US_ASCII).trim();
             try {
                 bound = Long.parseLong(text);
             } catch (NumberFormatException e) {
@@ -70,26 +68,10 @@ public final class ClockLease {
         if (newBound <= bound) {
             return;
         }
-        Path temp = file.resolveSibling(FILE_NAME + ".tmp");
         try {
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                channel.write(ByteBuffer.wrap(Long.toString(newBound).getBytes(StandardCharsets.US_ASCII)));
-                channel.force(true);
-            }
-            try {
-                Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-            }
+            file.replace(Long.toString(newBound).getBytes(StandardCharsets.US_ASCII));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot persist the clock lease " + file, e);
-        }
-        // Forcing the directory makes the rename durable, not only the new file's contents (POSIX).
-        try (FileChannel directory = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-            directory.force(true);
-        } catch (IOException e) {
-            LOG.debug("cannot fsync directory {}", file.getParent(), e);
         }
         bound = newBound;
     }

@@ -1,27 +1,25 @@
 package io.kvstore.cluster.membership;
 
+import io.kvstore.core.AtomicFile;
+import io.kvstore.core.Storage;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 
 /**
  * This node's copy of the cluster map, kept in {@value #FILE} in the data directory. A map replaces the
  * current one only if its epoch is higher ({@link #adopt}) or, for the node making changes, only if the
- * current epoch is the expected one ({@link #compareAndSet}). Each replacement is written to a
- * temporary file, synced and renamed over the old one, so a crash leaves either map, never a torn one.
+ * current epoch is the expected one ({@link #compareAndSet}). The file is an {@link AtomicFile}, so a
+ * crash leaves either map, never a torn one.
  * Thread-safe.
  */
 public final class ClusterMapStore {
     /** The map's file in the data directory. */
     public static final String FILE = "cluster-map.json";
-    private final Path file;
+    private final AtomicFile file;
     private volatile ClusterMap current;
 
-    private ClusterMapStore(Path file, ClusterMap current) {
+    private ClusterMapStore(AtomicFile file, ClusterMap current) {
         this.file = file;
         this.current = current;
     }
@@ -33,16 +31,22 @@ public final class ClusterMapStore {
      * @throws IOException if the file cannot be read or written, or holds no valid map (the message names it)
      */
     public static ClusterMapStore open(Path directory, ClusterMap seed) throws IOException {
-        Path file = directory.resolve(FILE);
-        if (Files.exists(file)) {
-            String text = Files.readString(file, StandardCharsets.UTF_8);
+        return open(Storage.local(), directory, seed);
+    }
+
+    /** {@link #open(Path, ClusterMap)} in {@code storage}. */
+    public static ClusterMapStore open(Storage storage, Path directory, ClusterMap seed) throws IOException {
+        AtomicFile file = new AtomicFile(storage, directory.resolve(FILE));
+        byte[] saved = file.read();
+        if (saved != null) {
+            String text = new String(saved, StandardCharsets.UTF_8);
             try {
                 return new ClusterMapStore(file, ClusterMapCodec.fromJson(text));
             } catch (IllegalArgumentException e) {
                 throw new IOException("cannot read the cluster map in " + file + ": " + e.getMessage(), e);
             }
         }
-        Files.createDirectories(directory);
+        storage.createDirectories(directory);
         ClusterMapStore store = new ClusterMapStore(file, null);
         if (seed != null) {
             store.write(seed);
@@ -90,17 +94,6 @@ public final class ClusterMapStore {
     }
 
     private void write(ClusterMap map) throws IOException {
-        Path temporary = file.resolveSibling(FILE + ".tmp");
-        try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            channel.write(StandardCharsets.UTF_8.encode(ClusterMapCodec.toJson(map)));
-            channel.force(true);
-        }
-        Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        try (FileChannel directory = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-            directory.force(true);
-        } catch (IOException e) {
-            // Some file systems cannot sync a directory; the rename is then as durable as they make it.
-        }
+        file.replace(ClusterMapCodec.toJson(map).getBytes(StandardCharsets.UTF_8));
     }
 }

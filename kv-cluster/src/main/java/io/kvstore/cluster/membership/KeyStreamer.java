@@ -1,14 +1,14 @@
 package io.kvstore.cluster.membership;
 
 import io.kvstore.cluster.repair.ScanThrottle;
+import io.kvstore.core.AtomicFile;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
+import io.kvstore.core.Storage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -38,6 +38,7 @@ public final class KeyStreamer {
     private final KeyMovement movement;
     private final String self;
     private final BiFunction<String, List<Entry>, CompletionStage<Void>> sink;
+    private final Storage storage;
     private final Path directory;
     private final ScanThrottle throttle;
 
@@ -47,10 +48,18 @@ public final class KeyStreamer {
      */
     public KeyStreamer(Dao dao, KeyMovement movement, String self,
                        BiFunction<String, List<Entry>, CompletionStage<Void>> sink, Path directory, long bytesPerSecond) {
+        this(dao, movement, self, sink, Storage.local(), directory, bytesPerSecond);
+    }
+
+    /** A streamer that keeps its checkpoint in {@code directory} of {@code storage}. */
+    public KeyStreamer(Dao dao, KeyMovement movement, String self,
+                       BiFunction<String, List<Entry>, CompletionStage<Void>> sink, Storage storage, Path directory,
+                       long bytesPerSecond) {
         this.dao = dao;
         this.movement = movement;
         this.self = self;
         this.sink = sink;
+        this.storage = storage;
         this.directory = directory;
         this.throttle = new ScanThrottle(bytesPerSecond);
     }
@@ -68,10 +77,11 @@ public final class KeyStreamer {
      *                     it), or the checkpoint cannot be kept
      */
     public long run() throws IOException {
-        Path checkpoint = checkpointFile(directory, movement.id());
+        AtomicFile checkpoint = new AtomicFile(storage, checkpointFile(directory, movement.id()));
         byte[] after = null;
-        if (Files.exists(checkpoint)) {
-            String saved = Files.readString(checkpoint, StandardCharsets.UTF_8).trim();
+        byte[] kept = checkpoint.read();
+        if (kept != null) {
+            String saved = new String(kept, StandardCharsets.UTF_8).trim();
             if (saved.equals(DONE)) {
                 return 0;
             }
@@ -142,9 +152,7 @@ public final class KeyStreamer {
         }
     }
 
-    private static void keep(Path checkpoint, String text) throws IOException {
-        Path temporary = checkpoint.resolveSibling(checkpoint.getFileName() + ".tmp");
-        Files.writeString(temporary, text, StandardCharsets.UTF_8);
-        Files.move(temporary, checkpoint, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    private static void keep(AtomicFile checkpoint, String text) throws IOException {
+        checkpoint.replace(text.getBytes(StandardCharsets.UTF_8));
     }
 }
