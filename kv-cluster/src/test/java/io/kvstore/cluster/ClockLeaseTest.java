@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.core.testing.FaultyStorage;
+import io.kvstore.core.testing.FaultyStorage.Op;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
@@ -82,5 +85,18 @@ class ClockLeaseTest {
         IOException error = assertThrows(IOException.class, () -> ClockLease.open(dir));
         assertTrue(error.getMessage().contains(ClockLease.FILE_NAME) && error.getMessage().contains("garbage"),
                 error.getMessage());
+    }
+
+    @Test
+    void aBoundThatCannotBeMadeDurableIsNotTakenAndTheLastDurableOneOutlivesAPowerCut() throws IOException {
+        FaultyStorage storage = new FaultyStorage();
+        ClockLease lease = ClockLease.open(storage, dir);
+        lease.extendTo(1_000);
+        storage.failNth(Op.FSYNC, ClockLease.FILE_NAME + "\\.tmp", 1);
+        assertThrows(UncheckedIOException.class, () -> lease.extendTo(2_000));
+        assertEquals(1_000, lease.bound(), "the clock must not issue past a bound that may not be on the device");
+        storage.powerCut();
+        storage.powerOn();
+        assertEquals(1_000, ClockLease.open(storage, dir).bound());
     }
 }

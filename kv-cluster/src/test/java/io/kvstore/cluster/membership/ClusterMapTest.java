@@ -11,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.TokenAllocator;
+import io.kvstore.core.testing.FaultyStorage;
+import io.kvstore.core.testing.FaultyStorage.Op;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -171,6 +173,26 @@ class ClusterMapTest {
         ClusterMapStore empty = ClusterMapStore.open(dir.resolve("other"), null);
         assertNull(empty.current());
         assertTrue(empty.adopt(next));
+    }
+
+    @Test
+    void aMapThatCannotBeRenamedIntoPlaceIsNotAdoptedAndAKeptOneOutlivesAPowerCut(@TempDir Path dir)
+            throws IOException {
+        FaultyStorage storage = new FaultyStorage();
+        ClusterMap seed = ClusterMap.seed(THREE, 2, "ring", 8);
+        ClusterMapStore store = ClusterMapStore.open(storage, dir, seed);
+        ClusterMap next = seed.withJoining("http://d:4");
+        storage.failNth(Op.RENAME, ClusterMapStore.FILE, 1);
+        assertThrows(IOException.class, () -> store.compareAndSet(1, next));
+        assertEquals(seed, store.current());
+        storage.powerCut();
+        storage.powerOn();
+        ClusterMapStore restarted = ClusterMapStore.open(storage, dir, null);
+        assertEquals(seed, restarted.current());
+        assertTrue(restarted.compareAndSet(1, next));
+        storage.powerCut();
+        storage.powerOn();
+        assertEquals(next, ClusterMapStore.open(storage, dir, null).current());
     }
 
     @Test
