@@ -165,9 +165,9 @@ public final class KvServer {
         ClusterMapStore maps;
         try {
             // The lease file lives beside the store's files: a clock and its data are moved together.
-            clock = new HybridClock(System::currentTimeMillis, ClockLease.open(config.dataDirectory()));
+            clock = new HybridClock(System::currentTimeMillis, ClockLease.open(config.storeOptions().storage(), config.dataDirectory()));
             // A kept map wins; without one, a --cluster node first asks its peers (see findOrSeedMap).
-            maps = ClusterMapStore.open(config.dataDirectory(), null);
+            maps = ClusterMapStore.open(config.storeOptions().storage(), config.dataDirectory(), null);
             if (config.join() == null && maps.current() != null && !maps.current().contains(config.self())) {
                 LOG.warn("node {} is not in the cluster map kept in {} ({}); taking the map of a --cluster node that"
                         + " lists it, else seeding a new one", config.self(), config.dataDirectory(), maps.current());

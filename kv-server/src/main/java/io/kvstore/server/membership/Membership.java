@@ -288,8 +288,8 @@ public final class Membership implements Supplier<Topology>, AutoCloseable {
             }
             return CompletableFuture.supplyAsync(() -> {
                 try {
-                    long sent = new KeyStreamer(dao, movement, config.self(), this::sendBatch, config.dataDirectory(),
-                            config.streamBytesPerSecond()).run();
+                    long sent = new KeyStreamer(dao, movement, config.self(), this::sendBatch, config.storeOptions().storage(),
+                            config.dataDirectory(), config.streamBytesPerSecond()).run();
                     LOG.info("node {} streamed {} entries for the change of epoch {}", config.self(), sent, id);
                     return sent;
                 } catch (IOException e) {
@@ -349,9 +349,10 @@ public final class Membership implements Supplier<Topology>, AutoCloseable {
      */
     private HintedHandoff openHints(List<String> nodes, List<Replica> replicas, FailureDetector detector) throws IOException {
         Path directory = config.dataDirectory().resolve(HINTS_DIRECTORY);
-        HybridClock hintClock = new HybridClock(System::currentTimeMillis, ClockLease.open(directory));
         DaoOptions storeOptions = config.storeOptions();
+        HybridClock hintClock = new HybridClock(System::currentTimeMillis, ClockLease.open(storeOptions.storage(), directory));
         Dao hintDao = Engine.LSM.open(DaoOptions.builder(directory)
+                .storage(storeOptions.storage())
                 .syncPolicy(storeOptions.syncPolicy())
                 .flushThresholdBytes(Math.min(HINTS_FLUSH_THRESHOLD_BYTES, storeOptions.flushThresholdBytes()))
                 .backgroundPriority(storeOptions.backgroundPriority())
