@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.CloseableIterator;
-import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
-import io.kvstore.core.KeyFilter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -18,23 +16,16 @@ class HintStoreTest {
     private static final String NODE = "http://b:2";
 
     /** A store that counts the entries its ranges hand out, tombstones included. */
-    private static final class CountingDao implements Dao {
+    private static final class CountingDao extends ForwardingDao {
         final AtomicLong read = new AtomicLong();
-        private final InMemoryDao entries = new InMemoryDao();
 
-        @Override
-        public Entry get(byte[] key) throws IOException {
-            return entries.get(key);
-        }
-
-        @Override
-        public void upsert(Entry entry) throws IOException {
-            entries.upsert(entry);
+        CountingDao() {
+            super(new InMemoryDao());
         }
 
         @Override
         public CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException {
-            CloseableIterator<Entry> range = entries.range(from, to);
+            CloseableIterator<Entry> range = super.range(from, to);
             return new CloseableIterator<>() {
                 @Override
                 public boolean hasNext() {
@@ -52,23 +43,6 @@ class HintStoreTest {
                     range.close();
                 }
             };
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void compact() {
-        }
-
-        @Override
-        public long cleanup(KeyFilter keep) throws IOException {
-            return entries.cleanup(keep);
-        }
-
-        @Override
-        public void close() {
         }
     }
 

@@ -4,13 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoProperties;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
-import io.kvstore.core.KeyFilter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -56,55 +54,19 @@ class HintedHandoffTest {
     }
 
     /** A store whose properties report {@code extra} more bytes in files than it holds, as tombstones would. */
-    private static final class HeavierDao implements Dao {
-        private final Dao store;
+    private static final class HeavierDao extends ForwardingDao {
         volatile long extra;
 
         HeavierDao(Dao store) {
-            this.store = store;
-        }
-
-        @Override
-        public Entry get(byte[] key) throws IOException {
-            return store.get(key);
-        }
-
-        @Override
-        public void upsert(Entry entry) throws IOException {
-            store.upsert(entry);
-        }
-
-        @Override
-        public CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException {
-            return store.range(from, to);
+            super(store);
         }
 
         @Override
         public DaoProperties properties() {
-            DaoProperties p = store.properties();
+            DaoProperties p = super.properties();
             return new DaoProperties(p.memtableBytes(), p.frozenMemtables(), p.tableBytes() + extra, p.tablesPerLevel(),
                     p.compactionsPending(), p.flushes(), p.flushedBytes(), p.compactions(), p.compactedBytes(),
                     p.backgroundErrors(), p.writeStalls(), p.writeStallNanos(), p.walSyncs(), p.bloomNegatives(), p.blockCache());
-        }
-
-        @Override
-        public void flush() throws IOException {
-            store.flush();
-        }
-
-        @Override
-        public void compact() throws IOException {
-            store.compact();
-        }
-
-        @Override
-        public long cleanup(KeyFilter keep) throws IOException {
-            return store.cleanup(keep);
-        }
-
-        @Override
-        public void close() throws IOException {
-            store.close();
         }
     }
 
