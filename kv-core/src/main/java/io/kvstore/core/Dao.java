@@ -76,6 +76,14 @@ public interface Dao extends Closeable {
         return DaoProperties.UNKNOWN;
     }
 
+    /**
+     * The free space on the store's disk and whether writes are refused for the lack of it, from
+     * memory; must not block. This default knows nothing ({@link DiskSpace#UNKNOWN}).
+     */
+    default DiskSpace diskSpace() {
+        return DiskSpace.UNKNOWN;
+    }
+
     /** Makes every write so far durable in immutable files (no-op where not applicable). */
     void flush() throws IOException;
 

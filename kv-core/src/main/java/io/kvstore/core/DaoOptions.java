@@ -53,6 +53,8 @@ public final class DaoOptions {
     public static final long DEFAULT_DELAYED_WRITE_BYTES_PER_SECOND = 16L << 20;
     /** Default codec of table data blocks: {@link Compression#LZ4}. */
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
+    /** Default free space below which writes are refused: 64 MiB, room for a flush and the log to finish. */
+    public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
     /**
@@ -85,6 +87,7 @@ public final class DaoOptions {
     private final LongUnaryOperator timestampToMillis;
     private final LongSupplier clock;
     private final Storage storage;
+    private final long minFreeBytes;
 
     private DaoOptions(Builder b) {
         this.dataDirectory = b.dataDirectory;
@@ -109,6 +112,7 @@ public final class DaoOptions {
         this.timestampToMillis = b.timestampToMillis;
         this.clock = b.clock;
         this.storage = b.storage;
+        this.minFreeBytes = b.minFreeBytes;
     }
 
     /**
@@ -155,6 +159,7 @@ public final class DaoOptions {
         b.timestampToMillis = timestampToMillis;
         b.clock = clock;
         b.storage = storage;
+        b.minFreeBytes = minFreeBytes;
         return b;
     }
 
@@ -348,6 +353,16 @@ public final class DaoOptions {
         return storage;
     }
 
+    /**
+     * The free space on the data directory's disk below which the store refuses writes
+     * ({@link InsufficientStorageException}) rather than let its log and flushes run into a full disk;
+     * it takes them again once space is back. Reads are never refused. Default
+     * {@link #DEFAULT_MIN_FREE_BYTES}; 0 turns the floor off. The RocksDB engine ignores it.
+     */
+    public long minFreeBytes() {
+        return minFreeBytes;
+    }
+
     @Override
     public String toString() {
         return "DaoOptions{dataDirectory=" + dataDirectory
@@ -361,6 +376,7 @@ public final class DaoOptions {
                 + ", maxFrozenMemtables=" + maxFrozenMemtables
                 + ", backgroundPriority=" + backgroundPriority
                 + ", tombstoneGrace=" + tombstoneGrace
+                + ", minFreeBytes=" + minFreeBytes
                 + ", compression=" + compression
                 + ", blockCacheBytes=" + blockCacheBytes
                 + ", compactionBytesPerSecond=" + compactionBytesPerSecond
@@ -396,6 +412,7 @@ public final class DaoOptions {
         private LongUnaryOperator timestampToMillis = HYBRID_TIMESTAMPS;
         private LongSupplier clock = System::currentTimeMillis;
         private Storage storage = Storage.local();
+        private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
 
         private Builder(Path dataDirectory) {
             this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
@@ -507,6 +524,12 @@ public final class DaoOptions {
             return this;
         }
 
+        /** See {@link DaoOptions#minFreeBytes()}. */
+        public Builder minFreeBytes(long bytes) {
+            this.minFreeBytes = bytes;
+            return this;
+        }
+
         public DaoOptions build() {
             require(flushThresholdBytes >= 1024, "flushThresholdBytes must be >= 1024, got " + flushThresholdBytes);
             require(flushThresholdSpread >= 0 && flushThresholdSpread <= 0.5,
@@ -530,6 +553,7 @@ public final class DaoOptions {
             require(blockCacheBytes >= 0, "blockCacheBytes must be >= 0 (0: no cache), got " + blockCacheBytes);
             require(!idleCompactionDelay.isNegative(),
                     "idleCompactionDelay must not be negative (0: off), got " + idleCompactionDelay);
+            require(minFreeBytes >= 0, "minFreeBytes must be >= 0, got " + minFreeBytes);
             require(!tombstoneGrace.isNegative(), "tombstoneGrace must not be negative, got " + tombstoneGrace);
             return new DaoOptions(this);
         }

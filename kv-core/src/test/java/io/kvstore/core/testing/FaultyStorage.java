@@ -56,6 +56,8 @@ public final class FaultyStorage implements Storage {
 
     /** The message of the failure a full disk gives, as Linux words ENOSPC. */
     public static final String NO_SPACE = "No space left on device";
+    /** What {@link #usableSpace} reports, or -1 for the real disk's free space. */
+    private volatile long reportedFree = -1;
 
     private final Storage disk = Storage.local();
     private final List<Fault> faults = new CopyOnWriteArrayList<>();
@@ -157,10 +159,19 @@ public final class FaultyStorage implements Storage {
         return add(new Fault(Op.WRITE, names, nth, NO_SPACE, true));
     }
 
+    /**
+     * Makes {@link #usableSpace} report {@code bytes} (as a disk filling up would) while writes still
+     * succeed; a negative value reports the real disk's again.
+     */
+    public void reportFreeBytes(long bytes) {
+        reportedFree = bytes;
+    }
+
     /** Removes every fault and bit flip: the disk works again. */
     public void repair() {
         faults.clear();
         flips.clear();
+        reportedFree = -1;
     }
 
     /**
@@ -308,6 +319,10 @@ public final class FaultyStorage implements Storage {
     @Override
     public long usableSpace(Path path) throws IOException {
         checkPower();
+        long reported = reportedFree;
+        if (reported >= 0) {
+            return reported;
+        }
         for (Fault fault : faults) {
             if (fault.message.equals(NO_SPACE) && fault.fired() > 0) {
                 return 0;

@@ -6,6 +6,7 @@ import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoProperties;
 import io.kvstore.core.DaoStats;
+import io.kvstore.core.DiskSpace;
 import io.kvstore.core.Entry;
 import io.kvstore.core.KeyFilter;
 import io.kvstore.core.internal.table.BlockCache;
@@ -59,6 +60,7 @@ public final class LsmDao implements Dao {
     private final DaoStats stats;
     private final ResidencyPolicy residency;
     private final BlockCache blocks;
+    private final FreeSpaceFloor floor;
     private final AtomicBoolean closeStarted = new AtomicBoolean();
 
     private LsmDao(DaoOptions options, BlockCache blocks, DirectoryLock lock, Recovery.Recovered recovered) {
@@ -74,6 +76,7 @@ public final class LsmDao implements Dao {
         this.writes = new WriteController(options, recovered.wal(), versions, state, stats, flusher);
         this.compactor = new Compactor(options, versions, blocks, state, stats, writes);
         this.residency = new ResidencyPolicy(() -> versions.current().tables);
+        this.floor = new FreeSpaceFloor(options.storage(), dir, options.minFreeBytes());
     }
 
     /**
@@ -167,6 +170,7 @@ public final class LsmDao implements Dao {
     @Override
     public void upsert(Entry entry) throws IOException {
         checkSizes(entry);
+        floor.check();
         writes.upsert(entry);
     }
 
@@ -181,6 +185,7 @@ public final class LsmDao implements Dao {
     public CompletableFuture<Void> upsertAsync(Entry entry, Executor mayBlock) {
         try {
             checkSizes(entry);
+            floor.check();
             if (writes.tryUpsertNow(entry)) {
                 return CompletableFuture.completedFuture(null);
             }
@@ -359,6 +364,11 @@ public final class LsmDao implements Dao {
         int pending = compactor.pick(v) == null ? 0 : 1;
         return DaoProperties.of(memtableBytes, v.frozen.length, tableBytes, List.of(perLevel), pending, stats,
                 blocks.properties());
+    }
+
+    @Override
+    public DiskSpace diskSpace() {
+        return floor.current();
     }
 
     /** Memtables frozen and waiting to be flushed (for tests). */
