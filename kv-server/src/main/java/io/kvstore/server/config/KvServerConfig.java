@@ -498,6 +498,7 @@ public final class KvServerConfig {
         private Compression compression = DaoOptions.DEFAULT_COMPRESSION;
         private long blockCacheBytes = DaoOptions.defaultBlockCacheBytes();
         private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
+        private long minFreeBytes = DaoOptions.DEFAULT_MIN_FREE_BYTES;
         private CompactionStyle compactionStyle = DaoOptions.DEFAULT_COMPACTION_STYLE;
         private Duration antiEntropyInterval = Duration.ofSeconds(DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS);
         private long repairScanBytesPerSecond = DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND;
@@ -711,6 +712,12 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link DaoOptions#minFreeBytes()}; 0 for no floor. */
+        public Builder minFreeBytes(long bytes) {
+            this.minFreeBytes = bytes;
+            return this;
+        }
+
         /** See {@link DaoOptions#compactionBytesPerSecond()}; 0 for no limit. */
         public Builder compactionBytesPerSecond(long bytes) {
             this.compactionBytesPerSecond = bytes;
@@ -861,6 +868,7 @@ public final class KvServerConfig {
                     .blockCacheBytes(blockCacheBytes)
                     .compactionBytesPerSecond(compactionBytesPerSecond)
                     .compactionStyle(compactionStyle)
+                    .minFreeBytes(minFreeBytes)
                     .tombstoneGrace(tombstoneGrace == null ? ReplicationOptions.DEFAULT_TOMBSTONE_GRACE : tombstoneGrace)
                     .build();
             ReplicationOptions replicationOptions = replication.build();

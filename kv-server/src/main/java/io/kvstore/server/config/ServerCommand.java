@@ -9,6 +9,7 @@ import io.kvstore.cluster.membership.RingTokens;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
+import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
 import java.io.IOException;
@@ -129,6 +130,13 @@ public final class ServerCommand {
                     + " (default: " + KvServerConfig.DEFAULT_FLUSH_THRESHOLD_BYTES + ", or a sixteenth of the heap if that is less)")
     void flushThresholdBytes(long bytes) {
         config.flushThresholdBytes(bytes);
+    }
+
+    @Option(names = "--min-free-bytes", paramLabel = "BYTES", defaultValue = "" + DaoOptions.DEFAULT_MIN_FREE_BYTES,
+            description = "free space on the data directory's disk below which writes are refused with 507 (reads go on,"
+                    + " writes resume once space returns); 0: no floor")
+    void minFreeBytes(long bytes) {
+        config.minFreeBytes(bytes);
     }
 
     @Option(names = "--flush-threshold-spread", paramLabel = "FRACTION",

@@ -3,6 +3,7 @@ package io.kvstore.server.http;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoProperties;
+import io.kvstore.core.DiskSpace;
 import io.kvstore.server.config.KvServerConfig;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
@@ -43,6 +44,12 @@ public final class StatusHandler {
         this.bodyBudget = bodyBudget;
     }
 
+    /** The disk as the store last saw it; {@code writesRefused} with its reason below the free-space floor. */
+    private static JsonObject disk(DiskSpace space) {
+        return new JsonObject().put("freeBytes", space.freeBytes()).put("minFreeBytes", space.minFreeBytes())
+                .put("writesRefused", space.refusesWrites()).put("reason", space.refusal());
+    }
+
     void handle(HttpServerRequest request) {
         DaoProperties storage = dao.properties();
         // Membership and placement come from the cluster map, not this node's options: a node that joined,
@@ -71,6 +78,7 @@ public final class StatusHandler {
                         .put("writeStalls", storage.writeStalls())
                         .put("walSyncs", storage.walSyncs())
                         .put("bloomNegatives", storage.bloomNegatives()))
+                .put("disk", disk(dao.diskSpace()))
                 .put("uptimeMillis", System.currentTimeMillis() - startedMillis)
                 .put("requestsInFlight", inFlight.get() - 1) // not counting this one
                 .put("bufferedBodyBytes", bodyBudget.inUse())

@@ -2,6 +2,7 @@ package io.kvstore.server.metrics;
 
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoProperties;
+import io.kvstore.core.DiskSpace;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,10 +16,12 @@ import java.util.function.ToLongFunction;
 public final class StorageMetrics {
     private final Dao dao;
     private volatile DaoProperties last;
+    private volatile DiskSpace disk;
 
     public StorageMetrics(Dao dao, MeterRegistry registry) {
         this.dao = dao;
         this.last = dao.properties();
+        this.disk = dao.diskSpace();
         gauge(registry, "kv.storage.memtable", "bytes", "Bytes in memtables: the active one and those waiting to be flushed",
                 DaoProperties::memtableBytes);
         gauge(registry, "kv.storage.memtables.frozen", null, "Memtables waiting to be flushed", DaoProperties::frozenMemtables);
@@ -52,6 +55,12 @@ public final class StorageMetrics {
         counter(registry, "kv.storage.bloom.negatives", null,
                 "Table lookups a Bloom filter answered without reading a block", DaoProperties::bloomNegatives);
         blockCache(registry);
+        Gauge.builder("kv.disk.free", this, m -> known(m.disk.freeBytes()))
+                .description("Bytes free on the data directory's disk, as the store last saw them").baseUnit("bytes")
+                .register(registry);
+        Gauge.builder("kv.disk.writes.refused", this, m -> m.disk.refusesWrites() ? 1 : 0)
+                .description("1 while writes are refused: the disk's free bytes are below --min-free-bytes")
+                .register(registry);
     }
 
     private void blockCache(MeterRegistry registry) {
@@ -71,6 +80,7 @@ public final class StorageMetrics {
     /** Reads the store's properties for the meters to report; cheap, never blocks. */
     void refresh() {
         last = dao.properties();
+        disk = dao.diskSpace();
     }
 
     private void gauge(MeterRegistry registry, String name, String unit, String description,

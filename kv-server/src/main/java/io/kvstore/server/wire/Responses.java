@@ -1,6 +1,7 @@
 package io.kvstore.server.wire;
 
 import io.kvstore.cluster.NotEnoughReplicasException;
+import io.kvstore.core.InsufficientStorageException;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.util.concurrent.CompletionException;
@@ -58,13 +59,17 @@ public final class Responses {
         }
     }
 
-    /** Maps a failed storage or replication call: too few replicas is 504, bad input 400, else 500. */
+    /**
+     * Maps a failed storage or replication call: a write this node's store refused for lack of disk
+     * space, and that therefore failed, is 507; too few replicas 504, bad input 400, else 500.
+     */
     public static void failure(HttpServerRequest request, Throwable error) {
-        Throwable cause = error;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        if (cause instanceof NotEnoughReplicasException) {
+        Throwable cause = unwrap(error);
+        InsufficientStorageException full = insufficientStorage(cause);
+        if (full != null) {
+            send(request, 507, cause == full ? full.getMessage()
+                    : full.getMessage() + " (" + cause.getMessage() + ")");
+        } else if (cause instanceof NotEnoughReplicasException) {
             send(request, 504, cause.getMessage());
         } else if (cause instanceof IllegalArgumentException) {
             send(request, 400, cause.getMessage());
@@ -72,5 +77,28 @@ public final class Responses {
             LOG.error("{} {} failed", request.method(), request.uri(), cause);
             send(request, 500, "internal error: " + cause);
         }
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /** The store's refusal behind {@code cause}: itself, or a replica failure of a quorum that failed. */
+    private static InsufficientStorageException insufficientStorage(Throwable cause) {
+        if (cause instanceof InsufficientStorageException full) {
+            return full;
+        }
+        if (cause instanceof NotEnoughReplicasException quorum) {
+            for (Throwable failure : quorum.failures()) {
+                if (unwrap(failure) instanceof InsufficientStorageException full) {
+                    return full;
+                }
+            }
+        }
+        return null;
     }
 }
