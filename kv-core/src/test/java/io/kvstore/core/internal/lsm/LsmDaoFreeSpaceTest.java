@@ -54,6 +54,17 @@ class LsmDaoFreeSpaceTest {
 
             storage.reportFreeBytes(FLOOR - 1);
             afterASample();
+            // Writes look at the disk every WRITES_PER_CHECK writes: within that many, they are refused.
+            int taken = 0;
+            while (true) {
+                try {
+                    dao.upsert(Entry.value(bytes("taken" + taken), bytes("t"), 15));
+                    taken++;
+                } catch (InsufficientStorageException e) {
+                    break;
+                }
+                assertTrue(taken < FreeSpaceFloor.WRITES_PER_CHECK, "still taking writes after " + taken);
+            }
             InsufficientStorageException refused = assertThrows(InsufficientStorageException.class,
                     () -> dao.upsert(Entry.value(bytes("during"), bytes("2"), 20)));
             assertTrue(refused.getMessage().contains((FLOOR - 1) + " bytes free") && refused.getMessage().contains(dir.toString()),
@@ -78,6 +89,17 @@ class LsmDaoFreeSpaceTest {
             assertArrayEquals(bytes("1"), reopened.get(bytes("before")).value());
             assertNull(reopened.get(bytes("during")));
             assertArrayEquals(bytes("3"), reopened.get(bytes("after")).value());
+        }
+    }
+
+    @Test
+    void aStatusReadSeesTheDiskBelowTheFloorWithoutAWrite() throws Exception {
+        try (Dao dao = open()) {
+            storage.reportFreeBytes(FLOOR / 2);
+            afterASample();
+            assertTrue(dao.diskSpace().refusesWrites());
+            assertThrows(InsufficientStorageException.class, () -> dao.upsert(Entry.value(bytes("k"), bytes("v"), 10)),
+                    "the first write after the status read is refused");
         }
     }
 
