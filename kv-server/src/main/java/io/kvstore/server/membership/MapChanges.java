@@ -260,7 +260,11 @@ public final class MapChanges {
                         // surviving replicas can hand its keys on.
                         LOG.info("claimant {}: {} does not answer; its keys come from the surviving replicas",
                                 membership.self(), node);
-                        streams(KeyMovement.removal(next.epoch(), next, next.without(node)));
+                        // A fresh epoch names the streams, so that none of the change this one takes over
+                        // (a decommission's streams send less) passes for one of them, checkpoints included.
+                        finish(map -> map.withState(node, NodeState.LEAVING));
+                        ClusterMap taken = membership.map();
+                        streams(KeyMovement.removal(taken.epoch(), taken, taken.without(node)));
                     } else {
                         streams(KeyMovement.decommission(next.epoch(), next, node));
                     }
@@ -318,7 +322,10 @@ public final class MapChanges {
         }
     }
 
-    /** Makes the map that ends the change from the current one, keeps it and pushes it to every node. */
+    /**
+     * Makes the next map from the current one by {@code step} (the step that ends the change, or one
+     * on the way), keeps it and pushes it to every node.
+     */
     private void finish(UnaryOperator<ClusterMap> step) throws IOException {
         ClusterMap current = membership.map();
         ClusterMap last = step.apply(current);
