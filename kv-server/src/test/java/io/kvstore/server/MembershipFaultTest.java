@@ -188,14 +188,11 @@ class MembershipFaultTest {
     void aClaimantKilledMidJoinDrivesTheJoinOnWhenRestartedAndEveryNodeHoldsOneMap() throws Exception {
         // The claimant (first in map order) is a process of its own; nodes 1 and 2 run in this JVM; node 3 joins.
         try (MembershipNodes nodes = new MembershipNodes(dir, 4, 1, 2, b -> b.streamBytesPerSecond(200_000))) {
-            List<String> seeds = nodes.urls.subList(0, 3);
             String claimant = nodes.urls.get(0);
-            String[] flags = {"--self", claimant, "--cluster", String.join(",", seeds), "--replication-factor", "2"};
+            String[] flags = claimantFlags(nodes, 3);
             ChildServer child = startNewcomer(nodes, claimant, flags, 200_000);
             try {
-                for (int i = 1; i < 3; i++) {
-                    nodes.startWith(i, nodes.config(i).cluster(seeds).build()).get(60, TimeUnit.SECONDS);
-                }
+                startOtherSeeds(nodes, 3);
                 // Values of 3 kB: each owner's scan of about 3 MB takes some 15 s, so that the kill lands mid-change.
                 String big = "b".repeat(3000);
                 for (int i = 0; i < 1500; i++) {
@@ -231,15 +228,12 @@ class MembershipFaultTest {
     void aClaimantKilledMidRemovalFinishesItFromTheSurvivorsWhenRestarted() throws Exception {
         // The claimant (first in map order) is a process of its own; nodes 1 to 3 run in this JVM; node 3 dies.
         try (MembershipNodes nodes = new MembershipNodes(dir, 4, 1, 2, b -> b.streamBytesPerSecond(200_000))) {
-            List<String> seeds = nodes.urls.subList(0, 4);
             String claimant = nodes.urls.get(0);
             String dead = nodes.urls.get(3);
-            String[] flags = {"--self", claimant, "--cluster", String.join(",", seeds), "--replication-factor", "2"};
+            String[] flags = claimantFlags(nodes, 4);
             ChildServer child = startNewcomer(nodes, claimant, flags, 200_000);
             try {
-                for (int i = 1; i < 4; i++) {
-                    nodes.startWith(i, nodes.config(i).cluster(seeds).build()).get(60, TimeUnit.SECONDS);
-                }
+                startOtherSeeds(nodes, 4);
                 // Values of 3 kB: each survivor's scan of about 3 MB takes some 15 s, so that the kill lands mid-change.
                 String big = "b".repeat(3000);
                 for (int i = 0; i < 1500; i++) {
@@ -276,6 +270,19 @@ class MembershipFaultTest {
                 child.process.toHandle().destroyForcibly();
                 child.process.waitFor();
             }
+        }
+    }
+
+    /** The command line of node 0, the claimant (first in map order), seeding the first {@code seeds} nodes at RF 2. */
+    private static String[] claimantFlags(MembershipNodes nodes, int seeds) {
+        return new String[] {"--self", nodes.urls.get(0), "--cluster", String.join(",", nodes.urls.subList(0, seeds)),
+                "--replication-factor", "2"};
+    }
+
+    /** Starts seeds 1 to {@code seeds - 1} in this JVM, with the claimant's seed list. */
+    private static void startOtherSeeds(MembershipNodes nodes, int seeds) throws Exception {
+        for (int i = 1; i < seeds; i++) {
+            nodes.startWith(i, nodes.config(i).cluster(nodes.urls.subList(0, seeds)).build()).get(60, TimeUnit.SECONDS);
         }
     }
 
