@@ -331,9 +331,17 @@ public final class ReplicaCoordinator implements AutoCloseable {
         return round.result();
     }
 
-    /** A replica failed a request: a write it did not acknowledge is hinted, a read only counted. */
+    /**
+     * A replica failed a request: a write it did not acknowledge is hinted, a read only counted. A replica
+     * that refused the request as sent on an older map answered: it is neither suspected nor hinted, the
+     * request is retried on the newer map.
+     */
     private void failed(Entry written, int target, Throwable cause) {
-        if (written != null) {
+        if (cause instanceof StaleEpochException) {
+            if (detector != null) {
+                detector.answered(target);
+            }
+        } else if (written != null) {
             unacknowledged(target, written, cause);
         } else if (detector != null) {
             detector.failed(target, cause);

@@ -407,11 +407,12 @@ public final class KvServer {
                     membership.hints(), repair.antiEntropy());
         }
         RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
-                new EntityHandler(membership, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
+                new EntityHandler(membership, membership, config.replicaTimeout(), config.maxKeyBytes(),
+                        config.maxBodyBytes(), bodyBudget,
                         metrics == null ? CoordinatorMetrics.NONE : new CoordinatorMetrics(metrics.registry())),
                 ranges,
                 new InternalHandler(new ReplicaEndpoint(local, clock), config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
-                        membership::observe, membership.divergence()),
+                        membership, membership.divergence()),
                 new StatusHandler(config, engine, dao, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget,
                         ranges, server.slowConnectionsClosed, new ReplicationStatus(membership, replication,
                         membership.hints()), membership::map),

@@ -1,7 +1,9 @@
 package io.kvstore.server.http;
 
 import io.kvstore.cluster.Quorum;
+import io.kvstore.cluster.StaleEpochException;
 import io.kvstore.core.Entry;
+import io.kvstore.server.internode.EpochFence;
 import io.kvstore.server.internode.Topology;
 import io.kvstore.server.metrics.CoordinatorMetrics;
 import io.kvstore.server.wire.QueryParameters;
@@ -12,6 +14,10 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
@@ -21,8 +27,15 @@ import java.util.function.Supplier;
  * 400. A PUT's {@code ttl} becomes an absolute expiry on this node's wall clock, which the write
  * carries to every replica. The coordinator answers on whatever thread delivered the deciding reply; the answer is brought
  * back to the connection's event loop before the response is written.
+ *
+ * <p>A request that failed because replicas refused it as sent on an older cluster map (421,
+ * {@link StaleEpochException}) is sent again, with the same version if it writes, once this node holds
+ * the newer map: up to {@value #MAX_ATTEMPTS} attempts, the later ones started within the replica timeout
+ * of the first. A client never sees the refusal, only the outcome on the newer map.
  */
 public final class EntityHandler {
+    /** Attempts of one request, the first included, when replicas keep refusing it as sent on an older map. */
+    static final int MAX_ATTEMPTS = 3;
     /** Longest {@code ttl}: a hundred years of 365 days. */
     static final long MAX_TTL_SECONDS = 3_153_600_000L;
     private static final String TTL_PARAM = "ttl";
@@ -32,9 +45,18 @@ public final class EntityHandler {
     private final int maxBodyBytes;
     private final BodyMemoryBudget bodyBudget;
     private final CoordinatorMetrics outcomes;
+    /** Waited on for the newer map a replica's refusal names. */
+    private final EpochFence fence;
+    private final long retryWithinNanos;
 
-    public EntityHandler(Supplier<Topology> topology, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget,
-                  CoordinatorMetrics outcomes) {
+    /**
+     * @param fence       this node's epoch, waited on when a replica refuses a request as sent on an older map
+     * @param retryWithin how long after a request's first attempt it may be sent again on a newer map
+     */
+    public EntityHandler(Supplier<Topology> topology, EpochFence fence, Duration retryWithin, int maxKeyBytes,
+                  int maxBodyBytes, BodyMemoryBudget bodyBudget, CoordinatorMetrics outcomes) {
+        this.fence = fence;
+        this.retryWithinNanos = retryWithin.toNanos();
         this.outcomes = outcomes;
         this.topology = topology;
         this.maxKeyBytes = maxKeyBytes;
@@ -71,11 +93,13 @@ public final class EntityHandler {
             return;
         }
         Topology coordinator = topology.get();
-        Quorum quorum = Quorum.parse(QueryParameters.text(query, "ack"), QueryParameters.text(query, "from"),
-                coordinator.replicationFactor(), coordinator.clusterSize());
+        String ack = QueryParameters.text(query, "ack");
+        String from = QueryParameters.text(query, "from");
+        Quorum quorum = Quorum.parse(ack, from, coordinator.replicationFactor(), coordinator.clusterSize());
         Context context = Vertx.currentContext();
+        Coordinated coordinated = new Coordinated(ack, from, context, System.nanoTime() + retryWithinNanos);
         if (method == HttpMethod.GET) {
-            Future.fromCompletionStage(coordinator.get(key, quorum), context).onComplete(answer -> {
+            coordinated.<Entry>run(coordinator, quorum, (on, q) -> on.get(key, q), 1).onComplete(answer -> {
                 outcomes.record(method, answer.cause());
                 if (answer.failed()) {
                     Responses.failure(request, answer.cause());
@@ -89,18 +113,68 @@ public final class EntityHandler {
                 }
             });
         } else if (method == HttpMethod.PUT) {
-            BodyReader.read(request, maxBodyBytes, bodyBudget, value ->
-                    Future.fromCompletionStage(coordinator.put(key, value, expiry(ttlSeconds), quorum), context)
-                            .onComplete(done -> {
-                                outcomes.record(method, done.cause());
-                                Responses.completed(request, 201, done.cause());
-                            }));
+            BodyReader.read(request, maxBodyBytes, bodyBudget, value -> {
+                Entry version = coordinator.version(key, value, expiry(ttlSeconds));
+                return coordinated.<Void>run(coordinator, quorum, (on, q) -> on.write(version, q), 1)
+                        .onComplete(done -> {
+                            outcomes.record(method, done.cause());
+                            Responses.completed(request, 201, done.cause());
+                        });
+            });
         } else {
-            Future.fromCompletionStage(coordinator.delete(key, quorum), context)
+            Entry tombstone = coordinator.tombstone(key);
+            coordinated.<Void>run(coordinator, quorum, (on, q) -> on.write(tombstone, q), 1)
                     .onComplete(done -> {
                         outcomes.record(method, done.cause());
                         Responses.completed(request, 202, done.cause());
                     });
+        }
+    }
+
+    /** One client request's coordination: its quorum as the client asked it, and when its retries must start by. */
+    private final class Coordinated {
+        private final String ack;
+        private final String from;
+        private final Context context;
+        private final long retryDeadlineNanos;
+
+        Coordinated(String ack, String from, Context context, long retryDeadlineNanos) {
+            this.ack = ack;
+            this.from = from;
+            this.context = context;
+            this.retryDeadlineNanos = retryDeadlineNanos;
+        }
+
+        /** Makes {@code call} on {@code on}; if replicas refused it as sent on an older map, again on the newer one. */
+        <T> Future<T> run(Topology on, Quorum quorum, BiFunction<Topology, Quorum, CompletionStage<T>> call, int attempt) {
+            Future<T> answer;
+            try {
+                answer = Future.fromCompletionStage(call.apply(on, quorum), context);
+            } catch (RuntimeException e) {
+                answer = Future.failedFuture(e);
+            }
+            return answer.recover(error -> {
+                long newer = StaleEpochException.newestIn(error);
+                long left = retryDeadlineNanos - System.nanoTime();
+                if (newer < 0 || attempt >= MAX_ATTEMPTS || left <= 0) {
+                    return Future.failedFuture(error);
+                }
+                return Future.fromCompletionStage(fence.reached(newer).toCompletableFuture().copy()
+                        .completeOnTimeout(null, left, TimeUnit.NANOSECONDS), context).compose(reached -> {
+                            Topology next = topology.get();
+                            if (next.map().epoch() < newer) {
+                                return Future.failedFuture(error);
+                            }
+                            Quorum again;
+                            try {
+                                again = Quorum.parse(ack, from, next.replicationFactor(), next.clusterSize());
+                            } catch (IllegalArgumentException e) {
+                                return Future.failedFuture(error);
+                            }
+                            outcomes.retriedOnNewerMap();
+                            return run(next, again, call, attempt + 1);
+                        });
+            });
         }
     }
 

@@ -1,6 +1,7 @@
 package io.kvstore.server.internode;
 
 import io.kvstore.cluster.Replica;
+import io.kvstore.cluster.StaleEpochException;
 import io.kvstore.core.Entry;
 import io.kvstore.server.wire.BatchCodec;
 import io.kvstore.server.wire.Headers;
@@ -35,7 +36,8 @@ import java.util.function.Supplier;
  * from this replica, as from a peer that is down. Requests and answers are encoded by
  * {@link InternalCodec}; the coordinator, not this adapter, observes the timestamps of answers. Reads
  * and writes made in the same round of an event loop's work travel together ({@link RoundBatcher},
- * {@link BatchCodec}).
+ * {@link BatchCodec}). A peer on a newer map that moved the key refuses with 421 and its epoch
+ * ({@link EpochFence}): the call fails with a {@link StaleEpochException} and this node pulls that map.
  */
 public final class HttpReplica implements Replica {
     /** How long calls to a peer without the batched routes go one by one before a batch tries them again. */
@@ -48,6 +50,8 @@ public final class HttpReplica implements Replica {
     /** This node's URL and its current topology, whose map's epoch and fingerprint every request carries; null sends none. */
     private final String self;
     private final Supplier<Topology> topology;
+    /** Told the epoch of every answer, so that this node pulls a newer map a peer answers with. */
+    private final EpochFence fence;
     /** Null: every call is a request of its own. */
     private final RoundBatcher<byte[], Entry> reads;
     private final RoundBatcher<Entry, Void> writes;
@@ -56,18 +60,20 @@ public final class HttpReplica implements Replica {
 
     /** A replica that batches its calls, counted by counters of its own. */
     public HttpReplica(WebClient client, String node, long timeoutMillis) {
-        this(client, node, timeoutMillis, null, null, new BatchCounters());
+        this(client, node, timeoutMillis, null, null, EpochFence.NONE, new BatchCounters());
     }
 
     /**
      * @param self     this node's URL, sent as {@code X-Kv-Node} so that a peer behind knows whom to pull a map from
      * @param topology this node's topology: its map's epoch and fingerprint (kept ready as text) are sent as
      *                 {@code X-Kv-Epoch} and {@code X-Kv-Map}, read from one topology so that they always match
+     * @param fence    told the epoch of the peer's answers
      * @param batches  counts the batches, shared by the node's replicas; null sends each call alone
      */
     public HttpReplica(WebClient client, String node, long timeoutMillis, String self, Supplier<Topology> topology,
-                BatchCounters batches) {
+                EpochFence fence, BatchCounters batches) {
         this.self = self;
+        this.fence = fence;
         this.topology = topology;
         URI uri = URI.create(node);
         this.client = client;
@@ -120,7 +126,7 @@ public final class HttpReplica implements Replica {
     private Future<Entry> readOne(byte[] key) {
         String uri = InternalCodec.readUri(key);
         return sendRetryingClosed(timeout -> tagged(client.get(port, host, uri)).timeout(timeout).send())
-                .map(response -> InternalCodec.readAnswer(key, response, node));
+                .map(response -> InternalCodec.readAnswer(key, fenced(response), node));
     }
 
     /** One write on the entity route. */
@@ -131,7 +137,7 @@ public final class HttpReplica implements Replica {
             return entry.isTombstone() ? request.send() : request.sendBuffer(Buffer.buffer(entry.value()));
         });
         return sent.map(response -> {
-            InternalCodec.checkWriteAnswer(entry, response, node);
+            InternalCodec.checkWriteAnswer(entry, fenced(response), node);
             return null;
         });
     }
@@ -150,6 +156,7 @@ public final class HttpReplica implements Replica {
         return sendRetryingClosed(timeout -> tagged(client.request(HttpMethod.POST, port, host, path)).timeout(timeout)
                 .sendBuffer(encoded))
                 .compose(response -> {
+                    fenced(response);
                     if (BatchCodec.unknownRoute(response.statusCode(), response.body())) {
                         singlesSince = System.nanoTime();
                         return each(calls, one);
@@ -184,6 +191,36 @@ public final class HttpReplica implements Replica {
                     .putHeader(Headers.NODE, self);
         }
         return request;
+    }
+
+    /**
+     * Observes the epoch the peer answered with; a 421 carrying one is its refusal of a request sent on an
+     * older map than its own.
+     *
+     * @throws StaleEpochException if the peer refused so
+     */
+    private HttpResponse<Buffer> fenced(HttpResponse<Buffer> response) {
+        String epochText = response.getHeader(Headers.EPOCH);
+        if (epochText == null || topology == null) {
+            return response;
+        }
+        Topology current = topology.get();
+        if (current != null && epochText.equals(current.epochText()) && response.statusCode() != InternalCodec.STALE_EPOCH) {
+            return response;
+        }
+        long epoch;
+        try {
+            epoch = Long.parseLong(epochText);
+        } catch (NumberFormatException e) {
+            return response;
+        }
+        fence.observe(epoch, node);
+        if (response.statusCode() == InternalCodec.STALE_EPOCH) {
+            String reason = response.bodyAsString();
+            throw new StaleEpochException(node + " refused a request of map epoch "
+                    + (current == null ? "?" : current.epochText()) + ": " + (reason == null ? "" : reason.strip()), epoch);
+        }
+        return response;
     }
 
     /**

@@ -100,14 +100,25 @@ public final class Topology {
 
     /** See {@link ReplicaCoordinator#put(byte[], byte[], long, Quorum)}: pending replicas get the same expiry. */
     public CompletionStage<Void> put(byte[] key, byte[] value, long expiresAtMillis, Quorum quorum) {
-        return write(Entry.value(key, value, clock.now(), expiresAtMillis), quorum);
+        return write(version(key, value, expiresAtMillis), quorum);
     }
 
     public CompletionStage<Void> delete(byte[] key, Quorum quorum) {
-        return write(Entry.tombstone(key, clock.now()), quorum);
+        return write(tombstone(key), quorum);
     }
 
-    private CompletionStage<Void> write(Entry entry, Quorum quorum) {
+    /** A new version of {@code key}, stamped by this node's clock: written again as is if a write is retried. */
+    public Entry version(byte[] key, byte[] value, long expiresAtMillis) {
+        return Entry.value(key, value, clock.now(), expiresAtMillis);
+    }
+
+    /** A new tombstone of {@code key}, stamped by this node's clock. */
+    public Entry tombstone(byte[] key) {
+        return Entry.tombstone(key, clock.now());
+    }
+
+    /** Writes {@code entry} to the key's replicas and, while a change is under way, to its pending ones. */
+    public CompletionStage<Void> write(Entry entry, Quorum quorum) {
         if (future == null) {
             return coordinator.write(entry, quorum);
         }

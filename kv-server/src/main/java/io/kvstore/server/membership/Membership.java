@@ -17,11 +17,13 @@ import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.internode.BatchCounters;
+import io.kvstore.server.internode.EpochFence;
 import io.kvstore.server.internode.HttpRepairPeer;
 import io.kvstore.server.internode.HttpReplica;
 import io.kvstore.server.internode.InternodeClients;
 import io.kvstore.server.internode.MapDivergence;
 import io.kvstore.server.internode.MembershipClient;
+import io.kvstore.server.internode.PlacementHistory;
 import io.kvstore.server.internode.Topology;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.PoolOptions;
@@ -35,6 +37,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -50,9 +53,10 @@ import org.slf4j.LoggerFactory;
  * whole when a newer map arrives (pushed by the claimant, pulled from a peer every
  * {@link #PULL_INTERVAL_MILLIS}, or pulled at once when a membership request carries a higher epoch),
  * and this node's streams of keys when the map changes. The changes themselves are made by the
- * claimant ({@link MapChanges}).
+ * claimant ({@link MapChanges}). It is the {@link EpochFence} of this node's internal routes and of its
+ * requests to its peers.
  */
-public final class Membership implements Supplier<Topology>, AutoCloseable {
+public final class Membership implements Supplier<Topology>, EpochFence, AutoCloseable {
     /** How often each peer is pinged when there is no traffic to tell whether it is up. */
     public static final Duration PROBE_INTERVAL = Duration.ofMillis(500);
     /** The subdirectory of the data directory holding the hint store. */
@@ -90,6 +94,9 @@ public final class Membership implements Supplier<Topology>, AutoCloseable {
     /** The hint store is opened once and follows every topology; null when off. */
     private HintedHandoff hints;
     private volatile Topology topology;
+    /** Completed, and replaced, when a map is installed: what a request of a newer epoch waits for. */
+    private volatile CompletableFuture<Void> nextMap = new CompletableFuture<>();
+    private final PlacementHistory placements = new PlacementHistory();
     /** Read repairs made by the coordinators of earlier maps, so that the count goes on across maps. */
     private final LongAdder earlierReadRepairs = new LongAdder();
     private long pullTimer = -1;
@@ -132,6 +139,7 @@ public final class Membership implements Supplier<Topology>, AutoCloseable {
             hints = openHints(map.owners(), replicas, detector);
         }
         topology = build(map, replicas, detector);
+        placements.add(map);
     }
 
     /** Starts the periodic pull of peers' maps (and the hint replay of the first topology). */
@@ -152,7 +160,8 @@ public final class Membership implements Supplier<Topology>, AutoCloseable {
     }
 
     /** This node's map epoch; 0 before it has a map (a joining node asking for one). */
-    long epoch() {
+    @Override
+    public long epoch() {
         Topology current = topology;
         return current == null ? 0 : current.map().epoch();
     }
@@ -215,7 +224,11 @@ public final class Membership implements Supplier<Topology>, AutoCloseable {
         Topology previous = topology;
         List<Replica> replicas = replicasOf(map.owners());
         FailureDetector detector = detector(map, replicas);
+        placements.add(map);
         topology = build(map, replicas, detector);
+        CompletableFuture<Void> reached = nextMap;
+        nextMap = new CompletableFuture<>();
+        reached.complete(null);
         if (hints != null) {
             hints.follow(map.owners(), replicas, detector);
         }
@@ -232,6 +245,7 @@ public final class Membership implements Supplier<Topology>, AutoCloseable {
      * any client: a node named only by them (a newcomer, or an address an attacker chose) is never asked,
      * and a member asked for a newer map it does not have changes nothing.
      */
+    @Override
     public void observe(long epoch, String node) {
         if (epoch > epoch() && pulling.compareAndSet(false, true)) {
             ClusterMap map = map();
@@ -241,6 +255,17 @@ public final class Membership implements Supplier<Topology>, AutoCloseable {
                 pullFromNextPeer().onComplete(done -> pulling.set(false));
             }
         }
+    }
+
+    @Override
+    public CompletionStage<Void> reached(long epoch) {
+        CompletableFuture<Void> next = nextMap;
+        return epoch() >= epoch ? CompletableFuture.completedFuture(null) : next.thenCompose(done -> reached(epoch));
+    }
+
+    @Override
+    public long movedSince(long epoch, byte[] key) {
+        return placements.movedSince(epoch, key);
     }
 
     private io.vertx.core.Future<ClusterMap> pullFromNextPeer() {
@@ -338,7 +363,7 @@ public final class Membership implements Supplier<Topology>, AutoCloseable {
         for (String node : nodes) {
             replicas.add(node.equals(config.self()) ? local : remoteReplicas.computeIfAbsent(node,
                     url -> peerWrapper.apply(url, new HttpReplica(replicaClient, url, config.replicaTimeout().toMillis(),
-                            config.self(), this, config.batchReplicaRequests() ? batches : null))));
+                            config.self(), this, this, config.batchReplicaRequests() ? batches : null))));
         }
         return replicas;
     }

@@ -10,7 +10,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * How coordinated requests end, by method: {@code ok}, {@code not_enough_replicas} (too many replicas
  * failed), {@code timeout} (the replicas did not answer in time) or {@code error}. Counters are bound
- * once, so recording one is an array index and an add.
+ * once, so recording one is an array index and an add. Also counts the requests retried on a newer
+ * map after a replica refused them as sent on an older one.
  */
 public final class CoordinatorMetrics {
     /** Records nothing: the node runs without metrics. */
@@ -25,12 +26,17 @@ public final class CoordinatorMetrics {
 
     /** [method][outcome], null when recording nothing. */
     private final Counter[][] counters;
+    private final Counter staleEpochRetries;
 
     public CoordinatorMetrics(MeterRegistry registry) {
         if (registry == null) {
             counters = null;
+            staleEpochRetries = null;
             return;
         }
+        staleEpochRetries = Counter.builder("kv.coordinator.stale.epoch.retries")
+                .description("Coordinated requests sent again on a newer cluster map after a replica refused them (421)")
+                .register(registry);
         counters = new Counter[METHODS.length][OUTCOMES.length];
         for (int m = 0; m < METHODS.length; m++) {
             for (int o = 0; o < OUTCOMES.length; o++) {
@@ -49,6 +55,13 @@ public final class CoordinatorMetrics {
         }
         int m = method == HttpMethod.GET ? 0 : method == HttpMethod.PUT ? 1 : 2;
         counters[m][outcome(failure)].increment();
+    }
+
+    /** A coordinated request is sent again on a newer map. */
+    public void retriedOnNewerMap() {
+        if (staleEpochRetries != null) {
+            staleEpochRetries.increment();
+        }
     }
 
     private static int outcome(Throwable failure) {

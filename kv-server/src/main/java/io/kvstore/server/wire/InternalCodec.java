@@ -24,9 +24,13 @@ import java.util.Base64;
  * GET    /internal/v0/entities?start=S[&amp;end=E]  200, this node's versions of [S, E) as {@link RangeFrames}
  * </pre>
  *
- * <p>The batched routes, several reads or writes in one request, are {@link BatchCodec}'s.
+ * <p>The batched routes, several reads or writes in one request, are {@link BatchCodec}'s. Requests carry
+ * the sender's map epoch ({@link Headers#EPOCH}) and so do the answers to the entity and batched routes;
+ * a replica whose newer map moved a key since the request's epoch answers {@link #STALE_EPOCH}.
  */
 public final class InternalCodec {
+    /** 421 Misdirected Request: the replica's map, of the answer's epoch, moved the key since the request's. */
+    public static final int STALE_EPOCH = 421;
     static final String KEY_PARAM = "key";
     public static final String TIMESTAMP_PARAM = "ts";
     public static final String EXPIRY_PARAM = "exp";
