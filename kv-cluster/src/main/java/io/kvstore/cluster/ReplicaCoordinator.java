@@ -57,6 +57,8 @@ public final class ReplicaCoordinator implements AutoCloseable {
     private final FailureDetector detector;
     /** Null when hinted handoff is off. */
     private final HintSink hints;
+    /** Null: a write a replica refused as stale is not written again. */
+    private final StaleWriteSink staleWrites;
     private volatile boolean closed;
 
     /**
@@ -94,6 +96,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
         this.readRepair = b.options.readRepair();
         this.detector = b.detector;
         this.hints = b.options.hints() ? b.hints : null;
+        this.staleWrites = b.staleWrites;
     }
 
     /** Starts a builder: read repair, failure detection, hinted handoff and RF are set there. */
@@ -321,7 +324,11 @@ public final class ReplicaCoordinator implements AutoCloseable {
                 if (error == null) {
                     round.onSuccess(value);
                 } else {
-                    round.onFailure(node + " (pending)", unwrap(error));
+                    Throwable cause = unwrap(error);
+                    if (cause instanceof StaleEpochException stale && written != null && staleWrites != null) {
+                        staleWrites.refused(written, stale.replicaEpoch());
+                    }
+                    round.onFailure(node + " (pending)", cause);
                 }
             });
         }
@@ -333,13 +340,17 @@ public final class ReplicaCoordinator implements AutoCloseable {
 
     /**
      * A replica failed a request: a write it did not acknowledge is hinted, a read only counted. A replica
-     * that refused the request as sent on an older map answered: it is neither suspected nor hinted, the
-     * request is retried on the newer map.
+     * that refused the request as sent on an older map answered: it is not suspected, and a write it
+     * refused goes to the {@link StaleWriteSink}, to be written again on the newer map, rather than to a
+     * hint for this map's replica.
      */
     private void failed(Entry written, int target, Throwable cause) {
-        if (cause instanceof StaleEpochException) {
+        if (cause instanceof StaleEpochException stale) {
             if (detector != null) {
                 detector.answered(target);
+            }
+            if (written != null && staleWrites != null) {
+                staleWrites.refused(written, stale.replicaEpoch());
             }
         } else if (written != null) {
             unacknowledged(target, written, cause);
@@ -362,6 +373,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
         private ReplicationOptions options = ReplicationOptions.defaults();
         private FailureDetector detector;
         private HintSink hints;
+        private StaleWriteSink staleWrites;
 
         private Builder(Partitioner partitioner, List<Replica> replicas, HybridClock clock) {
             this.partitioner = partitioner;
@@ -384,6 +396,12 @@ public final class ReplicaCoordinator implements AutoCloseable {
         /** Told every answer and failure of a replica (default none). */
         public Builder failureDetector(FailureDetector detector) {
             this.detector = detector;
+            return this;
+        }
+
+        /** Where writes a replica refused as sent on an older map go (default none: they are not written again). */
+        public Builder staleWrites(StaleWriteSink staleWrites) {
+            this.staleWrites = staleWrites;
             return this;
         }
 

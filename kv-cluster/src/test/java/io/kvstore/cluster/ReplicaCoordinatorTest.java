@@ -82,6 +82,41 @@ class ReplicaCoordinatorTest {
     }
 
     @Test
+    void aWriteRefusedAsStaleIsWrittenAgainOnTheNewerMapNotHintedEvenWhenItSucceeds() throws Exception {
+        List<Entry> hinted = new ArrayList<>();
+        List<Long> again = new ArrayList<>();
+        ReplicaCoordinator fenced = ReplicaCoordinator.builder(partitioner, new ArrayList<>(replicas), clock)
+                .timeout(Duration.ofSeconds(30))
+                .options(ReplicationOptions.builder().replicationFactor(3).hints(true).build())
+                .hintedHandoff((node, entry) -> hinted.add(entry))
+                .staleWrites((entry, epoch) -> again.add(epoch))
+                .build();
+        ManualReplica pending = new ManualReplica();
+        Entry entry = Entry.value(KEY, bytes("v"), clock.now(), Entry.NEVER);
+        CompletableFuture<Void> put = fenced.write(entry, Quorum.of(2, 3, 3), List.of(pending), List.of("d"))
+                .toCompletableFuture();
+        replica(0).lastUpsert().complete(null);
+        replica(1).lastUpsert().complete(null);
+        replica(2).lastUpsert().completeExceptionally(new StaleEpochException("moved", 7));
+        pending.lastUpsert().complete(null);
+        assertTrue(put.isDone());
+        assertNull(put.get(), "three of four acknowledged: the write succeeds although one replica refused it");
+        assertEquals(List.of(7L), again, "the refused write goes to the newer map's replicas");
+        assertTrue(hinted.isEmpty(), "a refusal is not a failure to hint");
+
+        CompletableFuture<Void> second = fenced.write(entry, Quorum.of(2, 3, 3), List.of(pending), List.of("d"))
+                .toCompletableFuture();
+        pending.lastUpsert().completeExceptionally(new StaleEpochException("moved", 8));
+        replica(0).lastUpsert().complete(null);
+        replica(1).lastUpsert().complete(null);
+        replica(2).lastUpsert().complete(null);
+        assertNull(second.get(), "the current replicas make up the raised ack");
+        assertEquals(List.of(7L, 8L), again, "a pending replica's refusal too: it is a replica only the newer map names");
+        assertTrue(hinted.isEmpty());
+        fenced.close();
+    }
+
+    @Test
     void aPendingReplicaCountsLikeAnyOtherTowardTheRaisedAck() throws Exception {
         ManualReplica pending = new ManualReplica();
         Entry entry = Entry.value(KEY, bytes("v"), clock.now(), Entry.NEVER);

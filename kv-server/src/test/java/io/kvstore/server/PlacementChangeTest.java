@@ -121,10 +121,14 @@ class PlacementChangeTest {
             assertEquals(200, cleanup.statusCode(), when + ": " + cleanup.body());
         }
         Map<String, Integer> copies = new HashMap<>();
+        Map<String, Set<String>> holders = new HashMap<>();
         for (int node : live) {
             String url = nodes.urls.get(node);
             OwnedKeys owned = new OwnedKeys(map, url);
             Set<String> held = localKeys(nodes, node);
+            for (String key : held) {
+                holders.computeIfAbsent(key, k -> new HashSet<>()).add(url);
+            }
             List<String> strays = new ArrayList<>();
             for (String key : held) {
                 if (!owned.keeps(key.getBytes(StandardCharsets.UTF_8))) {
@@ -144,7 +148,7 @@ class PlacementChangeTest {
                 lost += held == 0 ? 1 : 0;
                 belowReplicationFactor++;
                 if (examples.size() < 5) {
-                    examples.add(key + " on " + held);
+                    examples.add(key + " on " + holders.getOrDefault(key, Set.of()));
                 }
             }
         }

@@ -5,6 +5,7 @@ import io.kvstore.cluster.FailureDetector;
 import io.kvstore.cluster.HintedHandoff;
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.LocalReplica;
+import io.kvstore.cluster.Quorum;
 import io.kvstore.cluster.Replica;
 import io.kvstore.cluster.ReplicaCoordinator;
 import io.kvstore.cluster.ReplicationOptions;
@@ -15,6 +16,7 @@ import io.kvstore.cluster.membership.KeyStreamer;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
+import io.kvstore.core.Entry;
 import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.internode.BatchCounters;
 import io.kvstore.server.internode.EpochFence;
@@ -345,12 +347,31 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
                 .failureDetector(detector)
                 // By URL: the coordinator's indexes are of this map, hinted handoff may follow a newer one.
                 .hintedHandoff(handoff == null ? null : (node, entry) -> handoff.hint(owners.get(node), entry))
+                .staleWrites(this::writeAgain)
                 .build();
         if (map.owners().size() > 1) {
             detector.start();
         }
         return new Topology(map, coordinator, detector, clock,
                 map.inTransition() ? replicasOf(map.futureOwners()) : List.of());
+    }
+
+    /**
+     * A replica on the map of {@code epoch} refused the write of {@code entry} as sent on this node's older
+     * map: once this node holds that map, writes it again to every replica and pending replica the map
+     * names. The first write may have been acknowledged by replicas still on the older map; this one
+     * reaches the refusing replica and the ones only the newer map names. Failures are hinted as usual.
+     */
+    private void writeAgain(Entry entry, long epoch) {
+        reached(epoch).thenRun(() -> {
+            Topology now = topology;
+            now.write(entry, Quorum.of(1, now.replicationFactor(), now.clusterSize())).whenComplete((done, error) -> {
+                if (error != null) {
+                    LOG.debug("node {}: writing a refused version again on map epoch {} failed: {}", config.self(),
+                            now.map().epoch(), error.getMessage());
+                }
+            });
+        });
     }
 
     private FailureDetector detector(ClusterMap map, List<Replica> replicas) {
