@@ -114,6 +114,7 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
                 case Routes.MEMBERSHIP_STREAM:
                 case Routes.CLEANUP:
                 case Routes.MEMBERSHIP_CLEANUP:
+                case Routes.CHANGES:
                     membership.handle(request);
                     break;
                 default:

@@ -103,6 +103,12 @@ public final class MembershipClient {
                 .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
     }
 
+    /** The changes {@code node} drove as claimant, as a JSON array (answer 200). */
+    public Future<Answer> changes(String node) {
+        return request(node, io.vertx.core.http.HttpMethod.GET, Routes.MEMBERSHIP_CHANGE).send()
+                .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
+    }
+
     /** Has {@code node} start (or resume, or keep running) its share of {@code movement}. */
     public Future<Void> startStream(String node, KeyMovement movement) {
         return request(node, io.vertx.core.http.HttpMethod.POST, Routes.MEMBERSHIP_STREAM)

@@ -6,9 +6,13 @@ import io.kvstore.cluster.membership.Member;
 import io.kvstore.cluster.membership.NodeState;
 import io.kvstore.server.internode.MembershipClient;
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -55,6 +60,8 @@ public final class MapChanges {
     /** A stream that failed this many times in a row fails the change. */
     private static final int STREAM_ATTEMPTS = 5;
     private static final long PUSH_TIMEOUT_MILLIS = 5_000;
+    /** Changes kept for {@link #list}: the oldest beyond these are forgotten. */
+    static final int CHANGES_KEPT = 100;
 
     /** One change and how it went. */
     static final class Change {
@@ -63,8 +70,17 @@ public final class MapChanges {
         final String node;
         /** Found in progress in the map by a claimant that restarted, rather than started here. */
         final boolean resumed;
+        final long startedAtMillis = System.currentTimeMillis();
         volatile String status = "running";
+        /** Where a running change is: {@code started}, {@code streaming}, {@code finishing} or {@code cleanup}. */
+        volatile String step = "started";
         volatile String reason;
+        volatile long finishedAtMillis;
+        /** Senders asked to stream, and how many of them are done. */
+        volatile int streams;
+        final AtomicInteger streamsDone = new AtomicInteger();
+        /** Entries the finished streams sent. */
+        final AtomicLong entriesStreamed = new AtomicLong();
 
         Change(long id, String operation, String node) {
             this(id, operation, node, false);
@@ -79,11 +95,23 @@ public final class MapChanges {
 
         JsonObject toJson(ClusterMap map) {
             JsonObject json = new JsonObject().put("id", id).put("operation", operation).put("node", node)
-                    .put("status", status).put("epoch", map.epoch());
+                    .put("status", status).put("step", step).put("epoch", map.epoch()).put("resumed", resumed)
+                    .put("startedAt", Instant.ofEpochMilli(startedAtMillis).toString())
+                    .put("streams", streams).put("streamsDone", streamsDone.get())
+                    .put("entriesStreamed", entriesStreamed.get());
+            if (finishedAtMillis != 0) {
+                json.put("finishedAt", Instant.ofEpochMilli(finishedAtMillis).toString());
+            }
             if (reason != null) {
                 json.put("reason", reason);
             }
             return json;
+        }
+
+        void end(String outcome) {
+            finishedAtMillis = System.currentTimeMillis();
+            step = outcome;
+            status = outcome;
         }
 
         @Override
@@ -129,6 +157,18 @@ public final class MapChanges {
 
     Change change(long id) {
         return changes.get(id);
+    }
+
+    /** The changes this node drove as claimant since it started, newest first, at most {@value #CHANGES_KEPT}. */
+    JsonArray list() {
+        ClusterMap map = membership.map();
+        List<Change> all = new ArrayList<>(changes.values());
+        all.sort(Comparator.comparingLong((Change change) -> change.id).reversed());
+        JsonArray list = new JsonArray();
+        for (Change change : all) {
+            list.add(change.toJson(map));
+        }
+        return list;
     }
 
     /** If this node is the claimant of a map left in transition (it restarted mid-change), drives it on. */
@@ -242,6 +282,9 @@ public final class MapChanges {
     private void begin(Change change, ClusterMap before, ClusterMap next) {
         running = change;
         changes.put(change.id, change);
+        while (changes.size() > CHANGES_KEPT) {
+            changes.remove(Collections.min(changes.keySet()));
+        }
         membership.worker().execute(() -> drive(change, before, next));
     }
 
@@ -251,7 +294,8 @@ public final class MapChanges {
             push(next, before.urls());
             switch (change.operation) {
                 case JOIN:
-                    streams(KeyMovement.join(next.epoch(), next, node));
+                    streams(change, KeyMovement.join(next.epoch(), next, node));
+                    change.step = "finishing";
                     finish(map -> map.withState(node, NodeState.NORMAL));
                     break;
                 case DECOMMISSION:
@@ -264,23 +308,27 @@ public final class MapChanges {
                         // (a decommission's streams send less) passes for one of them, checkpoints included.
                         finish(map -> map.withState(node, NodeState.LEAVING));
                         ClusterMap taken = membership.map();
-                        streams(KeyMovement.removal(taken.epoch(), taken, taken.without(node)));
+                        streams(change, KeyMovement.removal(taken.epoch(), taken, taken.without(node)));
                     } else {
-                        streams(KeyMovement.decommission(next.epoch(), next, node));
+                        streams(change, KeyMovement.decommission(next.epoch(), next, node));
                     }
+                    change.step = "finishing";
                     finish(map -> map.without(node));
                     break;
                 default:
-                    streams(KeyMovement.removal(next.epoch(), next, next.without(node)));
+                    streams(change, KeyMovement.removal(next.epoch(), next, next.without(node)));
+                    change.step = "finishing";
                     finish(map -> map.without(node));
                     break;
             }
+            change.step = "cleanup";
             requestCleanups();
-            change.status = "done";
+            change.end("done");
             LOG.info("claimant {}: the {} is done", membership.self(), change);
         } catch (Exception e) {
             change.reason = e.getMessage();
             LOG.warn("claimant {}: the {} failed: {}", membership.self(), change, e.getMessage());
+            change.step = "rolling back";
             try {
                 if (JOIN.equals(change.operation)) {
                     finish(map -> map.without(node));
@@ -291,7 +339,7 @@ public final class MapChanges {
                 change.reason += "; and the map could not be rolled back: " + rollback.getMessage();
                 LOG.error("claimant {}: cannot roll back the {}", membership.self(), change, rollback);
             }
-            change.status = "failed";
+            change.end("failed");
         } finally {
             synchronized (this) {
                 running = null;
@@ -355,12 +403,15 @@ public final class MapChanges {
     }
 
     /** Has every one of the movement's senders stream its share; returns once all are done. */
-    private void streams(KeyMovement movement) throws IOException {
+    private void streams(Change change, KeyMovement movement) throws IOException {
+        change.step = "streaming";
+        change.streams += movement.senders().size();
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (String source : movement.senders()) {
             all.add(CompletableFuture.runAsync(() -> {
                 try {
-                    stream(source, movement);
+                    change.entriesStreamed.addAndGet(stream(source, movement));
+                    change.streamsDone.incrementAndGet();
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
@@ -380,11 +431,12 @@ public final class MapChanges {
     }
 
     /**
-     * Starts {@code source}'s stream and polls it to its end. A stream that fails is started again (it
-     * resumes after its checkpoint), at most {@value #STREAM_ATTEMPTS} times in a row; a source that does
-     * not answer for {@code unreachableMillis} fails the change.
+     * Starts {@code source}'s stream and polls it to its end; returns the entries it sent (of its last
+     * attempt). A stream that fails is started again (it resumes after its checkpoint), at most
+     * {@value #STREAM_ATTEMPTS} times in a row; a source that does not answer for {@code unreachableMillis}
+     * fails the change.
      */
-    private void stream(String source, KeyMovement movement) throws IOException {
+    private long stream(String source, KeyMovement movement) throws IOException {
         boolean started = false;
         int failures = 0;
         long lastAnswer = System.nanoTime();
@@ -403,7 +455,8 @@ public final class MapChanges {
                 }
                 JsonObject status = new JsonObject(answer.body());
                 if ("done".equals(status.getString("status"))) {
-                    return;
+                    Long entries = status.getLong("entries");
+                    return entries == null ? 0 : entries;
                 }
                 if ("failed".equals(status.getString("status"))) {
                     lastProblem = status.getString("reason");

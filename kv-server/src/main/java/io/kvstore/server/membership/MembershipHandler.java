@@ -20,6 +20,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -65,13 +66,6 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
         this.idleTimeout = idleTimeout;
     }
 
-    /** Whether {@code path} is one of these routes. */
-    static boolean handles(String path) {
-        return path.equals(Routes.CLUSTER) || path.equals(Routes.DECOMMISSION) || path.equals(Routes.NODES)
-                || path.equals(Routes.CLEANUP) || path.equals(Routes.MAP) || path.equals(Routes.MEMBERSHIP_CHANGE) || path.equals(Routes.MEMBERSHIP_STREAM)
-                || path.equals(Routes.MEMBERSHIP_CLEANUP);
-    }
-
     @Override
     public void handle(HttpServerRequest request) {
         observeEpoch(request);
@@ -111,6 +105,11 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
             case Routes.MEMBERSHIP_CLEANUP:
                 if (allow(request, HttpMethod.POST)) {
                     cleanupRequested(request);
+                }
+                break;
+            case Routes.CHANGES:
+                if (allow(request, HttpMethod.GET)) {
+                    listChanges(request);
                 }
                 break;
             case Routes.MEMBERSHIP_CHANGE:
@@ -215,7 +214,33 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
                         + " is unreachable, and no change is made while it is: " + error.getMessage() + "\n")));
     }
 
+    /**
+     * {@code GET /v0/admin/changes}: the changes the claimant drove since it started, newest first, asked
+     * of the claimant by any node; 503 if the claimant does not answer.
+     */
+    private void listChanges(HttpServerRequest request) {
+        String claimant = membership.map().claimant();
+        Future<MembershipClient.Answer> answer = claimant.equals(membership.self())
+                ? Future.succeededFuture(new MembershipClient.Answer(200, changes.list().encode()))
+                : membership.client().changes(claimant).recover(error -> Future.succeededFuture(new MembershipClient.Answer(503,
+                        "the claimant " + claimant + " is unreachable: " + error.getMessage() + "\n")));
+        answer.onSuccess(done -> {
+            if (done.status() == 200) {
+                request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
+                        .end(new JsonObject().put("claimant", claimant).put("changes", new JsonArray(done.body())).encode() + "\n");
+            } else {
+                Responses.send(request, done.status() == 503 ? 503 : 502, done.status() == 503 ? done.body().strip()
+                        : "the claimant " + claimant + " answered " + done.status() + ": " + done.body().strip());
+            }
+        });
+    }
+
+    /** {@code GET /internal/v0/membership/change}: one change with {@code id}, or, without, every change this node drove. */
     private void changeStatus(HttpServerRequest request) {
+        if (QueryParameters.text(request.query(), "id") == null) {
+            request.response().setStatusCode(200).putHeader("Content-Type", "application/json").end(changes.list().encode());
+            return;
+        }
         MapChanges.Change change = changes.change(parseId(request));
         if (change == null) {
             Responses.send(request, 404, "no change " + request.query() + " on this node");
@@ -230,6 +255,24 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
      * as streaming the node's keys, so interim answers keep the connection from closing as idle meanwhile.
      */
     private void operate(HttpServerRequest request, String operation, String url) {
+        String async = QueryParameters.text(request.query(), "async");
+        if (async != null && !async.equals("true") && !async.equals("false")) {
+            Responses.send(request, 400, "async must be true or false, got '" + async + "'");
+            return;
+        }
+        if ("true".equals(async)) {
+            // Answered once the change started: 202 with its id and claimant, which GET /v0/admin/changes follows.
+            requestChange(operation, url, false).onComplete(started -> {
+                if (started.failed()) {
+                    Responses.failure(request, started.cause());
+                } else {
+                    request.response().setStatusCode(started.result().status())
+                            .putHeader("Content-Type", started.result().status() == 202 ? "application/json" : "text/plain; charset=utf-8")
+                            .end(started.result().body());
+                }
+            });
+            return;
+        }
         long heartbeat = IdleHeartbeat.start(vertx, request, idleTimeout);
         requestChange(operation, url, false).compose(answer -> {
             if (answer.status() != 202) {
