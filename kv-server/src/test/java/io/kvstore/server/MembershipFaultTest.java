@@ -8,14 +8,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.NodeState;
 import io.kvstore.server.config.KvServerConfig;
+import io.vertx.core.json.JsonObject;
 import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -27,6 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("slow")
 class MembershipFaultTest {
     private static final String VALUE = "v".repeat(300);
+    /** Writes sent through a paused node, served as it thaws. */
+    private static final int THAWED_WRITES = 200;
 
     @TempDir
     Path dir;
@@ -113,6 +120,62 @@ class MembershipFaultTest {
                 assertEquals(4, after.owners().size());
                 assertEveryKeyReadable(nodes, 1000);
                 assertFalse(after.inTransition());
+            } finally {
+                child.process.toHandle().destroyForcibly();
+                child.process.waitFor();
+            }
+        }
+    }
+
+    @Test
+    void aBystanderPausedThroughAJoinAndWrittenThroughAsItThawsLosesNoWrite() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 4, 2, 2, b -> b)) {
+            nodes.startSeeds();
+            String bystander = nodes.urls.get(2);
+            ChildServer child = startNewcomer(nodes, bystander, new String[] {"--self", bystander, "--join", nodes.urls.get(1)},
+                    KvServerConfig.DEFAULT_STREAM_BYTES_PER_SECOND);
+            try {
+                child.awaitLine("joined the cluster");
+                Map<String, String> acknowledged = new ConcurrentHashMap<>();
+                for (int i = 0; i < 900; i++) {
+                    String value = "p" + i + ";";
+                    assertEquals(201, nodes.send(i % 2, "PUT", "/v0/entity?id=pre-" + i + "&ack=2&from=2", value).statusCode());
+                    acknowledged.put("pre-" + i, value);
+                }
+                signal(child, "STOP");
+                nodes.start(3);
+                // The join waits for the paused bystander's stream; every other owner's is done.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (true) {
+                    JsonObject change = new JsonObject(nodes.send(0, "GET", "/v0/admin/changes", null).body())
+                            .getJsonArray("changes").getJsonObject(0);
+                    if (change.getInteger("streams") > 0 && change.getInteger("streamsDone") == change.getInteger("streams") - 1) {
+                        break;
+                    }
+                    assertTrue(System.nanoTime() < deadline, "the other owners' streams: " + change);
+                    Thread.sleep(50);
+                }
+                // Its clients' writes wait in its sockets, so that it serves them as it thaws, on the map it
+                // had, before or while it learns the one it missed.
+                List<CompletableFuture<HttpResponse<String>>> writes = new ArrayList<>();
+                for (int i = 0; i < THAWED_WRITES; i++) {
+                    writes.add(nodes.http.sendAsync(HttpRequest.newBuilder(URI.create(bystander + "/v0/entity?id=thawed-" + i
+                                    + "&ack=2&from=2")).PUT(HttpRequest.BodyPublishers.ofString("b" + i + ";"))
+                            .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString()));
+                }
+                signal(child, "CONT");
+                int sent = 0;
+                for (int i = 0; i < THAWED_WRITES; i++) {
+                    if (writes.get(i).get(60, TimeUnit.SECONDS).statusCode() == 201) {
+                        acknowledged.put("thawed-" + i, "b" + i + ";");
+                        sent++;
+                    }
+                }
+                assertTrue(sent > THAWED_WRITES / 2, "writes through the thawed bystander: " + sent + " of "
+                        + THAWED_WRITES + " acknowledged");
+                nodes.node(3).joined().toCompletableFuture().get(60, TimeUnit.SECONDS);
+                awaitOneMap(nodes, 0, 1, 2, 3);
+                PlacementChangeTest.checkPlacement(nodes, List.of(0, 1, 2, 3), acknowledged, "after the join");
             } finally {
                 child.process.toHandle().destroyForcibly();
                 child.process.waitFor();

@@ -110,7 +110,7 @@ class PlacementChangeTest {
      * map: it owns every key it holds and holds every acknowledged key it owns; every acknowledged key
      * reads back at quorum.
      */
-    private static void checkPlacement(MembershipNodes nodes, List<Integer> live, Map<String, String> acknowledged,
+    static void checkPlacement(MembershipNodes nodes, List<Integer> live, Map<String, String> acknowledged,
                                        String when) throws Exception {
         ClusterMap map = nodes.awaitSameMap(30);
         assertEquals(live.size(), map.owners().size(), when + ": " + map);
