@@ -2,11 +2,11 @@ package io.kvstore.client;
 
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.membership.NodeUrl;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.SocketAddress;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -149,11 +149,8 @@ final class ClusterMap {
     }
 
     static SocketAddress address(String url) {
-        URI uri = URI.create(url);
-        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null || uri.getPort() < 0) {
-            throw new IllegalArgumentException("node URL must look like http://host:port or https://host:port, got '" + url + "'");
-        }
-        return SocketAddress.inetSocketAddress(uri.getPort(), uri.getHost());
+        NodeUrl node = NodeUrl.parse(url);
+        return SocketAddress.inetSocketAddress(node.port(), node.host());
     }
 
     int size() {

@@ -10,6 +10,7 @@ import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,6 +77,13 @@ class ChangesRouteTest {
             HttpResponse<String> unknown = nodes.send(other, "DELETE", "/v0/admin/nodes?url=http://127.0.0.1:1&async=true", null);
             assertEquals(404, unknown.statusCode(), unknown.body());
             assertEquals(405, nodes.send(other, "POST", "/v0/admin/changes", null).statusCode());
+            long epoch = nodes.map(other).epoch();
+            for (String bad : List.of("http%3A%2F%2Fx%3A1%2Fpath", "x%3A1", "https%3A%2F%2Fx%3A1")) {
+                HttpResponse<String> join = nodes.send(other, "POST", "/internal/v0/membership/change?op=join&url=" + bad, null);
+                assertEquals(400, join.statusCode(), bad + ": " + join.body());
+                assertTrue(join.body().contains("node URL"), join.body());
+            }
+            assertEquals(epoch, nodes.map(other).epoch(), "no join of a URL that is not a node's");
             for (int i = 0; i < KEYS; i++) {
                 assertEquals("value-" + i, nodes.send(other, "GET", "/v0/entity?id=c" + i + "&ack=2&from=2", null).body());
             }

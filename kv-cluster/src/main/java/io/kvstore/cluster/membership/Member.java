@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A node of the cluster map: its base URL, its state, and its ring tokens when the map allocates them
+ * A node of the cluster map: its base URL (a {@link NodeUrl}), its state, and its ring tokens when the map allocates them
  * (empty when its tokens are hashed from its URL, or the partitioner has none).
  */
 public record Member(String url, NodeState state, List<Long> tokens) {
@@ -12,9 +12,7 @@ public record Member(String url, NodeState state, List<Long> tokens) {
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(state, "state");
         tokens = List.copyOf(Objects.requireNonNull(tokens, "tokens"));
-        if (url.isEmpty()) {
-            throw new IllegalArgumentException("empty node URL");
-        }
+        NodeUrl.parse(url);
     }
 
     /** A node without tokens of its own. */

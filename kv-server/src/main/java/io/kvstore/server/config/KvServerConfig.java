@@ -5,6 +5,7 @@ import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.ReadRepair;
 import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.cluster.TokenAllocator;
+import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.cluster.membership.RingTokens;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CompactionStyle;
@@ -15,7 +16,6 @@ import io.kvstore.core.SyncPolicy;
 import io.kvstore.server.security.NodeTls;
 import io.kvstore.server.security.SecretFile;
 import io.kvstore.server.security.Secrets;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -902,16 +902,13 @@ public final class KvServerConfig {
         }
 
         private static void checkUrl(String url, String scheme) {
-            URI uri;
             try {
-                uri = URI.create(url);
+                NodeUrl.parse(url, scheme);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("bad node URL '" + url + "': " + e.getMessage());
+                // This node's scheme is known here: name the one form that fits.
+                throw new IllegalArgumentException("node URL must look like " + scheme + "://host:port"
+                        + (scheme.equals("https") ? " (with TLS)" : "") + ", got '" + url + "'", e);
             }
-            require(scheme.equals(uri.getScheme()) && uri.getHost() != null && uri.getPort() >= 0
-                    && (uri.getPath() == null || uri.getPath().isEmpty()),
-                    "node URL must look like " + scheme + "://host:port" + (scheme.equals("https") ? " (with TLS)" : "")
-                            + ", got '" + url + "'");
         }
 
         private static void require(boolean condition, String message) {

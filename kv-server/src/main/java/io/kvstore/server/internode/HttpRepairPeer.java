@@ -1,5 +1,6 @@
 package io.kvstore.server.internode;
 
+import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.cluster.repair.EntryBatch;
 import io.kvstore.cluster.repair.RepairPeer;
 import io.kvstore.cluster.repair.VersionPage;
@@ -10,7 +11,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.BitSet;
@@ -35,11 +35,11 @@ public final class HttpRepairPeer implements RepairPeer {
 
     /** {@code maxKeyBytes}: the longest key accepted in an answer. */
     public HttpRepairPeer(WebClient client, String node, long timeoutMillis, int maxKeyBytes) {
-        URI uri = URI.create(node);
+        NodeUrl uri = NodeUrl.parse(node);
         this.client = client;
         this.node = node;
-        this.host = uri.getHost();
-        this.port = uri.getPort();
+        this.host = uri.host();
+        this.port = uri.port();
         this.timeoutMillis = timeoutMillis;
         this.maxKeyBytes = maxKeyBytes;
     }

@@ -2,6 +2,7 @@ package io.kvstore.server.internode;
 
 import io.kvstore.cluster.Replica;
 import io.kvstore.cluster.StaleEpochException;
+import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.core.Entry;
 import io.kvstore.server.wire.BatchCodec;
 import io.kvstore.server.wire.Headers;
@@ -15,7 +16,6 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -75,10 +75,10 @@ public final class HttpReplica implements Replica {
         this.self = self;
         this.fence = fence;
         this.topology = topology;
-        URI uri = URI.create(node);
+        NodeUrl uri = NodeUrl.parse(node);
         this.client = client;
-        this.host = uri.getHost();
-        this.port = uri.getPort();
+        this.host = uri.host();
+        this.port = uri.port();
         this.node = node;
         this.timeoutMillis = timeoutMillis;
         if (batches == null) {

@@ -4,6 +4,7 @@ import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.cluster.membership.KeyMovement;
 import io.kvstore.cluster.membership.KeyMovementCodec;
+import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.server.wire.Headers;
 import io.kvstore.server.wire.Routes;
 import io.vertx.core.Future;
@@ -11,7 +12,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.function.LongSupplier;
@@ -136,8 +136,8 @@ public final class MembershipClient {
     }
 
     private HttpRequest<Buffer> request(String node, io.vertx.core.http.HttpMethod method, String path) {
-        URI uri = URI.create(node);
-        return client.request(method, uri.getPort(), uri.getHost(), path)
+        NodeUrl uri = NodeUrl.parse(node);
+        return client.request(method, uri.port(), uri.host(), path)
                 .timeout(timeoutMillis)
                 .putHeader(Headers.EPOCH, Long.toString(epoch.getAsLong()))
                 .putHeader(Headers.NODE, self);

@@ -1,5 +1,6 @@
 package io.kvstore.server.internode;
 
+import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.core.Entry;
 import io.kvstore.server.wire.InternalCodec;
 import io.kvstore.server.wire.RangeFrames;
@@ -10,7 +11,6 @@ import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
-import java.net.URI;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -50,12 +50,12 @@ public final class RemoteRangeSource implements RangeSource {
      */
     public RemoteRangeSource(HttpClient client, Vertx vertx, String node, byte[] from, byte[] to, long connectTimeoutMillis,
                       long frameTimeoutMillis, int maxKeyBytes, int maxValueBytes) {
-        URI parsed = URI.create(node);
+        NodeUrl parsed = NodeUrl.parse(node);
         this.client = client;
         this.vertx = vertx;
         this.node = node;
-        this.host = parsed.getHost();
-        this.port = parsed.getPort();
+        this.host = parsed.host();
+        this.port = parsed.port();
         this.uri = InternalCodec.rangeUri(from, to);
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.frameTimeoutMillis = frameTimeoutMillis;

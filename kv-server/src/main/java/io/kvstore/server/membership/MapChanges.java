@@ -4,6 +4,7 @@ import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.KeyMovement;
 import io.kvstore.cluster.membership.Member;
 import io.kvstore.cluster.membership.NodeState;
+import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.server.internode.MembershipClient;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -228,6 +229,11 @@ public final class MapChanges {
     private ClusterMap next(ClusterMap map, String operation, String url, String self) {
         switch (operation) {
             case JOIN:
+                try {
+                    NodeUrl.parse(url, NodeUrl.parse(self).scheme());
+                } catch (IllegalArgumentException e) {
+                    throw new ChangeRefusedException(400, "cannot join: " + e.getMessage());
+                }
                 if (map.contains(url)) {
                     throw new ChangeRefusedException(409, "node " + url + " is already in the cluster map as "
                             + map.state(url).id() + "; map: " + map);
