@@ -55,6 +55,8 @@ public final class DaoOptions {
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
     /** Default free space below which writes are refused: 64 MiB, room for a flush and the log to finish. */
     public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
+    /** Default {@link #diskFailurePolicy()}: {@link DiskFailurePolicy#KEEP_SERVING}. */
+    public static final DiskFailurePolicy DEFAULT_DISK_FAILURE_POLICY = DiskFailurePolicy.KEEP_SERVING;
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
     /**
@@ -88,6 +90,7 @@ public final class DaoOptions {
     private final LongSupplier clock;
     private final Storage storage;
     private final long minFreeBytes;
+    private final DiskFailurePolicy diskFailurePolicy;
 
     private DaoOptions(Builder b) {
         this.dataDirectory = b.dataDirectory;
@@ -113,6 +116,7 @@ public final class DaoOptions {
         this.clock = b.clock;
         this.storage = b.storage;
         this.minFreeBytes = b.minFreeBytes;
+        this.diskFailurePolicy = b.diskFailurePolicy;
     }
 
     /**
@@ -160,6 +164,7 @@ public final class DaoOptions {
         b.clock = clock;
         b.storage = storage;
         b.minFreeBytes = minFreeBytes;
+        b.diskFailurePolicy = diskFailurePolicy;
         return b;
     }
 
@@ -363,6 +368,16 @@ public final class DaoOptions {
         return minFreeBytes;
     }
 
+    /**
+     * What the store does once a table block fails its checksum or cannot be read, or a write or fsync
+     * fails: {@link DiskFailurePolicy#KEEP_SERVING} (the default) quarantines a damaged table and
+     * refuses only its key interval; {@link DiskFailurePolicy#STOP} fails every read and write from the
+     * first such error on. The RocksDB engine ignores it.
+     */
+    public DiskFailurePolicy diskFailurePolicy() {
+        return diskFailurePolicy;
+    }
+
     @Override
     public String toString() {
         return "DaoOptions{dataDirectory=" + dataDirectory
@@ -377,6 +392,7 @@ public final class DaoOptions {
                 + ", backgroundPriority=" + backgroundPriority
                 + ", tombstoneGrace=" + tombstoneGrace
                 + ", minFreeBytes=" + minFreeBytes
+                + ", diskFailurePolicy=" + diskFailurePolicy
                 + ", compression=" + compression
                 + ", blockCacheBytes=" + blockCacheBytes
                 + ", compactionBytesPerSecond=" + compactionBytesPerSecond
@@ -413,6 +429,7 @@ public final class DaoOptions {
         private LongSupplier clock = System::currentTimeMillis;
         private Storage storage = Storage.local();
         private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
+        private DiskFailurePolicy diskFailurePolicy = DEFAULT_DISK_FAILURE_POLICY;
 
         private Builder(Path dataDirectory) {
             this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
@@ -527,6 +544,12 @@ public final class DaoOptions {
         /** See {@link DaoOptions#minFreeBytes()}. */
         public Builder minFreeBytes(long bytes) {
             this.minFreeBytes = bytes;
+            return this;
+        }
+
+        /** See {@link DaoOptions#diskFailurePolicy()}. */
+        public Builder diskFailurePolicy(DiskFailurePolicy policy) {
+            this.diskFailurePolicy = Objects.requireNonNull(policy, "diskFailurePolicy");
             return this;
         }
 

@@ -41,14 +41,18 @@ class PublicApiTest {
             "io.kvstore.core.DaoOptions",
             "io.kvstore.core.DaoProperties",
             "io.kvstore.core.DaoStats",
+            "io.kvstore.core.DiskFailurePolicy",
             "io.kvstore.core.DiskSpace",
             "io.kvstore.core.Engine",
             "io.kvstore.core.Entry",
             "io.kvstore.core.InsufficientStorageException",
             "io.kvstore.core.KeyFilter",
             "io.kvstore.core.KvStore",
+            "io.kvstore.core.QuarantinedInterval",
             "io.kvstore.core.Storage",
+            "io.kvstore.core.StoreHealth",
             "io.kvstore.core.SyncPolicy",
+            "io.kvstore.core.UnavailableIntervalException",
             "io.kvstore.core.hash.XxHash64",
             "io.kvstore.core.rocksdb.RocksDbDao");
 

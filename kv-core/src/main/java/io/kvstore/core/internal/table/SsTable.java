@@ -6,6 +6,7 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
 import io.kvstore.core.CorruptionException;
 import io.kvstore.core.Storage;
+import io.kvstore.core.internal.util.Coding;
 import io.kvstore.core.internal.util.Crc32c;
 import io.kvstore.core.hash.XxHash64;
 
@@ -33,6 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * garbage collector releases them.
  */
 public final class SsTable {
+    /** Largest meta block {@link #salvageKeyRange} reads: two keys of the largest size the store takes, and more. */
+    private static final int MAX_SALVAGED_META = 40 << 20;
     private final Storage storage;
     private final Path path;
     private final long fileNumber;
@@ -164,8 +167,20 @@ public final class SsTable {
         return get(key, hash, null);
     }
 
-    /** {@link #get(byte[], long)} that counts in {@code stats} (if not null) a key its Bloom filter ruled out. */
+    /**
+     * {@link #get(byte[], long)} that counts in {@code stats} (if not null) a key its Bloom filter ruled out.
+     * A page of the mapping the device cannot read (the JVM's {@link InternalError} for the SIGBUS) is a
+     * {@link CorruptionException} naming this file, as a failed checksum is.
+     */
     public Entry get(byte[] key, long hash, DaoStats stats) throws IOException {
+        try {
+            return find(key, hash, stats);
+        } catch (InternalError e) {
+            throw readFault(e);
+        }
+    }
+
+    private Entry find(byte[] key, long hash, DaoStats stats) throws IOException {
         if (Bytes.compare(key, firstKey) < 0 || Bytes.compare(key, lastKey) > 0) {
             return null;
         }
@@ -193,6 +208,53 @@ public final class SsTable {
             return null;
         }
         return Block.decodeWithKey(buf, entry, key.clone());
+    }
+
+    /**
+     * The damage an {@link InternalError} of a read of this table's mapping stands for: the JVM's word
+     * for a page the device could not read (an I/O error) or that is gone (the file was truncated).
+     */
+    CorruptionException readFault(InternalError e) {
+        CorruptionException fault = new CorruptionException(path, -1, "I/O error reading the table's mapping ("
+                + e.getMessage() + ")");
+        fault.initCause(e);
+        return fault;
+    }
+
+    /**
+     * The first and last keys of the table at {@code path} of {@code storage}, from its meta block found
+     * through the footer without the footer's own checks, or null if that block cannot be found or fails
+     * its checksum: a table whose footer, index or filter is damaged can still tell which keys it held.
+     */
+    public static byte[][] salvageKeyRange(Storage storage, Path path) {
+        try (FileChannel channel = storage.open(path, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size < TableFormat.FOOTER_SIZE) {
+                return null;
+            }
+            byte[] footer = readFully(channel, path, size - TableFormat.FOOTER_SIZE, TableFormat.FOOTER_SIZE);
+            BlockHandle meta = BlockHandle.decode(footer, 0);
+            if (meta.offset() < 0 || meta.size() <= 0 || meta.size() > MAX_SALVAGED_META
+                    || meta.offset() > size - TableFormat.FOOTER_SIZE - meta.size()) {
+                return null;
+            }
+            byte[] bytes = readFully(channel, path, meta.offset(), meta.size());
+            // The footer's version may be the damaged field: the meta block's checksum settles which layout fits.
+            for (int version : new int[] {Coding.getInt(footer, 40), TableFormat.V3, TableFormat.V1}) {
+                if (version < TableFormat.V1 || version > TableFormat.V3) {
+                    continue;
+                }
+                try {
+                    TableMeta decoded = TableMeta.decode(path, version, bytes, meta.offset());
+                    return new byte[][] {decoded.firstKey(), decoded.lastKey()};
+                } catch (CorruptionException e) {
+                    // try the other layout
+                }
+            }
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /**
