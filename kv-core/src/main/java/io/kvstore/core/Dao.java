@@ -106,6 +106,17 @@ public interface Dao extends Closeable {
         return 0;
     }
 
+    /**
+     * Reads every live table now and checks every checksum it holds, at most {@code bytesPerSecond}
+     * ({@code 0}: no limit), and returns what it checked and found; blocks until done. A damaged table
+     * is quarantined as a failed read would have it ({@link #healInterval}). The store also scrubs
+     * itself in the background ({@link DaoOptions#scrubPeriod()}). This default cannot scrub and throws
+     * {@link UnsupportedOperationException}.
+     */
+    default ScrubReport scrub(long bytesPerSecond) throws IOException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not scrub its files");
+    }
+
     /** Makes every write so far durable in immutable files (no-op where not applicable). */
     void flush() throws IOException;
 

@@ -57,6 +57,8 @@ public final class DaoOptions {
     public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
     /** Default {@link #diskFailurePolicy()}: {@link DiskFailurePolicy#KEEP_SERVING}. */
     public static final DiskFailurePolicy DEFAULT_DISK_FAILURE_POLICY = DiskFailurePolicy.KEEP_SERVING;
+    /** Default {@link #scrubPeriod()}: a week. */
+    public static final Duration DEFAULT_SCRUB_PERIOD = Duration.ofDays(7);
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
     /**
@@ -91,6 +93,7 @@ public final class DaoOptions {
     private final Storage storage;
     private final long minFreeBytes;
     private final DiskFailurePolicy diskFailurePolicy;
+    private final Duration scrubPeriod;
 
     private DaoOptions(Builder b) {
         this.dataDirectory = b.dataDirectory;
@@ -117,6 +120,7 @@ public final class DaoOptions {
         this.storage = b.storage;
         this.minFreeBytes = b.minFreeBytes;
         this.diskFailurePolicy = b.diskFailurePolicy;
+        this.scrubPeriod = b.scrubPeriod;
     }
 
     /**
@@ -165,6 +169,7 @@ public final class DaoOptions {
         b.storage = storage;
         b.minFreeBytes = minFreeBytes;
         b.diskFailurePolicy = diskFailurePolicy;
+        b.scrubPeriod = scrubPeriod;
         return b;
     }
 
@@ -378,6 +383,19 @@ public final class DaoOptions {
         return diskFailurePolicy;
     }
 
+    /**
+     * How long the background scrub takes to read every live table once and check its checksums, so
+     * that damage in data no read touches is found while other replicas still hold it: it reads at the
+     * table bytes over this period (at least 64 KiB/s) on a thread of its own at
+     * {@link #backgroundPriority()}, and starts a pass once per period (the first an hour after the store
+     * opens, or one period if that is shorter). Damage it finds is handled as a failed read's
+     * ({@link #diskFailurePolicy()}). Default {@link #DEFAULT_SCRUB_PERIOD}; {@link Duration#ZERO} turns
+     * it off ({@link Dao#scrub} still runs a pass when asked). The RocksDB engine ignores it.
+     */
+    public Duration scrubPeriod() {
+        return scrubPeriod;
+    }
+
     @Override
     public String toString() {
         return "DaoOptions{dataDirectory=" + dataDirectory
@@ -393,6 +411,7 @@ public final class DaoOptions {
                 + ", tombstoneGrace=" + tombstoneGrace
                 + ", minFreeBytes=" + minFreeBytes
                 + ", diskFailurePolicy=" + diskFailurePolicy
+                + ", scrubPeriod=" + scrubPeriod
                 + ", compression=" + compression
                 + ", blockCacheBytes=" + blockCacheBytes
                 + ", compactionBytesPerSecond=" + compactionBytesPerSecond
@@ -430,6 +449,7 @@ public final class DaoOptions {
         private Storage storage = Storage.local();
         private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
         private DiskFailurePolicy diskFailurePolicy = DEFAULT_DISK_FAILURE_POLICY;
+        private Duration scrubPeriod = DEFAULT_SCRUB_PERIOD;
 
         private Builder(Path dataDirectory) {
             this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
@@ -553,6 +573,12 @@ public final class DaoOptions {
             return this;
         }
 
+        /** See {@link DaoOptions#scrubPeriod()}. */
+        public Builder scrubPeriod(Duration period) {
+            this.scrubPeriod = Objects.requireNonNull(period, "scrubPeriod");
+            return this;
+        }
+
         public DaoOptions build() {
             require(flushThresholdBytes >= 1024, "flushThresholdBytes must be >= 1024, got " + flushThresholdBytes);
             require(flushThresholdSpread >= 0 && flushThresholdSpread <= 0.5,
@@ -577,6 +603,7 @@ public final class DaoOptions {
             require(!idleCompactionDelay.isNegative(),
                     "idleCompactionDelay must not be negative (0: off), got " + idleCompactionDelay);
             require(minFreeBytes >= 0, "minFreeBytes must be >= 0, got " + minFreeBytes);
+            require(!scrubPeriod.isNegative(), "scrubPeriod must not be negative (0: off), got " + scrubPeriod);
             require(!tombstoneGrace.isNegative(), "tombstoneGrace must not be negative, got " + tombstoneGrace);
             return new DaoOptions(this);
         }

@@ -49,6 +49,7 @@ class PublicApiTest {
             "io.kvstore.core.KeyFilter",
             "io.kvstore.core.KvStore",
             "io.kvstore.core.QuarantinedInterval",
+            "io.kvstore.core.ScrubReport",
             "io.kvstore.core.Storage",
             "io.kvstore.core.StoreHealth",
             "io.kvstore.core.SyncPolicy",

@@ -13,6 +13,7 @@ import io.kvstore.core.Entry;
 import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.KeyFilter;
 import io.kvstore.core.QuarantinedInterval;
+import io.kvstore.core.ScrubReport;
 import io.kvstore.core.StoreHealth;
 import io.kvstore.core.UnavailableIntervalException;
 import io.kvstore.core.internal.table.BlockCache;
@@ -77,6 +78,7 @@ public final class LsmDao implements Dao {
     private final BlockCache blocks;
     private final FreeSpaceFloor floor;
     private final Quarantine quarantine;
+    private final Scrubber scrubber;
     /** The disk error that stopped the store under {@link DiskFailurePolicy#STOP}, or null. */
     private volatile IOException stoppedBy;
     private final AtomicBoolean closeStarted = new AtomicBoolean();
@@ -95,6 +97,7 @@ public final class LsmDao implements Dao {
         this.writes = new WriteController(options, recovered.wal(), versions, state, stats, flusher);
         this.quarantine = quarantine;
         this.compactor = new Compactor(options, versions, blocks, state, stats, writes, e -> tableFailed(e) != null);
+        this.scrubber = new Scrubber(options, versions, state, (table, damage) -> tableFailed(damage));
         this.residency = new ResidencyPolicy(() -> versions.current().tables);
         this.floor = new FreeSpaceFloor(options.storage(), dir, options.minFreeBytes());
     }
@@ -114,6 +117,7 @@ public final class LsmDao implements Dao {
             Quarantine quarantine = Quarantine.load(options.storage(), dir);
             LsmDao dao = new LsmDao(options, blocks, lock, quarantine, Recovery.recover(options, blocks, quarantine));
             dao.scheduleCompaction();
+            dao.scrubber.start();
             return dao;
         } catch (IOException | RuntimeException | Error e) {
             lock.close();
@@ -349,8 +353,10 @@ public final class LsmDao implements Dao {
         writes.closeWrites();
         compactor.shutdown();
         flusher.shutdown();
+        scrubber.shutdown();
         compactor.shutdownAndWait();
         flusher.shutdownAndWait();
+        scrubber.shutdownAndWait();
         try {
             writes.closeLog();
         } catch (IOException e) {
@@ -377,7 +383,15 @@ public final class LsmDao implements Dao {
     @Override
     public StoreHealth health() {
         IOException stopped = stoppedBy;
-        return new StoreHealth(quarantine.intervals(), stopped == null ? null : stopped.getMessage());
+        return new StoreHealth(quarantine.intervals(), stopped == null ? null : stopped.getMessage(),
+                scrubber.latest(), scrubber.scrubbedBytes());
+    }
+
+    /** Runs on the calling thread; a background pass may run at the same time, each reading on its own. */
+    @Override
+    public ScrubReport scrub(long bytesPerSecond) throws IOException {
+        state.ensureOpen();
+        return scrubber.scrub(bytesPerSecond);
     }
 
     @Override

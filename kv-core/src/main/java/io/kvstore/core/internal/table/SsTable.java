@@ -13,11 +13,13 @@ import io.kvstore.core.hash.XxHash64;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongPredicate;
 
 /**
  * An open, immutable SSTable read through memory mappings ({@link MappedFile}): the block index, the
@@ -478,8 +480,8 @@ public final class SsTable {
         if ((verified[block >>> 6] & bit) == 0) {
             if (codec.isIdentity()) {
                 verifyBlock(path, buf, base, size, offset, block);
-            } else {
-                verifyCompressedBlock(buf, base, size, offset, block);
+            } else if (verifyCompressedBlock(path, codec, formatVersion, buf, base, size, offset, block)) {
+                storedAsIs[block >>> 6] |= bit;
             }
             verified[block >>> 6] |= bit;
         }
@@ -487,9 +489,11 @@ public final class SsTable {
 
     /**
      * Checks a compressed data block's checksum, which covers its compressed bytes and uncompressed size;
-     * a block stored as it is gets the checks of an uncompressed one as well.
+     * a block stored as it is gets the checks of an uncompressed one as well. Returns whether it is stored
+     * as it is.
      */
-    private void verifyCompressedBlock(ByteBuffer buf, int base, int size, long offset, int block)
+    private static boolean verifyCompressedBlock(Path path, BlockCodec codec, int formatVersion, ByteBuffer buf,
+                                                 int base, int size, long offset, int block)
             throws CorruptionException {
         if (size < TableFormat.COMPRESSED_TRAILER || Crc32c.of(buf, base, size - 4) != buf.getInt(base + size - 4)) {
             throw new CorruptionException(path, offset, blockName(block) + " checksum mismatch (" + codec + ")");
@@ -503,13 +507,13 @@ public final class SsTable {
                         + " bytes of a version " + formatVersion + " table");
             }
             verifyBlock(path, buf, base, stored, offset, block);
-            storedAsIs[block >>> 6] |= 1L << block;
-            return;
+            return true;
         }
         if (uncompressed < TableFormat.BLOCK_TRAILER || uncompressed > TableFormat.MAX_BLOCK_SIZE) {
             throw new CorruptionException(path, offset, blockName(block) + " has an impossible uncompressed size "
                     + uncompressed);
         }
+        return false;
     }
 
     /**
@@ -546,14 +550,94 @@ public final class SsTable {
         return block < 0 ? "index block" : "data block " + block;
     }
 
+    /**
+     * Reads {@code length} bytes at {@code position}; the device failing the read (an I/O error of the
+     * open file) is damage to the table, a {@link CorruptionException} caused by it.
+     */
     private static byte[] readFully(FileChannel channel, Path path, long position, int length) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(length);
         while (buf.hasRemaining()) {
-            int n = channel.read(buf, position + buf.position());
+            int n;
+            try {
+                n = channel.read(buf, position + buf.position());
+            } catch (ClosedChannelException e) {
+                throw e;
+            } catch (IOException e) {
+                CorruptionException fault = new CorruptionException(path, position + buf.position(),
+                        "I/O error reading " + length + " bytes (" + e.getMessage() + ")");
+                fault.initCause(e);
+                throw fault;
+            }
             if (n < 0) {
                 throw new CorruptionException(path, position, "unexpected end of file");
             }
         }
         return buf.array();
+    }
+
+    /**
+     * Reads the table at {@code path} of {@code storage} through a channel of its own, not through the
+     * mapping of an open table, and checks every checksum it holds: footer, meta block, index, filter
+     * and each data block, so that damage in blocks no read has touched, or that happened since the table
+     * was opened, is found. {@code pace} is told the bytes of each block before it is read and stops the
+     * check by returning false. Returns the bytes checked, or -1 if stopped. Damage, and a read the
+     * device fails, is a {@link CorruptionException}.
+     */
+    public static long scrub(Storage storage, Path path, LongPredicate pace) throws IOException {
+        try (FileChannel channel = storage.open(path, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size < TableFormat.FOOTER_SIZE) {
+                throw new CorruptionException(path, 0, "file of " + size + " bytes is too short for an SSTable");
+            }
+            long footerOffset = size - TableFormat.FOOTER_SIZE;
+            if (!pace.test(TableFormat.FOOTER_SIZE)) {
+                return -1;
+            }
+            Footer footer = Footer.decode(path, readFully(channel, path, footerOffset, TableFormat.FOOTER_SIZE),
+                    footerOffset);
+            BlockHandle metaHandle = footer.meta();
+            if (!pace.test(metaHandle.size())) {
+                return -1;
+            }
+            TableMeta meta = TableMeta.decode(path, footer.version(),
+                    readFully(channel, path, metaHandle.offset(), metaHandle.size()), metaHandle.offset());
+            BlockCodec codec = BlockCodec.byId(meta.codecId(), path, metaHandle.offset());
+            BlockHandle indexHandle = footer.index();
+            if (!pace.test(indexHandle.size())) {
+                return -1;
+            }
+            ByteBuffer indexBuf = ByteBuffer.wrap(readFully(channel, path, indexHandle.offset(), indexHandle.size()))
+                    .order(ByteOrder.LITTLE_ENDIAN);
+            verifyBlock(path, indexBuf, 0, indexHandle.size(), indexHandle.offset(), -1);
+            BlockHandle bloom = footer.bloom();
+            if (bloom.size() > 0) {
+                if (!pace.test(bloom.size())) {
+                    return -1;
+                }
+                byte[] filter = readFully(channel, path, bloom.offset(), bloom.size());
+                if (meta.bloomLines() * (long) BloomFilter.LINE_BYTES != bloom.size()
+                        || Crc32c.of(filter, 0, filter.length) != meta.bloomCrc()) {
+                    throw new CorruptionException(path, bloom.offset(), "Bloom filter checksum mismatch");
+                }
+            }
+            long dataEnd = bloom.size() > 0 ? Math.min(bloom.offset(), indexHandle.offset()) : indexHandle.offset();
+            BlockIndex index = BlockIndex.open(path, indexBuf, 0, indexHandle.size(), indexHandle.offset(), dataEnd,
+                    footer.maxBlockSize());
+            for (int block = 0; block < index.count(); block++) {
+                long offset = index.offset(block);
+                int blockSize = index.size(block);
+                if (!pace.test(blockSize)) {
+                    return -1;
+                }
+                ByteBuffer buf = ByteBuffer.wrap(readFully(channel, path, offset, blockSize))
+                        .order(ByteOrder.LITTLE_ENDIAN);
+                if (codec.isIdentity()) {
+                    verifyBlock(path, buf, 0, blockSize, offset, block);
+                } else {
+                    verifyCompressedBlock(path, codec, footer.version(), buf, 0, blockSize, offset, block);
+                }
+            }
+            return size;
+        }
     }
 }
