@@ -25,13 +25,14 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
     private final StatusHandler status;
     private final RepairHandler repair;
     private final AdminRepairHandler adminRepair;
+    private final AdminScrubHandler adminScrub;
     private final MetricsHandler metrics;
     /** Serves every membership route. */
     private final Handler<HttpServerRequest> membership;
 
     public RequestRouter(AtomicInteger inFlight, int maxInFlight, EntityHandler entity, RangeHandler range,
             InternalHandler internal, StatusHandler status, RepairHandler repair, AdminRepairHandler adminRepair,
-            MetricsHandler metrics, Handler<HttpServerRequest> membership) {
+            AdminScrubHandler adminScrub, MetricsHandler metrics, Handler<HttpServerRequest> membership) {
         this.metrics = metrics;
         this.inFlight = inFlight;
         this.maxInFlight = maxInFlight;
@@ -41,6 +42,7 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
         this.status = status;
         this.repair = repair;
         this.adminRepair = adminRepair;
+        this.adminScrub = adminScrub;
         this.membership = membership;
     }
 
@@ -105,6 +107,9 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
                     break;
                 case Routes.ADMIN_REPAIR:
                     adminRepair.handle(request);
+                    break;
+                case Routes.ADMIN_SCRUB:
+                    adminScrub.handle(request);
                     break;
                 case Routes.CLUSTER:
                 case Routes.DECOMMISSION:
