@@ -123,16 +123,16 @@ final class Quarantine {
     /**
      * Quarantines {@code table}, damaged as {@code cause} says, if it is still live in {@code versions}:
      * records its interval, installs the live set without it, releases the live set's reference and moves
-     * its file aside. Returns the interval refused for it, or null if it was no longer live (compacted
-     * away, or quarantined by another reader first). Readers holding it in a snapshot keep reading
-     * their mapping.
+     * its file aside. Returns the interval refused for it (also when another read quarantined it
+     * first), or null if it left the live set otherwise (compacted away). Readers holding it in a
+     * snapshot keep reading their mapping.
      */
     QuarantinedInterval isolate(VersionSet versions, SsTable table, IOException cause, long nowMillis)
             throws IOException {
         QuarantinedInterval interval;
         synchronized (versions.manifestLock) {
             if (!Arrays.asList(versions.current().tables).contains(table)) {
-                return null;
+                return intervalOf(table.fileNumber());
             }
             interval = record(table.fileNumber(), table.firstKey(), successor(table.lastKey()), reason(cause),
                     nowMillis);
