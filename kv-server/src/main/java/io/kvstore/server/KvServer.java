@@ -13,9 +13,9 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
 import io.kvstore.server.config.KvServerConfig;
-import io.kvstore.server.http.AdminScrubHandler;
 import io.kvstore.server.http.BodyMemoryBudget;
 import io.kvstore.server.http.ClusterRange;
+import io.kvstore.server.http.DamageHandler;
 import io.kvstore.server.http.EntityHandler;
 import io.kvstore.server.http.HttpVerticle;
 import io.kvstore.server.http.InternalHandler;
@@ -419,7 +419,7 @@ public final class KvServer {
                         ranges, server.slowConnectionsClosed, new ReplicationStatus(membership, replication,
                         membership.hints()), membership::map),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
-                new AdminScrubHandler(dao, config.idleTimeout(), config.repairScanBytesPerSecond()),
+                new DamageHandler(dao, config.idleTimeout(), config.repairScanBytesPerSecond()),
                 new MetricsHandler(metrics, storageMetrics), membershipHandler);
         Authenticator front = new Authenticator(router,
                 config.clusterSecrets() == null ? null : new RequestSignature(config.clusterSecrets()),

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A single node whose store holds a damaged table: the keys of the table's interval answer 500 naming
  * the damage, every other key is served, {@code /v0/status} and {@code /metrics} show the quarantine,
- * and {@code POST /v0/admin/scrub} finds damage no request touched.
+ * {@code POST /v0/admin/scrub} finds damage no request touched, and {@code POST /v0/admin/heal} serves an
+ * interval again.
  */
 class DamagedTableTest {
     private static final int KEYS = 100;
@@ -130,6 +131,21 @@ class DamagedTableTest {
             assertTrue(metrics.contains("kv_storage_scrubbed_bytes_total " + after.getLong("scrubbedBytes") + ".0"),
                     metrics);
             assertEquals(405, send(server, "GET", "/v0/admin/scrub", null).statusCode());
+
+            // A lone node has no peer to refetch from: the operator accepts what it holds beneath the tables.
+            HttpResponse<String> heal = send(server, "POST", "/v0/admin/heal?start=m&end=n", null);
+            assertEquals(200, heal.statusCode(), heal.body());
+            JsonObject healed = new JsonObject(heal.body());
+            assertEquals(1, healed.getInteger("healed"));
+            assertEquals(1, healed.getJsonArray("quarantined").size(), "the newest table's interval is still refused");
+            assertEquals("new", send(server, "GET", "/v0/entity?id=m-000", null).body(), "written after the quarantine");
+            assertEquals("value of m-050", send(server, "GET", "/v0/entity?id=m-050", null).body());
+            assertEquals(500, send(server, "GET", "/v0/entity?id=z-000", null).statusCode());
+            assertEquals(1, new JsonObject(send(server, "POST", "/v0/admin/heal", null).body()).getInteger("healed"));
+            assertEquals(404, send(server, "GET", "/v0/entity?id=z-000", null).statusCode(),
+                    "no table beneath held the z keys: healing a lone node's interval accepts their loss");
+            assertTrue(send(server, "GET", "/metrics", null).body().contains("kv_storage_tables_quarantined 0.0"));
+            assertEquals(405, send(server, "GET", "/v0/admin/heal", null).statusCode());
         } finally {
             server.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
         }

@@ -25,14 +25,17 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code POST /v0/admin/scrub}: reads every table of this node's store now and checks its checksums
- * ({@link Dao#scrub}), at {@code bytes-per-s} (default the repair scans' rate; 0: no limit). Answers
- * once the pass ended: 200 with a JSON report of what it checked and the damaged tables it
- * quarantined, 501 for an engine that cannot scrub. Until then an {@link IdleHeartbeat} keeps the
- * connection open. Scrubs asked for run one at a time on a thread of their own, not on the storage or
- * worker threads that requests need.
+ * The admin routes of damage to this node's store. {@code POST /v0/admin/scrub} reads every table now
+ * and checks its checksums ({@link Dao#scrub}), at {@code bytes-per-s} (default the repair scans'
+ * rate; 0: no limit), and answers once the pass ended: 200 with a JSON report of what it checked and
+ * the damaged tables it quarantined, 501 for an engine that cannot scrub; until then an
+ * {@link IdleHeartbeat} keeps the connection open. {@code POST /v0/admin/heal[?start=S][&end=E]}
+ * serves again the quarantined intervals within {@code [S, E)} ({@link Dao#healInterval}): for an
+ * operator who accepts what the store holds beneath the damaged tables, or has written their keys
+ * again, since a lone node has no peer to refetch them from. Both run one at a time on a thread of
+ * their own, not on the storage or worker threads that requests need.
  */
-public final class AdminScrubHandler {
+public final class DamageHandler {
     private final Dao dao;
     private final Duration idleTimeout;
     private final long defaultBytesPerSecond;
@@ -44,13 +47,44 @@ public final class AdminScrubHandler {
                 return thread;
             });
 
-    public AdminScrubHandler(Dao dao, Duration idleTimeout, long defaultBytesPerSecond) {
+    public DamageHandler(Dao dao, Duration idleTimeout, long defaultBytesPerSecond) {
         this.dao = dao;
         this.idleTimeout = idleTimeout;
         this.defaultBytesPerSecond = defaultBytesPerSecond;
     }
 
-    void handle(HttpServerRequest request) {
+    void heal(HttpServerRequest request) {
+        if (request.method() != HttpMethod.POST) {
+            request.response().putHeader("Allow", "POST");
+            Responses.send(request, 405, "method " + request.method() + " not allowed on " + Routes.ADMIN_HEAL);
+            return;
+        }
+        byte[] start = QueryParameters.bytes(request.query(), "start");
+        byte[] end = QueryParameters.bytes(request.query(), "end");
+        Context context = Vertx.currentContext();
+        CompletableFuture<Integer> heal = CompletableFuture.supplyAsync(() -> {
+            try {
+                return dao.healInterval(start, end);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, runner);
+        Future.fromCompletionStage(heal, context).onComplete(done -> {
+            if (done.failed()) {
+                Responses.failure(request, unwrap(done.cause()));
+                return;
+            }
+            JsonArray left = new JsonArray();
+            for (QuarantinedInterval interval : dao.health().quarantined()) {
+                left.add(json(interval));
+            }
+            JsonObject json = new JsonObject().put("healed", done.result()).put("quarantined", left);
+            request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
+                    .end(json.encodePrettily() + "\n");
+        });
+    }
+
+    void scrub(HttpServerRequest request) {
         if (request.method() != HttpMethod.POST) {
             request.response().putHeader("Allow", "POST");
             Responses.send(request, 405, "method " + request.method() + " not allowed on " + Routes.ADMIN_SCRUB);
@@ -71,8 +105,7 @@ public final class AdminScrubHandler {
         Future.fromCompletionStage(scrub, context).onComplete(done -> {
             context.owner().cancelTimer(heartbeat);
             if (done.failed()) {
-                Throwable cause = done.cause() instanceof CompletionException
-                        && done.cause().getCause() != null ? done.cause().getCause() : done.cause();
+                Throwable cause = unwrap(done.cause());
                 if (cause instanceof UnsupportedOperationException) {
                     Responses.send(request, 501, cause.getMessage());
                 } else {
@@ -85,6 +118,10 @@ public final class AdminScrubHandler {
             request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
                     .end(json.encodePrettily() + "\n");
         });
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
     /** A scrub pass as JSON, for this route and {@code /v0/status}. */
