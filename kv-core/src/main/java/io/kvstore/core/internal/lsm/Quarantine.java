@@ -141,7 +141,12 @@ final class Quarantine {
         VersionSet.release(new SsTable[] {table});
         LOG.error("Quarantined table {} of {} after {}; key interval {} is refused until healed", table.fileNumber(),
                 dir, interval.reason(), interval.describe());
-        moveAside(table.fileNumber());
+        try {
+            moveAside(table.fileNumber());
+        } catch (IOException e) {
+            // The table is out of the live set and its interval refused: the next open moves the file.
+            LOG.warn("Could not move quarantined table {} of {} aside; the next open will", table.fileNumber(), dir, e);
+        }
         return interval;
     }
 

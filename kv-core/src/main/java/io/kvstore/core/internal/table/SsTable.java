@@ -171,8 +171,9 @@ public final class SsTable {
 
     /**
      * {@link #get(byte[], long)} that counts in {@code stats} (if not null) a key its Bloom filter ruled out.
-     * A page of the mapping the device cannot read (the JVM's {@link InternalError} for the SIGBUS) is a
-     * {@link CorruptionException} naming this file, as a failed checksum is.
+     * A page of the mapping the device cannot read (the JVM's {@link InternalError} for the SIGBUS), when
+     * the JVM raises it within the read (it may raise it later), is a {@link CorruptionException} naming
+     * this file, as a failed checksum is.
      */
     public Entry get(byte[] key, long hash, DaoStats stats) throws IOException {
         try {

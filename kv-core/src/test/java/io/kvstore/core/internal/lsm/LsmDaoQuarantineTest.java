@@ -286,6 +286,24 @@ class LsmDaoQuarantineTest {
     }
 
     @Test
+    void aQuarantinedTableThatCannotBeMovedAsideIsMovedByTheNextOpenNotDeleted() throws IOException {
+        DaoOptions options = options().build();
+        String mid = writeThreeTables(options);
+        flip(mid, Block.DATA, new Random(Seeds.seed("LsmDaoQuarantineTest.move")));
+        try (LsmDao dao = LsmDao.open(options)) {
+            FaultyStorage.Fault rename = storage.failNth(Op.RENAME, Pattern.quote(mid), 1);
+            assertThrows(UnavailableIntervalException.class, () -> dao.get(b("m-000")));
+            assertEquals(1, rename.fired());
+            assertTrue(Files.exists(dir.resolve(mid)), "still in the store's directory");
+            assertEquals(2, dao.liveTables().length, "but out of the live set");
+            assertServed(dao, "a", 1);
+        }
+        try (LsmDao dao = LsmDao.open(options)) {
+            assertOnlyMidRefused(dao, mid); // moved aside by the open, not deleted as a table the manifest lacks
+        }
+    }
+
+    @Test
     void aDamagedTableWhoseKeyRangeIsLostRefusesEveryKeyAtLevelZero() throws IOException {
         DaoOptions options = options().build();
         String mid = writeThreeTables(options);
