@@ -84,6 +84,39 @@ public interface Dao extends Closeable {
         return DiskSpace.UNKNOWN;
     }
 
+    /**
+     * The key intervals the store refuses because a table of them was damaged, and whether it stopped
+     * serving after a disk error; from memory, so a caller that must not block may ask. This default
+     * knows nothing ({@link StoreHealth#UNKNOWN}).
+     */
+    default StoreHealth health() {
+        return StoreHealth.UNKNOWN;
+    }
+
+    /**
+     * Serves again every {@linkplain #health() quarantined interval} that lies wholly within
+     * {@code [from, to)} ({@code null} bounds are open), and returns how many it healed. Call it once
+     * the interval's keys have been written again from another copy (a cluster's repair refetches them
+     * from the other replicas): until then the store holds only what was beneath the damaged table, and
+     * its reads of the interval would return older versions and deleted keys. A lone store has no other
+     * copy: its interval stays refused until the operator heals it (accepting what is left) or restores
+     * the store. The healing outlives a restart. This default heals nothing.
+     */
+    default int healInterval(byte[] from, byte[] to) throws IOException {
+        return 0;
+    }
+
+    /**
+     * Reads every live table now and checks every checksum it holds, at most {@code bytesPerSecond}
+     * ({@code 0}: no limit), and returns what it checked and found; blocks until done. A damaged table
+     * is quarantined as a failed read would have it ({@link #healInterval}). The store also scrubs
+     * itself in the background ({@link DaoOptions#scrubPeriod()}). This default cannot scrub and throws
+     * {@link UnsupportedOperationException}.
+     */
+    default ScrubReport scrub(long bytesPerSecond) throws IOException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not scrub its files");
+    }
+
     /** Makes every write so far durable in immutable files (no-op where not applicable). */
     void flush() throws IOException;
 

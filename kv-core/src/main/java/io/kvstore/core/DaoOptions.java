@@ -55,6 +55,10 @@ public final class DaoOptions {
     public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
     /** Default free space below which writes are refused: 64 MiB, room for a flush and the log to finish. */
     public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
+    /** Default {@link #diskFailurePolicy()}: {@link DiskFailurePolicy#KEEP_SERVING}. */
+    public static final DiskFailurePolicy DEFAULT_DISK_FAILURE_POLICY = DiskFailurePolicy.KEEP_SERVING;
+    /** Default {@link #scrubPeriod()}: a week. */
+    public static final Duration DEFAULT_SCRUB_PERIOD = Duration.ofDays(7);
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
     /**
@@ -88,6 +92,8 @@ public final class DaoOptions {
     private final LongSupplier clock;
     private final Storage storage;
     private final long minFreeBytes;
+    private final DiskFailurePolicy diskFailurePolicy;
+    private final Duration scrubPeriod;
 
     private DaoOptions(Builder b) {
         this.dataDirectory = b.dataDirectory;
@@ -113,6 +119,8 @@ public final class DaoOptions {
         this.clock = b.clock;
         this.storage = b.storage;
         this.minFreeBytes = b.minFreeBytes;
+        this.diskFailurePolicy = b.diskFailurePolicy;
+        this.scrubPeriod = b.scrubPeriod;
     }
 
     /**
@@ -160,6 +168,8 @@ public final class DaoOptions {
         b.clock = clock;
         b.storage = storage;
         b.minFreeBytes = minFreeBytes;
+        b.diskFailurePolicy = diskFailurePolicy;
+        b.scrubPeriod = scrubPeriod;
         return b;
     }
 
@@ -363,6 +373,29 @@ public final class DaoOptions {
         return minFreeBytes;
     }
 
+    /**
+     * What the store does once a table block fails its checksum or cannot be read, or a write or fsync
+     * fails: {@link DiskFailurePolicy#KEEP_SERVING} (the default) quarantines a damaged table and
+     * refuses only its key interval; {@link DiskFailurePolicy#STOP} fails every read and write from the
+     * first such error on. The RocksDB engine ignores it.
+     */
+    public DiskFailurePolicy diskFailurePolicy() {
+        return diskFailurePolicy;
+    }
+
+    /**
+     * How long the background scrub takes to read every live table once and check its checksums, so
+     * that damage in data no read touches is found while other replicas still hold it: it reads at the
+     * table bytes over this period (at least 64 KiB/s) on a thread of its own at
+     * {@link #backgroundPriority()}, and starts a pass once per period (the first an hour after the store
+     * opens, or one period if that is shorter). Damage it finds is handled as a failed read's
+     * ({@link #diskFailurePolicy()}). Default {@link #DEFAULT_SCRUB_PERIOD}; {@link Duration#ZERO} turns
+     * it off ({@link Dao#scrub} still runs a pass when asked). The RocksDB engine ignores it.
+     */
+    public Duration scrubPeriod() {
+        return scrubPeriod;
+    }
+
     @Override
     public String toString() {
         return "DaoOptions{dataDirectory=" + dataDirectory
@@ -377,6 +410,8 @@ public final class DaoOptions {
                 + ", backgroundPriority=" + backgroundPriority
                 + ", tombstoneGrace=" + tombstoneGrace
                 + ", minFreeBytes=" + minFreeBytes
+                + ", diskFailurePolicy=" + diskFailurePolicy
+                + ", scrubPeriod=" + scrubPeriod
                 + ", compression=" + compression
                 + ", blockCacheBytes=" + blockCacheBytes
                 + ", compactionBytesPerSecond=" + compactionBytesPerSecond
@@ -413,6 +448,8 @@ public final class DaoOptions {
         private LongSupplier clock = System::currentTimeMillis;
         private Storage storage = Storage.local();
         private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
+        private DiskFailurePolicy diskFailurePolicy = DEFAULT_DISK_FAILURE_POLICY;
+        private Duration scrubPeriod = DEFAULT_SCRUB_PERIOD;
 
         private Builder(Path dataDirectory) {
             this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
@@ -530,6 +567,18 @@ public final class DaoOptions {
             return this;
         }
 
+        /** See {@link DaoOptions#diskFailurePolicy()}. */
+        public Builder diskFailurePolicy(DiskFailurePolicy policy) {
+            this.diskFailurePolicy = Objects.requireNonNull(policy, "diskFailurePolicy");
+            return this;
+        }
+
+        /** See {@link DaoOptions#scrubPeriod()}. */
+        public Builder scrubPeriod(Duration period) {
+            this.scrubPeriod = Objects.requireNonNull(period, "scrubPeriod");
+            return this;
+        }
+
         public DaoOptions build() {
             require(flushThresholdBytes >= 1024, "flushThresholdBytes must be >= 1024, got " + flushThresholdBytes);
             require(flushThresholdSpread >= 0 && flushThresholdSpread <= 0.5,
@@ -554,6 +603,7 @@ public final class DaoOptions {
             require(!idleCompactionDelay.isNegative(),
                     "idleCompactionDelay must not be negative (0: off), got " + idleCompactionDelay);
             require(minFreeBytes >= 0, "minFreeBytes must be >= 0, got " + minFreeBytes);
+            require(!scrubPeriod.isNegative(), "scrubPeriod must not be negative (0: off), got " + scrubPeriod);
             require(!tombstoneGrace.isNegative(), "tombstoneGrace must not be negative, got " + tombstoneGrace);
             return new DaoOptions(this);
         }

@@ -15,6 +15,7 @@ import io.kvstore.core.Entry;
 import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.http.BodyMemoryBudget;
 import io.kvstore.server.http.ClusterRange;
+import io.kvstore.server.http.DamageHandler;
 import io.kvstore.server.http.EntityHandler;
 import io.kvstore.server.http.HttpVerticle;
 import io.kvstore.server.http.InternalHandler;
@@ -37,6 +38,7 @@ import io.kvstore.server.metrics.NodeMetrics;
 import io.kvstore.server.metrics.ReplicationMetrics;
 import io.kvstore.server.metrics.RequestMetrics;
 import io.kvstore.server.metrics.StorageMetrics;
+import io.kvstore.server.metrics.StoreHealthMetrics;
 import io.kvstore.server.security.Authenticator;
 import io.kvstore.server.security.HandshakeFailureLog;
 import io.kvstore.server.security.RequestSignature;
@@ -402,6 +404,7 @@ public final class KvServer {
         StorageMetrics storageMetrics = null;
         if (metrics != null) {
             storageMetrics = new StorageMetrics(dao, metrics.registry());
+            StoreHealthMetrics.bind(dao, metrics.registry());
             server.bindNodeGauges(metrics.registry(), inFlight, bodyBudget, ranges);
             ReplicationMetrics.bind(metrics.registry(), membership::readRepairs, membership.divergence(), membership.batches(),
                     membership.hints(), repair.antiEntropy());
@@ -417,6 +420,7 @@ public final class KvServer {
                         ranges, server.slowConnectionsClosed, new ReplicationStatus(membership, replication,
                         membership.hints()), membership::map),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
+                new DamageHandler(dao, config.idleTimeout(), config.repairScanBytesPerSecond()),
                 new MetricsHandler(metrics, storageMetrics), membershipHandler);
         Authenticator front = new Authenticator(router,
                 config.clusterSecrets() == null ? null : new RequestSignature(config.clusterSecrets()),

@@ -1,5 +1,6 @@
 package io.kvstore.cluster.repair;
 
+import io.kvstore.core.QuarantinedInterval;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -133,9 +134,16 @@ public final class AntiEntropy implements AutoCloseable {
         return failedExchanges.sum();
     }
 
-    /** Exchanges with every peer now, one after another; the stage never fails, the report says what did. */
+    /**
+     * Exchanges with every peer now, one after another; the stage never fails, the report says what did.
+     * The key intervals this node's store refused at the start, a table of them damaged, are left out of
+     * its side of the exchanges, so the peers send their keys back; once every exchange succeeded under a
+     * replication factor of 2 or more, every key of them this node owns has been compared with another
+     * replica's, and the store serves them again ({@link io.kvstore.core.Dao#healInterval}).
+     */
     public CompletionStage<RepairReport> repairAll() {
         long started = System.nanoTime();
+        List<QuarantinedInterval> refused = local.quarantined();
         List<RepairSummary> summaries = new ArrayList<>();
         Map<String, String> failures = new LinkedHashMap<>();
         CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
@@ -156,6 +164,24 @@ public final class AntiEntropy implements AutoCloseable {
                         }
                         return null;
                     }));
+        }
+        if (!refused.isEmpty()) {
+            chain = chain.thenCompose(done -> {
+                synchronized (summaries) {
+                    if (!failures.isEmpty() || summaries.isEmpty() || rf < 2) {
+                        LOG.warn("anti-entropy of {}: {} quarantined key intervals stay refused (failed peers {}, {}"
+                                + " peers, replication factor {})", local.node(), refused.size(), failures.keySet(),
+                                summaries.size(), rf);
+                        return CompletableFuture.completedFuture(null);
+                    }
+                }
+                return local.heal(refused).handle((healed, error) -> {
+                    if (error != null) {
+                        LOG.warn("anti-entropy of {}: healing its quarantined key intervals failed", local.node(), error);
+                    }
+                    return null;
+                });
+            });
         }
         return chain.thenApply(done -> {
             synchronized (summaries) {

@@ -7,6 +7,7 @@ import io.kvstore.core.Bytes;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
+import io.kvstore.core.QuarantinedInterval;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -100,6 +101,43 @@ public final class RepairResponder implements RepairPeer {
     @Override
     public String node() {
         return self;
+    }
+
+    /** The key intervals this node's store refuses now because a table of them was damaged. */
+    List<QuarantinedInterval> quarantined() {
+        return dao.health().quarantined();
+    }
+
+    /**
+     * Serves again, on the scans executor, each of {@code refetched} that the store still refuses, once a
+     * repair with every peer sharing its keys has written them here again; an interval the store refuses
+     * within one of them that is not in {@code refetched} (quarantined since) keeps that one refused.
+     * Completes with how many it healed.
+     */
+    CompletionStage<Integer> heal(List<QuarantinedInterval> refetched) {
+        return CompletableFuture.supplyAsync(() -> {
+            int healed = 0;
+            for (QuarantinedInterval interval : refetched) {
+                List<QuarantinedInterval> within = new ArrayList<>();
+                for (QuarantinedInterval now : dao.health().quarantined()) {
+                    if (now.within(interval.from(), interval.to())) {
+                        within.add(now);
+                    }
+                }
+                if (!within.contains(interval) || !refetched.containsAll(within)) {
+                    continue;
+                }
+                try {
+                    healed += dao.healInterval(interval.from(), interval.to());
+                } catch (IOException e) {
+                    throw new UncheckedIOException("healing " + interval.describe() + " on " + self + " failed", e);
+                }
+            }
+            if (healed > 0) {
+                LOG.info("{} refetched and healed {} quarantined key intervals", self, healed);
+            }
+            return healed;
+        }, scans);
     }
 
     @Override
@@ -269,7 +307,7 @@ public final class RepairResponder implements RepairPeer {
         long started = System.nanoTime();
         SharedKeys shared = held.sharedKeys();
         long scanned = 0;
-        try (CloseableIterator<Entry> it = dao.scan(null, null)) {
+        try (CloseableIterator<Entry> it = AvailableScan.of(dao, null, null)) {
             while (it.hasNext()) {
                 Entry entry = it.next();
                 throttle.acquire(sizeOf(entry));
@@ -297,7 +335,7 @@ public final class RepairResponder implements RepairPeer {
         List<KeyVersion> versions = new ArrayList<>();
         byte[] from = after == null ? null : successor(after);
         byte[] to = upTo == null ? null : successor(upTo);
-        try (CloseableIterator<Entry> it = dao.scan(from, to)) {
+        try (CloseableIterator<Entry> it = AvailableScan.of(dao, from, to)) {
             while (it.hasNext()) {
                 Entry entry = it.next();
                 throttle.acquire(sizeOf(entry));

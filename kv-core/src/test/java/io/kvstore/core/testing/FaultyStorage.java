@@ -51,9 +51,16 @@ public final class FaultyStorage implements Storage {
         /** A {@link FileChannel#force} of a file, or a {@link Storage#syncDirectory}. */
         FSYNC,
         /** A {@link Storage#rename}. */
-        RENAME
+        RENAME,
+        /**
+         * A read through a channel (positional or not), which fails as a device's I/O error does
+         * ({@value #IO_ERROR}); reads through a mapping are not counted.
+         */
+        READ
     }
 
+    /** The message of a failed read, as Linux words EIO. */
+    public static final String IO_ERROR = "Input/output error";
     /** The message of the failure a full disk gives, as Linux words ENOSPC. */
     public static final String NO_SPACE = "No space left on device";
     /** What {@link #usableSpace} reports, or -1 for the real disk's free space. */
@@ -140,7 +147,7 @@ public final class FaultyStorage implements Storage {
      * {@code names}, once, with an {@link IOException}; the operation does nothing.
      */
     public Fault failNth(Op op, String names, int nth) {
-        return add(new Fault(op, names, nth, "injected failure of " + op, false));
+        return add(new Fault(op, names, nth, op == Op.READ ? IO_ERROR : "injected failure of " + op, false));
     }
 
     /**
@@ -148,7 +155,7 @@ public final class FaultyStorage implements Storage {
      * from 1, from now), until {@link #repair}: a disk that has gone bad.
      */
     public Fault failFrom(Op op, String names, int nth) {
-        return add(new Fault(op, names, nth, "injected failure of " + op, true));
+        return add(new Fault(op, names, nth, op == Op.READ ? IO_ERROR : "injected failure of " + op, true));
     }
 
     /**
@@ -448,7 +455,7 @@ public final class FaultyStorage implements Storage {
 
         @Override
         public int read(ByteBuffer dst) throws IOException {
-            storage.checkPower();
+            storage.fail(Op.READ, file);
             long at = real.position();
             int start = dst.position();
             int n = real.read(dst);
@@ -479,7 +486,7 @@ public final class FaultyStorage implements Storage {
 
         @Override
         public int read(ByteBuffer dst, long position) throws IOException {
-            storage.checkPower();
+            storage.fail(Op.READ, file);
             int start = dst.position();
             int n = real.read(dst, position);
             if (n > 0) {

@@ -11,6 +11,7 @@ import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
+import io.kvstore.core.DiskFailurePolicy;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
 import io.kvstore.server.security.NodeTls;
@@ -98,6 +99,8 @@ public final class KvServerConfig {
     public static final int DEFAULT_SYNCING_STORAGE_THREADS = 64;
     /** Default time between anti-entropy exchanges with every peer: an hour. */
     public static final long DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS = 3600;
+    /** Default {@code --scrub-period-s}: a week, as {@link DaoOptions#DEFAULT_SCRUB_PERIOD}. */
+    public static final long DEFAULT_SCRUB_PERIOD_SECONDS = 7 * 24 * 3600;
     /** Default pace of a node's repair scans: 64 MiB/s, well under a disk's sequential rate. */
     public static final long DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND = 64L << 20;
     /**
@@ -499,6 +502,8 @@ public final class KvServerConfig {
         private long blockCacheBytes = DaoOptions.defaultBlockCacheBytes();
         private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
         private long minFreeBytes = DaoOptions.DEFAULT_MIN_FREE_BYTES;
+        private Duration scrubPeriod = DaoOptions.DEFAULT_SCRUB_PERIOD;
+        private DiskFailurePolicy diskFailurePolicy = DaoOptions.DEFAULT_DISK_FAILURE_POLICY;
         private CompactionStyle compactionStyle = DaoOptions.DEFAULT_COMPACTION_STYLE;
         private Duration antiEntropyInterval = Duration.ofSeconds(DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS);
         private long repairScanBytesPerSecond = DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND;
@@ -718,6 +723,18 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link DaoOptions#scrubPeriod()}; zero for no background scrub. */
+        public Builder scrubPeriod(Duration period) {
+            this.scrubPeriod = Objects.requireNonNull(period, "scrubPeriod");
+            return this;
+        }
+
+        /** See {@link DaoOptions#diskFailurePolicy()}. */
+        public Builder diskFailurePolicy(DiskFailurePolicy policy) {
+            this.diskFailurePolicy = Objects.requireNonNull(policy, "diskFailurePolicy");
+            return this;
+        }
+
         /** See {@link DaoOptions#compactionBytesPerSecond()}; 0 for no limit. */
         public Builder compactionBytesPerSecond(long bytes) {
             this.compactionBytesPerSecond = bytes;
@@ -848,6 +865,7 @@ public final class KvServerConfig {
             require(streamBytesPerSecond >= 1, "stream bytes per second must be >= 1, got " + streamBytesPerSecond);
             require(!streamUnreachableTimeout.isNegative() && !streamUnreachableTimeout.isZero(),
                     "stream unreachable timeout must be positive");
+            require(!scrubPeriod.isNegative(), "scrub period must be >= 0, got " + scrubPeriod);
             require(!antiEntropyInterval.isNegative(), "anti-entropy interval must be >= 0, got " + antiEntropyInterval);
             require(compactionBytesPerSecond >= 0,
                     "compaction bytes per second must be >= 0 (0: no limit), got " + compactionBytesPerSecond);
@@ -869,6 +887,8 @@ public final class KvServerConfig {
                     .compactionBytesPerSecond(compactionBytesPerSecond)
                     .compactionStyle(compactionStyle)
                     .minFreeBytes(minFreeBytes)
+                    .scrubPeriod(scrubPeriod)
+                    .diskFailurePolicy(diskFailurePolicy)
                     .tombstoneGrace(tombstoneGrace == null ? ReplicationOptions.DEFAULT_TOMBSTONE_GRACE : tombstoneGrace)
                     .build();
             ReplicationOptions replicationOptions = replication.build();

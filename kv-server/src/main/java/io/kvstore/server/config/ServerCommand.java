@@ -10,6 +10,7 @@ import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
+import io.kvstore.core.DiskFailurePolicy;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
 import java.io.IOException;
@@ -137,6 +138,21 @@ public final class ServerCommand {
                     + " writes resume once space returns); 0: no floor")
     void minFreeBytes(long bytes) {
         config.minFreeBytes(bytes);
+    }
+
+    @Option(names = "--scrub-period-s", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_SCRUB_PERIOD_SECONDS,
+            description = "seconds over which a background scrub reads every table and checks its checksums, once"
+                    + " per period; a damaged table is quarantined and its keys refused until repaired; 0 = only on"
+                    + " POST /v0/admin/scrub")
+    void scrubPeriodSeconds(long seconds) {
+        config.scrubPeriod(Duration.ofSeconds(seconds));
+    }
+
+    @Option(names = "--disk-failure-policy", paramLabel = "POLICY", defaultValue = "keep-serving",
+            description = "keep-serving | stop: on a damaged table or a failed write, refuse only what is lost (the"
+                    + " table's keys; writes after a failed fsync), or stop serving every request until restarted")
+    void diskFailurePolicy(DiskFailurePolicy policy) {
+        config.diskFailurePolicy(policy);
     }
 
     @Option(names = "--flush-threshold-spread", paramLabel = "FRACTION",
@@ -465,6 +481,7 @@ public final class ServerCommand {
         commandLine.registerConverter(ReadRepair.class, converter(ReadRepair::fromId));
         commandLine.registerConverter(TlsEngine.class, converter(TlsEngine::fromName));
         commandLine.registerConverter(RingTokens.class, converter(RingTokens::parse));
+        commandLine.registerConverter(DiskFailurePolicy.class, converter(ServerCommand::diskFailurePolicy));
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         return commandLine;
     }
@@ -507,6 +524,14 @@ public final class ServerCommand {
             case "zstd": return Compression.ZSTD;
             case "none": return Compression.NONE;
             default: throw new IllegalArgumentException("must be lz4, zstd or none, got '" + name + "'");
+        }
+    }
+
+    private static DiskFailurePolicy diskFailurePolicy(String name) {
+        switch (name.toLowerCase(Locale.ROOT)) {
+            case "keep-serving": return DiskFailurePolicy.KEEP_SERVING;
+            case "stop": return DiskFailurePolicy.STOP;
+            default: throw new IllegalArgumentException("must be keep-serving or stop, got '" + name + "'");
         }
     }
 

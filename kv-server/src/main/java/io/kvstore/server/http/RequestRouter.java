@@ -25,13 +25,14 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
     private final StatusHandler status;
     private final RepairHandler repair;
     private final AdminRepairHandler adminRepair;
+    private final DamageHandler damage;
     private final MetricsHandler metrics;
     /** Serves every membership route. */
     private final Handler<HttpServerRequest> membership;
 
     public RequestRouter(AtomicInteger inFlight, int maxInFlight, EntityHandler entity, RangeHandler range,
             InternalHandler internal, StatusHandler status, RepairHandler repair, AdminRepairHandler adminRepair,
-            MetricsHandler metrics, Handler<HttpServerRequest> membership) {
+            DamageHandler damage, MetricsHandler metrics, Handler<HttpServerRequest> membership) {
         this.metrics = metrics;
         this.inFlight = inFlight;
         this.maxInFlight = maxInFlight;
@@ -41,6 +42,7 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
         this.status = status;
         this.repair = repair;
         this.adminRepair = adminRepair;
+        this.damage = damage;
         this.membership = membership;
     }
 
@@ -105,6 +107,12 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
                     break;
                 case Routes.ADMIN_REPAIR:
                     adminRepair.handle(request);
+                    break;
+                case Routes.ADMIN_SCRUB:
+                    damage.scrub(request);
+                    break;
+                case Routes.ADMIN_HEAL:
+                    damage.heal(request);
                     break;
                 case Routes.CLUSTER:
                 case Routes.DECOMMISSION:

@@ -79,6 +79,7 @@ public final class StatusHandler {
                         .put("walSyncs", storage.walSyncs())
                         .put("bloomNegatives", storage.bloomNegatives()))
                 .put("disk", disk(dao.diskSpace()))
+                .put("damage", DamageHandler.json(dao.health()))
                 .put("uptimeMillis", System.currentTimeMillis() - startedMillis)
                 .put("requestsInFlight", inFlight.get() - 1) // not counting this one
                 .put("bufferedBodyBytes", bodyBudget.inUse())

@@ -1,6 +1,7 @@
 package io.kvstore.server.wire;
 
 import io.kvstore.cluster.NotEnoughReplicasException;
+import io.kvstore.core.CorruptionException;
 import io.kvstore.core.InsufficientStorageException;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -61,7 +62,8 @@ public final class Responses {
 
     /**
      * Maps a failed storage or replication call: a write this node's store refused for lack of disk
-     * space, and that therefore failed, is 507; too few replicas 504, bad input 400, else 500.
+     * space, and that therefore failed, is 507; a call that failed on damage to this node's store (a key
+     * in a quarantined interval) 500 naming it; too few replicas 504, bad input 400, else 500.
      */
     public static void failure(HttpServerRequest request, Throwable error) {
         Throwable cause = unwrap(error);
@@ -69,6 +71,10 @@ public final class Responses {
         if (full != null) {
             send(request, 507, cause == full ? full.getMessage()
                     : full.getMessage() + " (" + cause.getMessage() + ")");
+        } else if (corruption(cause) != null) {
+            // The store logged the damage once, when it found it; every request it refuses need not.
+            CorruptionException damage = corruption(cause);
+            send(request, 500, cause == damage ? damage.getMessage() : damage.getMessage() + " (" + cause.getMessage() + ")");
         } else if (cause instanceof NotEnoughReplicasException) {
             send(request, 504, cause.getMessage());
         } else if (cause instanceof IllegalArgumentException) {
@@ -85,6 +91,24 @@ public final class Responses {
             cause = cause.getCause();
         }
         return cause;
+    }
+
+    /**
+     * The damage to this node's store behind {@code cause} (a table that failed its checksum, a key interval
+     * refused since): itself, or a replica failure of a quorum that failed; null if none.
+     */
+    private static CorruptionException corruption(Throwable cause) {
+        if (cause instanceof CorruptionException damage) {
+            return damage;
+        }
+        if (cause instanceof NotEnoughReplicasException quorum) {
+            for (Throwable failure : quorum.failures()) {
+                if (unwrap(failure) instanceof CorruptionException damage) {
+                    return damage;
+                }
+            }
+        }
+        return null;
     }
 
     /** The store's refusal behind {@code cause}: itself, or a replica failure of a quorum that failed. */

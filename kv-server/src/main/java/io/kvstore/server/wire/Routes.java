@@ -23,6 +23,8 @@ public final class Routes {
     public static final String NODES = "/v0/admin/nodes";
     public static final String CLEANUP = "/v0/admin/cleanup";
     public static final String CHANGES = "/v0/admin/changes";
+    public static final String ADMIN_SCRUB = "/v0/admin/scrub";
+    public static final String ADMIN_HEAL = "/v0/admin/heal";
     /** Every internal route starts so; only nodes call them. */
     public static final String INTERNAL_PREFIX = "/internal/";
     public static final String INTERNAL_ENTITY = "/internal/v0/entity";
@@ -45,7 +47,7 @@ public final class Routes {
      */
     public static final List<String> ALL = List.of(ENTITY, ENTITIES, STATUS, METRICS, INTERNAL_ENTITY,
             INTERNAL_ENTITIES, WRITES, READS, PING, ADMIN_REPAIR, CLUSTER, DECOMMISSION, NODES, MAP, MEMBERSHIP_CHANGE,
-            MEMBERSHIP_STREAM, CLEANUP, MEMBERSHIP_CLEANUP, CHANGES, REPAIR_PREFIX, UNKNOWN);
+            MEMBERSHIP_STREAM, CLEANUP, MEMBERSHIP_CLEANUP, CHANGES, ADMIN_SCRUB, ADMIN_HEAL, REPAIR_PREFIX, UNKNOWN);
     private static final Map<String, Integer> INDEX = IntStream.range(0, ALL.size()).boxed()
             .collect(Collectors.toUnmodifiableMap(ALL::get, i -> i));
     private static final int REPAIR_ROUTE = ALL.indexOf(REPAIR_PREFIX);

@@ -13,6 +13,7 @@ import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
+import io.kvstore.core.DiskFailurePolicy;
 import io.kvstore.core.Engine;
 import io.kvstore.core.SyncPolicy;
 import java.io.IOException;
@@ -113,6 +114,22 @@ class ServerCommandTest {
         assertEquals(0, ServerCommand.parse("--compaction-bytes-per-s", "0").storeOptions().compactionBytesPerSecond());
         assertEquals(CompactionStyle.LEVELED,
                 ServerCommand.parse("--compaction-style", "Leveled").storeOptions().compactionStyle());
+    }
+
+    @Test
+    void theDiskFailureFlagsSetTheStoreOptions() {
+        assertEquals(DiskFailurePolicy.KEEP_SERVING, ServerCommand.parse().storeOptions().diskFailurePolicy());
+        assertEquals(Duration.ofDays(7), ServerCommand.parse().storeOptions().scrubPeriod());
+        DaoOptions options = ServerCommand.parse("--disk-failure-policy", "stop", "--scrub-period-s", "3600")
+                .storeOptions();
+        assertEquals(DiskFailurePolicy.STOP, options.diskFailurePolicy());
+        assertEquals(Duration.ofHours(1), options.scrubPeriod());
+        assertEquals(Duration.ZERO, ServerCommand.parse("--scrub-period-s", "0").storeOptions().scrubPeriod());
+        assertEquals(DiskFailurePolicy.KEEP_SERVING,
+                ServerCommand.parse("--disk-failure-policy", "keep-serving").storeOptions().diskFailurePolicy());
+        assertUsageError("Invalid value for option '--disk-failure-policy': must be keep-serving or stop, got 'ignore'",
+                "--disk-failure-policy", "ignore");
+        assertUsageError("scrub period must be >= 0, got PT-1S", "--scrub-period-s", "-1");
     }
 
     @Test

@@ -23,6 +23,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongPredicate;
+import java.util.function.Predicate;
 
 /**
  * Runs compactions on a background thread: those the configured policy ({@link LeveledCompactionPicker}
@@ -57,8 +58,12 @@ final class Compactor {
     /** Whether a check for rest is waiting to run, so that there is at most one. */
     private final AtomicBoolean restCheckArmed = new AtomicBoolean();
 
+    /** Quarantines the table a failed compaction names as damaged; whether it did. */
+    private final Predicate<IOException> tableFailed;
+
     Compactor(DaoOptions options, VersionSet versions, BlockCache blocks, StoreState state, DaoStats stats,
-              WriteController writes) {
+              WriteController writes, Predicate<IOException> tableFailed) {
+        this.tableFailed = tableFailed;
         this.stats = stats;
         this.blocks = blocks;
         this.options = options;
@@ -204,6 +209,9 @@ final class Compactor {
             // Reads and writes go on; tables pile up until the cause is fixed and the store reopened.
             LOG.error("Background compaction failed in {}", dir, e);
             stats.backgroundFailed();
+            if (e instanceof IOException failed && tableFailed.test(failed)) {
+                schedule(); // without the damaged table
+            }
         }
     }
 

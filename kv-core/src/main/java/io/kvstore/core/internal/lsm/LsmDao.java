@@ -2,18 +2,29 @@ package io.kvstore.core.internal.lsm;
 
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.CompactionStyle;
+import io.kvstore.core.CorruptionException;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoProperties;
 import io.kvstore.core.DaoStats;
+import io.kvstore.core.DiskFailurePolicy;
 import io.kvstore.core.DiskSpace;
 import io.kvstore.core.Entry;
+import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.KeyFilter;
+import io.kvstore.core.QuarantinedInterval;
+import io.kvstore.core.ScrubReport;
+import io.kvstore.core.StoreHealth;
+import io.kvstore.core.UnavailableIntervalException;
 import io.kvstore.core.internal.table.BlockCache;
 import io.kvstore.core.internal.table.SsTable;
 import io.kvstore.core.internal.util.MergeIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -42,8 +53,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * merges a snapshot: memtable versions up to a sequence number, the level 0 tables that meet its
  * range, and each deeper level as one source ({@link LevelIterator}), all kept alive by reference
  * counts until the iterator is closed. Values past their expiry read as tombstones of their timestamps.
+ *
+ * <p>A table found damaged by any read (a failed checksum, or a block the device cannot read) is
+ * quarantined ({@link Quarantine}) and its key interval refused from then on; under
+ * {@link DiskFailurePolicy#STOP} the store stops serving at the first disk error instead.
  */
 public final class LsmDao implements Dao {
+    private static final Logger LOG = LoggerFactory.getLogger(LsmDao.class);
     /** Largest accepted key; keys are also stored in the block index. */
     public static final int MAX_KEY_BYTES = 16 << 20;
     /** Largest accepted value, so that any data block stays under 1 GiB. */
@@ -61,9 +77,14 @@ public final class LsmDao implements Dao {
     private final ResidencyPolicy residency;
     private final BlockCache blocks;
     private final FreeSpaceFloor floor;
+    private final Quarantine quarantine;
+    private final Scrubber scrubber;
+    /** The disk error that stopped the store under {@link DiskFailurePolicy#STOP}, or null. */
+    private volatile IOException stoppedBy;
     private final AtomicBoolean closeStarted = new AtomicBoolean();
 
-    private LsmDao(DaoOptions options, BlockCache blocks, DirectoryLock lock, Recovery.Recovered recovered) {
+    private LsmDao(DaoOptions options, BlockCache blocks, DirectoryLock lock, Quarantine quarantine,
+                   Recovery.Recovered recovered) {
         this.options = options;
         this.blocks = blocks;
         this.dir = options.dataDirectory();
@@ -74,7 +95,9 @@ public final class LsmDao implements Dao {
         this.stats = recovered.stats();
         this.flusher = new Flusher(options, versions, blocks, state, stats, this::scheduleCompaction);
         this.writes = new WriteController(options, recovered.wal(), versions, state, stats, flusher);
-        this.compactor = new Compactor(options, versions, blocks, state, stats, writes);
+        this.quarantine = quarantine;
+        this.compactor = new Compactor(options, versions, blocks, state, stats, writes, e -> tableFailed(e) != null);
+        this.scrubber = new Scrubber(options, versions, state, (table, damage) -> tableFailed(damage));
         this.residency = new ResidencyPolicy(() -> versions.current().tables);
         this.floor = new FreeSpaceFloor(options.storage(), dir, options.minFreeBytes());
     }
@@ -82,7 +105,8 @@ public final class LsmDao implements Dao {
     /**
      * Opens (creating if needed) the store in {@code options.dataDirectory()}, replaying logs newer
      * than the manifest. Fails with an {@link IOException} if another open store holds the directory,
-     * or if a file is corrupt (a torn log tail is not corruption: it is cut off).
+     * or if a log or the manifest is corrupt (a torn log tail is not corruption: it is cut off); a
+     * damaged table is quarantined and its key interval refused instead.
      */
     public static LsmDao open(DaoOptions options) throws IOException {
         Path dir = options.dataDirectory();
@@ -90,8 +114,10 @@ public final class LsmDao implements Dao {
         DirectoryLock lock = DirectoryLock.acquire(options.storage(), dir);
         try {
             BlockCache blocks = BlockCache.ofCapacity(options.blockCacheBytes());
-            LsmDao dao = new LsmDao(options, blocks, lock, Recovery.recover(options, blocks));
+            Quarantine quarantine = Quarantine.load(options.storage(), dir);
+            LsmDao dao = new LsmDao(options, blocks, lock, quarantine, Recovery.recover(options, blocks, quarantine));
             dao.scheduleCompaction();
+            dao.scrubber.start();
             return dao;
         } catch (IOException | RuntimeException | Error e) {
             lock.close();
@@ -103,6 +129,8 @@ public final class LsmDao implements Dao {
     public Entry get(byte[] key) throws IOException {
         Objects.requireNonNull(key, "key");
         state.ensureOpen();
+        ensureServing();
+        quarantine.checkKey(key);
         return visible(lookup(key, false).found());
     }
 
@@ -117,6 +145,8 @@ public final class LsmDao implements Dao {
         try {
             Objects.requireNonNull(key, "key");
             state.ensureOpen();
+            ensureServing();
+            quarantine.checkKey(key);
             read = lookup(key, true);
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -161,7 +191,11 @@ public final class LsmDao implements Dao {
                     hash = SsTable.hash(key);
                     hashed = true;
                 }
-                best = Entry.newerOf(best, table.get(key, hash, stats));
+                try {
+                    best = Entry.newerOf(best, table.get(key, hash, stats));
+                } catch (IOException e) {
+                    throw damaged(e);
+                }
             }
         }
         return PointRead.of(best);
@@ -170,8 +204,22 @@ public final class LsmDao implements Dao {
     @Override
     public void upsert(Entry entry) throws IOException {
         checkSizes(entry);
+        ensureServing();
         floor.check();
-        writes.upsert(entry);
+        try {
+            writes.upsert(entry);
+        } catch (IOException e) {
+            throw writeFailed(e);
+        }
+    }
+
+    /** {@code e}, which failed a write; under {@link DiskFailurePolicy#STOP} a disk error stops the store first. */
+    private IOException writeFailed(IOException e) {
+        if (options.diskFailurePolicy() == DiskFailurePolicy.STOP && stoppedBy == null && !state.isClosed()
+                && !(e instanceof InsufficientStorageException) && !(e instanceof InterruptedIOException)) {
+            stoppedBy = e;
+        }
+        return e;
     }
 
     /**
@@ -185,11 +233,14 @@ public final class LsmDao implements Dao {
     public CompletableFuture<Void> upsertAsync(Entry entry, Executor mayBlock) {
         try {
             checkSizes(entry);
+            ensureServing();
             floor.check();
             if (writes.tryUpsertNow(entry)) {
                 return CompletableFuture.completedFuture(null);
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(writeFailed(e));
+        } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
         return Dao.super.upsertAsync(entry, mayBlock);
@@ -218,6 +269,8 @@ public final class LsmDao implements Dao {
     /** The entries of {@code [from, to)} in a snapshot; {@code fillCache}: tables' blocks enter the block cache. */
     private CloseableIterator<Entry> read(byte[] from, byte[] to, boolean fillCache) throws IOException {
         state.ensureOpen();
+        ensureServing();
+        quarantine.checkRange(from, to);
         VersionSet.Snapshot snapshot = versions.retainCurrent(writes::visibleSequence);
         Version v = snapshot.version();
         long sequence = snapshot.sequence();
@@ -238,9 +291,12 @@ public final class LsmDao implements Dao {
                 }
                 sources.add(new LevelIterator(tables, i, end, from, to, fillCache));
             }
-            return new RangeIterator(new MergeIterator(sources), v.tables, options.clock().getAsLong());
+            return new RangeIterator(new MergeIterator(sources), v.tables, options.clock().getAsLong(), this::damaged);
         } catch (RuntimeException e) {
             VersionSet.release(v.tables);
+            if (e instanceof UncheckedIOException failed) {
+                throw damaged(failed.getCause());
+            }
             throw e;
         }
     }
@@ -258,7 +314,11 @@ public final class LsmDao implements Dao {
     @Override
     public void compact() throws IOException {
         flush();
-        compactor.compactAll();
+        try {
+            compactor.compactAll();
+        } catch (IOException e) {
+            throw damaged(e);
+        }
     }
 
     /**
@@ -270,7 +330,11 @@ public final class LsmDao implements Dao {
     public long cleanup(KeyFilter keep) throws IOException {
         Objects.requireNonNull(keep, "keep");
         flush();
-        return compactor.cleanup(keep);
+        try {
+            return compactor.cleanup(keep);
+        } catch (IOException e) {
+            throw damaged(e);
+        }
     }
 
     @Override
@@ -289,8 +353,10 @@ public final class LsmDao implements Dao {
         writes.closeWrites();
         compactor.shutdown();
         flusher.shutdown();
+        scrubber.shutdown();
         compactor.shutdownAndWait();
         flusher.shutdownAndWait();
+        scrubber.shutdownAndWait();
         try {
             writes.closeLog();
         } catch (IOException e) {
@@ -312,6 +378,100 @@ public final class LsmDao implements Dao {
 
     private void scheduleCompaction() {
         compactor.schedule();
+    }
+
+    @Override
+    public StoreHealth health() {
+        IOException stopped = stoppedBy;
+        return new StoreHealth(quarantine.intervals(), stopped == null ? null : stopped.getMessage(),
+                scrubber.latest(), scrubber.scrubbedBytes());
+    }
+
+    /** Runs on the calling thread; a background pass may run at the same time, each reading on its own. */
+    @Override
+    public ScrubReport scrub(long bytesPerSecond) throws IOException {
+        state.ensureOpen();
+        return scrubber.scrub(bytesPerSecond);
+    }
+
+    @Override
+    public int healInterval(byte[] from, byte[] to) throws IOException {
+        state.ensureOpen();
+        return quarantine.heal(from, to);
+    }
+
+    /**
+     * Fails under {@link DiskFailurePolicy#STOP} once a disk error was met: a damaged table, or a failed
+     * write, flush or fsync that stopped writes.
+     */
+    private void ensureServing() throws IOException {
+        if (options.diskFailurePolicy() != DiskFailurePolicy.STOP) {
+            return;
+        }
+        IOException cause = stoppedBy;
+        if (cause == null && state.failure() != null) {
+            stoppedBy = cause = state.failure();
+        }
+        if (cause != null) {
+            throw new IOException("store " + dir + " stopped serving after a disk error (disk failure policy STOP);"
+                    + " replace the disk or restore the store, then reopen it", cause);
+        }
+    }
+
+    /**
+     * What a read that failed with {@code failure} throws: if the failure is damage in a live table, the
+     * table is quarantined and the read refused as in its interval ({@link UnavailableIntervalException},
+     * caused by the damage); any other failure as it is.
+     */
+    private IOException damaged(IOException failure) {
+        if (failure instanceof UnavailableIntervalException) {
+            return failure;
+        }
+        QuarantinedInterval interval = tableFailed(failure);
+        if (interval == null) {
+            return failure;
+        }
+        UnavailableIntervalException refused = new UnavailableIntervalException(interval);
+        refused.initCause(failure);
+        return refused;
+    }
+
+    /**
+     * Quarantines the live table {@code failure} (or a cause of it) names as damaged; returns the
+     * interval now refused for it, or null if it names none (or the quarantine itself failed, which is
+     * logged). Under {@link DiskFailurePolicy#STOP} the store stops serving.
+     */
+    private QuarantinedInterval tableFailed(IOException failure) {
+        CorruptionException damage = null;
+        for (Throwable t = failure; t != null && damage == null; t = t.getCause()) {
+            if (t instanceof CorruptionException c && !(t instanceof UnavailableIntervalException)) {
+                damage = c;
+            }
+        }
+        if (damage == null || damage.file() == null) {
+            return null;
+        }
+        SsTable table = null;
+        for (SsTable live : versions.current().tables) {
+            if (live.path().equals(damage.file())) {
+                table = live;
+            }
+        }
+        if (table == null) {
+            // Quarantined by another read that met the damage first, or compacted away.
+            return quarantine.intervalOf(FileNames.number(damage.file().getFileName().toString(),
+                    FileNames.TABLE_SUFFIX));
+        }
+        if (options.diskFailurePolicy() == DiskFailurePolicy.STOP && stoppedBy == null) {
+            stoppedBy = damage;
+        }
+        try {
+            return quarantine.isolate(versions, table, damage, options.clock().getAsLong());
+        } catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
+            LOG.error("Could not quarantine {}", table, e);
+            return null;
+        }
     }
 
     /** Compacts the {@code count} oldest tables now, as a background compaction would (for tests). */

@@ -1,8 +1,10 @@
 package io.kvstore.core.internal.lsm;
 
 import io.kvstore.core.CompactionStyle;
+import io.kvstore.core.CorruptionException;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
+import io.kvstore.core.QuarantinedInterval;
 import io.kvstore.core.Storage;
 import io.kvstore.core.internal.log.LogReader;
 import io.kvstore.core.internal.log.WriteAheadLog;
@@ -22,7 +24,8 @@ import java.util.Set;
  * Brings a store's directory back to a consistent state at open: reads the manifest, deletes what
  * an interrupted flush or compaction left, opens the live tables, replays the logs newer than the
  * manifest into a table (a torn tail is cut with a warning, corruption fails the open), and starts
- * a new log. See docs/FORMAT.md, "Recovery".
+ * a new log. A table that fails its checks at open is quarantined ({@link Quarantine}) rather than
+ * failing the open. See docs/FORMAT.md, "Recovery".
  */
 final class Recovery {
     private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
@@ -38,7 +41,7 @@ final class Recovery {
      * Recovers the store in {@code options.dataDirectory()}, its tables caching blocks in {@code blocks}.
      * REQUIRES: its directory lock held.
      */
-    static Recovered recover(DaoOptions options, BlockCache blocks) throws IOException {
+    static Recovered recover(DaoOptions options, BlockCache blocks, Quarantine quarantine) throws IOException {
         Storage storage = options.storage();
         Path dir = options.dataDirectory();
         Manifest manifest = Manifest.read(storage, dir);
@@ -58,7 +61,9 @@ final class Recovery {
             long log = FileNames.number(name, FileNames.LOG_SUFFIX);
             if (table >= 0) {
                 maxNumber = Math.max(maxNumber, table);
-                if (!live.contains(table)) {
+                if (quarantine.holds(table)) {
+                    quarantine.moveAside(table); // a crash came between the manifest and the move
+                } else if (!live.contains(table)) {
                     LOG.info("Deleting {}: not in the manifest (left by an interrupted flush or compaction)", file);
                     storage.delete(file);
                 }
@@ -77,11 +82,26 @@ final class Recovery {
         List<SsTable> tables = new ArrayList<>();
         List<Integer> levels = new ArrayList<>();
         List<Boolean> inherited = new ArrayList<>();
+        // Parallel to the manifest's tables: each one opened, or null if it is quarantined.
+        SsTable[] opened = new SsTable[manifest.tables.length];
+        List<Damaged> damaged = new ArrayList<>();
         for (int i = 0; i < manifest.tables.length; i++) {
             long number = manifest.tables[i];
-            tables.add(SsTable.open(storage, FileNames.table(dir, number), number, blocks));
+            if (quarantine.holds(number)) {
+                continue; // quarantined just before a crash, which left the manifest listing it
+            }
+            try {
+                opened[i] = SsTable.open(storage, FileNames.table(dir, number), number, blocks);
+            } catch (CorruptionException e) {
+                damaged.add(new Damaged(i, e));
+                continue;
+            }
+            tables.add(opened[i]);
             levels.add(manifest.levels[i]);
             inherited.add(manifest.inherited[i]);
+        }
+        for (Damaged d : damaged) {
+            quarantineAtOpen(options, quarantine, manifest, opened, d);
         }
         // The logs are replayed into memtables of the running store's size, each written out as a level 0
         // table once full, as the store would have flushed it: one memtable for all the logs a crash left
@@ -126,6 +146,40 @@ final class Recovery {
                 options.groupCommitIntervalMillis(), stats);
         LOG.debug("Opened {} with {} tables after replaying {} logs", dir, initial.tables.length, logs.size());
         return new Recovered(initial, next, wal, stats);
+    }
+
+    /** A table of the manifest, its {@code index} there, that did not open: {@code damage} says why. */
+    private record Damaged(int index, CorruptionException damage) {
+    }
+
+    /**
+     * Quarantines a table found damaged at open, so that the store starts without it and refuses its
+     * interval: its own key range if its meta block is intact, else under leveled compaction the gap
+     * between the tables beside it in its level, else every key.
+     */
+    private static void quarantineAtOpen(DaoOptions options, Quarantine quarantine, Manifest manifest,
+                                         SsTable[] opened, Damaged d) throws IOException {
+        long number = manifest.tables[d.index];
+        byte[][] range = SsTable.salvageKeyRange(options.storage(), FileNames.table(options.dataDirectory(), number));
+        byte[] from = null;
+        byte[] to = null;
+        if (range != null) {
+            from = range[0];
+            to = Quarantine.successor(range[1]);
+        } else if (manifest.levels[d.index] > 0) {
+            int level = manifest.levels[d.index];
+            for (int j = d.index - 1; j >= 0 && manifest.levels[j] == level && from == null; j--) {
+                from = opened[j] == null ? null : Quarantine.successor(opened[j].lastKey());
+            }
+            for (int j = d.index + 1; j < opened.length && manifest.levels[j] == level && to == null; j++) {
+                to = opened[j] == null ? null : opened[j].firstKey();
+            }
+        }
+        QuarantinedInterval interval = quarantine.record(number, from, to, Quarantine.reason(d.damage),
+                options.clock().getAsLong());
+        LOG.error("Table {} of {} is damaged ({}): quarantined, key interval {} is refused until healed", number,
+                options.dataDirectory(), interval.reason(), interval.describe());
+        quarantine.moveAside(number);
     }
 
     /**

@@ -6,17 +6,20 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
 import io.kvstore.core.CorruptionException;
 import io.kvstore.core.Storage;
+import io.kvstore.core.internal.util.Coding;
 import io.kvstore.core.internal.util.Crc32c;
 import io.kvstore.core.hash.XxHash64;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongPredicate;
 
 /**
  * An open, immutable SSTable read through memory mappings ({@link MappedFile}): the block index, the
@@ -33,6 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * garbage collector releases them.
  */
 public final class SsTable {
+    /** Largest meta block {@link #salvageKeyRange} reads: two keys of the largest size the store takes, and more. */
+    private static final int MAX_SALVAGED_META = 40 << 20;
     private final Storage storage;
     private final Path path;
     private final long fileNumber;
@@ -164,8 +169,21 @@ public final class SsTable {
         return get(key, hash, null);
     }
 
-    /** {@link #get(byte[], long)} that counts in {@code stats} (if not null) a key its Bloom filter ruled out. */
+    /**
+     * {@link #get(byte[], long)} that counts in {@code stats} (if not null) a key its Bloom filter ruled out.
+     * A page of the mapping the device cannot read (the JVM's {@link InternalError} for the SIGBUS), when
+     * the JVM raises it within the read (it may raise it later), is a {@link CorruptionException} naming
+     * this file, as a failed checksum is.
+     */
     public Entry get(byte[] key, long hash, DaoStats stats) throws IOException {
+        try {
+            return find(key, hash, stats);
+        } catch (InternalError e) {
+            throw readFault(e);
+        }
+    }
+
+    private Entry find(byte[] key, long hash, DaoStats stats) throws IOException {
         if (Bytes.compare(key, firstKey) < 0 || Bytes.compare(key, lastKey) > 0) {
             return null;
         }
@@ -193,6 +211,53 @@ public final class SsTable {
             return null;
         }
         return Block.decodeWithKey(buf, entry, key.clone());
+    }
+
+    /**
+     * The damage an {@link InternalError} of a read of this table's mapping stands for: the JVM's word
+     * for a page the device could not read (an I/O error) or that is gone (the file was truncated).
+     */
+    CorruptionException readFault(InternalError e) {
+        CorruptionException fault = new CorruptionException(path, -1, "I/O error reading the table's mapping ("
+                + e.getMessage() + ")");
+        fault.initCause(e);
+        return fault;
+    }
+
+    /**
+     * The first and last keys of the table at {@code path} of {@code storage}, from its meta block found
+     * through the footer without the footer's own checks, or null if that block cannot be found or fails
+     * its checksum: a table whose footer, index or filter is damaged can still tell which keys it held.
+     */
+    public static byte[][] salvageKeyRange(Storage storage, Path path) {
+        try (FileChannel channel = storage.open(path, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size < TableFormat.FOOTER_SIZE) {
+                return null;
+            }
+            byte[] footer = readFully(channel, path, size - TableFormat.FOOTER_SIZE, TableFormat.FOOTER_SIZE);
+            BlockHandle meta = BlockHandle.decode(footer, 0);
+            if (meta.offset() < 0 || meta.size() <= 0 || meta.size() > MAX_SALVAGED_META
+                    || meta.offset() > size - TableFormat.FOOTER_SIZE - meta.size()) {
+                return null;
+            }
+            byte[] bytes = readFully(channel, path, meta.offset(), meta.size());
+            // The footer's version may be the damaged field: the meta block's checksum settles which layout fits.
+            for (int version : new int[] {Coding.getInt(footer, 40), TableFormat.V3, TableFormat.V1}) {
+                if (version < TableFormat.V1 || version > TableFormat.V3) {
+                    continue;
+                }
+                try {
+                    TableMeta decoded = TableMeta.decode(path, version, bytes, meta.offset());
+                    return new byte[][] {decoded.firstKey(), decoded.lastKey()};
+                } catch (CorruptionException e) {
+                    // try the other layout
+                }
+            }
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /**
@@ -416,8 +481,8 @@ public final class SsTable {
         if ((verified[block >>> 6] & bit) == 0) {
             if (codec.isIdentity()) {
                 verifyBlock(path, buf, base, size, offset, block);
-            } else {
-                verifyCompressedBlock(buf, base, size, offset, block);
+            } else if (verifyCompressedBlock(path, codec, formatVersion, buf, base, size, offset, block)) {
+                storedAsIs[block >>> 6] |= bit;
             }
             verified[block >>> 6] |= bit;
         }
@@ -425,9 +490,11 @@ public final class SsTable {
 
     /**
      * Checks a compressed data block's checksum, which covers its compressed bytes and uncompressed size;
-     * a block stored as it is gets the checks of an uncompressed one as well.
+     * a block stored as it is gets the checks of an uncompressed one as well. Returns whether it is stored
+     * as it is.
      */
-    private void verifyCompressedBlock(ByteBuffer buf, int base, int size, long offset, int block)
+    private static boolean verifyCompressedBlock(Path path, BlockCodec codec, int formatVersion, ByteBuffer buf,
+                                                 int base, int size, long offset, int block)
             throws CorruptionException {
         if (size < TableFormat.COMPRESSED_TRAILER || Crc32c.of(buf, base, size - 4) != buf.getInt(base + size - 4)) {
             throw new CorruptionException(path, offset, blockName(block) + " checksum mismatch (" + codec + ")");
@@ -441,13 +508,13 @@ public final class SsTable {
                         + " bytes of a version " + formatVersion + " table");
             }
             verifyBlock(path, buf, base, stored, offset, block);
-            storedAsIs[block >>> 6] |= 1L << block;
-            return;
+            return true;
         }
         if (uncompressed < TableFormat.BLOCK_TRAILER || uncompressed > TableFormat.MAX_BLOCK_SIZE) {
             throw new CorruptionException(path, offset, blockName(block) + " has an impossible uncompressed size "
                     + uncompressed);
         }
+        return false;
     }
 
     /**
@@ -484,14 +551,94 @@ public final class SsTable {
         return block < 0 ? "index block" : "data block " + block;
     }
 
+    /**
+     * Reads {@code length} bytes at {@code position}; the device failing the read (an I/O error of the
+     * open file) is damage to the table, a {@link CorruptionException} caused by it.
+     */
     private static byte[] readFully(FileChannel channel, Path path, long position, int length) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(length);
         while (buf.hasRemaining()) {
-            int n = channel.read(buf, position + buf.position());
+            int n;
+            try {
+                n = channel.read(buf, position + buf.position());
+            } catch (ClosedChannelException e) {
+                throw e;
+            } catch (IOException e) {
+                CorruptionException fault = new CorruptionException(path, position + buf.position(),
+                        "I/O error reading " + length + " bytes (" + e.getMessage() + ")");
+                fault.initCause(e);
+                throw fault;
+            }
             if (n < 0) {
                 throw new CorruptionException(path, position, "unexpected end of file");
             }
         }
         return buf.array();
+    }
+
+    /**
+     * Reads the table at {@code path} of {@code storage} through a channel of its own, not through the
+     * mapping of an open table, and checks every checksum it holds: footer, meta block, index, filter
+     * and each data block, so that damage in blocks no read has touched, or that happened since the table
+     * was opened, is found. {@code pace} is told the bytes of each block before it is read and stops the
+     * check by returning false. Returns the bytes checked, or -1 if stopped. Damage, and a read the
+     * device fails, is a {@link CorruptionException}.
+     */
+    public static long scrub(Storage storage, Path path, LongPredicate pace) throws IOException {
+        try (FileChannel channel = storage.open(path, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size < TableFormat.FOOTER_SIZE) {
+                throw new CorruptionException(path, 0, "file of " + size + " bytes is too short for an SSTable");
+            }
+            long footerOffset = size - TableFormat.FOOTER_SIZE;
+            if (!pace.test(TableFormat.FOOTER_SIZE)) {
+                return -1;
+            }
+            Footer footer = Footer.decode(path, readFully(channel, path, footerOffset, TableFormat.FOOTER_SIZE),
+                    footerOffset);
+            BlockHandle metaHandle = footer.meta();
+            if (!pace.test(metaHandle.size())) {
+                return -1;
+            }
+            TableMeta meta = TableMeta.decode(path, footer.version(),
+                    readFully(channel, path, metaHandle.offset(), metaHandle.size()), metaHandle.offset());
+            BlockCodec codec = BlockCodec.byId(meta.codecId(), path, metaHandle.offset());
+            BlockHandle indexHandle = footer.index();
+            if (!pace.test(indexHandle.size())) {
+                return -1;
+            }
+            ByteBuffer indexBuf = ByteBuffer.wrap(readFully(channel, path, indexHandle.offset(), indexHandle.size()))
+                    .order(ByteOrder.LITTLE_ENDIAN);
+            verifyBlock(path, indexBuf, 0, indexHandle.size(), indexHandle.offset(), -1);
+            BlockHandle bloom = footer.bloom();
+            if (bloom.size() > 0) {
+                if (!pace.test(bloom.size())) {
+                    return -1;
+                }
+                byte[] filter = readFully(channel, path, bloom.offset(), bloom.size());
+                if (meta.bloomLines() * (long) BloomFilter.LINE_BYTES != bloom.size()
+                        || Crc32c.of(filter, 0, filter.length) != meta.bloomCrc()) {
+                    throw new CorruptionException(path, bloom.offset(), "Bloom filter checksum mismatch");
+                }
+            }
+            long dataEnd = bloom.size() > 0 ? Math.min(bloom.offset(), indexHandle.offset()) : indexHandle.offset();
+            BlockIndex index = BlockIndex.open(path, indexBuf, 0, indexHandle.size(), indexHandle.offset(), dataEnd,
+                    footer.maxBlockSize());
+            for (int block = 0; block < index.count(); block++) {
+                long offset = index.offset(block);
+                int blockSize = index.size(block);
+                if (!pace.test(blockSize)) {
+                    return -1;
+                }
+                ByteBuffer buf = ByteBuffer.wrap(readFully(channel, path, offset, blockSize))
+                        .order(ByteOrder.LITTLE_ENDIAN);
+                if (codec.isIdentity()) {
+                    verifyBlock(path, buf, 0, blockSize, offset, block);
+                } else {
+                    verifyCompressedBlock(path, codec, footer.version(), buf, 0, blockSize, offset, block);
+                }
+            }
+            return size;
+        }
     }
 }

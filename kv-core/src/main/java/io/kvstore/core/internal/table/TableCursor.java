@@ -44,7 +44,11 @@ public final class TableCursor {
                 return true;
             }
             if (++block < blockCount) {
-                table.load(block, cursor, false);
+                try {
+                    table.load(block, cursor, false);
+                } catch (InternalError e) {
+                    throw table.readFault(e);
+                }
                 index = 0;
             }
         }

@@ -35,6 +35,8 @@ final class TableIterator implements CloseableIterator<Entry> {
             advance();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (InternalError e) {
+            throw new UncheckedIOException(table.readFault(e));
         }
     }
 
@@ -73,6 +75,8 @@ final class TableIterator implements CloseableIterator<Entry> {
             advance();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (InternalError e) {
+            throw new UncheckedIOException(table.readFault(e));
         }
         return result;
     }
