@@ -135,6 +135,11 @@ class EpochFencingTest {
             assertEquals(421, batch.statusCode(), "one moved key refuses its batch: " + batch.body());
             assertEquals(current, batch.headers().firstValue(Headers.EPOCH).orElse(null));
             assertEquals(421, internalPut(nodes, 1, kept.get(0), "0").statusCode(), "an epoch the node never held");
+            for (String malformed : List.of("+" + old, "-1", "0x1", "1e3", "99999999999999999999")) {
+                HttpResponse<String> bad = internalPut(nodes, 1, kept.get(0), malformed);
+                assertEquals(400, bad.statusCode(), "epoch '" + malformed + "': " + bad.body());
+                assertTrue(bad.body().contains(Headers.EPOCH), bad.body());
+            }
 
             // A request of an epoch the node has not reached waits for it, then is served as before.
             long start = System.nanoTime();

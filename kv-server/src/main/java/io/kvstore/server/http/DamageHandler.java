@@ -4,6 +4,7 @@ import io.kvstore.core.Dao;
 import io.kvstore.core.QuarantinedInterval;
 import io.kvstore.core.ScrubReport;
 import io.kvstore.core.StoreHealth;
+import io.kvstore.server.wire.Decimal;
 import io.kvstore.server.wire.QueryParameters;
 import io.kvstore.server.wire.Responses;
 import io.kvstore.server.wire.Routes;
@@ -91,7 +92,7 @@ public final class DamageHandler {
             return;
         }
         String rate = QueryParameters.text(request.query(), "bytes-per-s");
-        long bytesPerSecond = rate == null ? defaultBytesPerSecond : QueryParameters.decimal(rate, "bytes-per-s");
+        long bytesPerSecond = rate == null ? defaultBytesPerSecond : Decimal.parse(rate, "bytes-per-s");
         Context context = Vertx.currentContext();
         long heartbeat = IdleHeartbeat.start(context.owner(), request, idleTimeout);
         long start = System.nanoTime();

@@ -6,6 +6,7 @@ import io.kvstore.core.Entry;
 import io.kvstore.server.internode.EpochFence;
 import io.kvstore.server.internode.MapDivergence;
 import io.kvstore.server.wire.BatchCodec;
+import io.kvstore.server.wire.Decimal;
 import io.kvstore.server.wire.Headers;
 import io.kvstore.server.wire.InternalCodec;
 import io.kvstore.server.wire.QueryParameters;
@@ -249,19 +250,13 @@ public final class InternalHandler {
 
     /**
      * The map epoch the request carries; -1 if it carries none (a node of a version without epochs, a
-     * tool) or a malformed one: such a request is served as before fencing, without a check.
+     * tool): such a request is served as before fencing, without a check.
+     *
+     * @throws IllegalArgumentException (400) if the epoch is not a decimal number
      */
     private static long requestEpoch(HttpServerRequest request) {
         String epoch = request.getHeader(Headers.EPOCH);
-        if (epoch == null) {
-            return -1;
-        }
-        try {
-            long parsed = Long.parseLong(epoch);
-            return parsed < 0 ? -1 : parsed;
-        } catch (NumberFormatException e) {
-            return -1;
-        }
+        return epoch == null ? -1 : Decimal.parse(epoch, Headers.EPOCH);
     }
 
     /** Completes once this node holds the map of {@code epoch}, or after {@link #CATCH_UP_MILLIS}. */

@@ -3,6 +3,7 @@ package io.kvstore.server.http;
 import io.kvstore.cluster.repair.RepairBusyException;
 import io.kvstore.cluster.repair.RepairExchange;
 import io.kvstore.cluster.repair.RepairResponder;
+import io.kvstore.server.wire.Decimal;
 import io.kvstore.server.wire.QueryParameters;
 import io.kvstore.server.wire.RepairProtocol;
 import io.kvstore.server.wire.Responses;
@@ -175,7 +176,7 @@ public final class RepairHandler {
         if (text == null || text.isEmpty()) {
             throw new IllegalArgumentException("missing " + name);
         }
-        long value = QueryParameters.decimal(text, name);
+        long value = Decimal.parse(text, name);
         if (value < min || value > max) {
             throw new IllegalArgumentException(name + " " + value + " outside [" + min + ", " + max + "]");
         }

@@ -5,6 +5,7 @@ import io.kvstore.cluster.repair.EntryBatch;
 import io.kvstore.cluster.repair.RepairPeer;
 import io.kvstore.cluster.repair.VersionPage;
 import io.kvstore.core.Entry;
+import io.kvstore.server.wire.Decimal;
 import io.kvstore.server.wire.RepairProtocol;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
@@ -149,8 +150,8 @@ public final class HttpRepairPeer implements RepairPeer {
 
     private static long parseId(Buffer body) {
         try {
-            return Long.parseLong(body.toString(StandardCharsets.UTF_8).trim());
-        } catch (NumberFormatException e) {
+            return Decimal.parse(body.toString(StandardCharsets.UTF_8).trim(), "repair tree id");
+        } catch (IllegalArgumentException e) {
             throw new IllegalStateException("a repair tree id that is not a number: " + body);
         }
     }

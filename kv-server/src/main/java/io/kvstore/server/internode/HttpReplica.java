@@ -5,6 +5,7 @@ import io.kvstore.cluster.StaleEpochException;
 import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.core.Entry;
 import io.kvstore.server.wire.BatchCodec;
+import io.kvstore.server.wire.Decimal;
 import io.kvstore.server.wire.Headers;
 import io.kvstore.server.wire.InternalCodec;
 import io.kvstore.server.wire.Routes;
@@ -210,8 +211,8 @@ public final class HttpReplica implements Replica {
         }
         long epoch;
         try {
-            epoch = Long.parseLong(epochText);
-        } catch (NumberFormatException e) {
+            epoch = Decimal.parse(epochText, Headers.EPOCH);
+        } catch (IllegalArgumentException e) {
             return response;
         }
         fence.observe(epoch, node);

@@ -1,6 +1,8 @@
 package io.kvstore.server.internode;
 
 import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.server.wire.Decimal;
+import io.kvstore.server.wire.Headers;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -44,8 +46,8 @@ public final class MapDivergence {
         }
         long epoch;
         try {
-            epoch = Long.parseLong(epochHeader);
-        } catch (NumberFormatException e) {
+            epoch = Decimal.parse(epochHeader, Headers.EPOCH);
+        } catch (IllegalArgumentException e) {
             return null;
         }
         return check(epoch, fingerprintHeader, peer);

@@ -9,6 +9,7 @@ import io.kvstore.server.http.BodyMemoryBudget;
 import io.kvstore.server.http.BodyReader;
 import io.kvstore.server.http.IdleHeartbeat;
 import io.kvstore.server.internode.MembershipClient;
+import io.kvstore.server.wire.Decimal;
 import io.kvstore.server.wire.Headers;
 import io.kvstore.server.wire.QueryParameters;
 import io.kvstore.server.wire.Responses;
@@ -132,8 +133,8 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
         String epoch = request.getHeader(Headers.EPOCH);
         if (epoch != null) {
             try {
-                membership.observe(Long.parseLong(epoch), request.getHeader(Headers.NODE));
-            } catch (NumberFormatException e) {
+                membership.observe(Decimal.parse(epoch, Headers.EPOCH), request.getHeader(Headers.NODE));
+            } catch (IllegalArgumentException e) {
                 // Not ours to refuse here: the epoch only hints that a newer map exists.
             }
         }
@@ -383,7 +384,7 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
         String epoch = QueryParameters.text(request.query(), "epoch");
         long minEpoch;
         try {
-            minEpoch = QueryParameters.decimal(epoch, "epoch");
+            minEpoch = Decimal.parse(epoch, "epoch");
         } catch (IllegalArgumentException e) {
             Responses.send(request, 400, e.getMessage());
             return;
@@ -439,7 +440,7 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
         if (id == null) {
             throw new IllegalArgumentException("missing id");
         }
-        return QueryParameters.decimal(id, "id");
+        return Decimal.parse(id, "id");
     }
 
     /** Runs blocking membership work on its own threads, never on the event loop. */

@@ -1,5 +1,6 @@
 package io.kvstore.server.security;
 
+import io.kvstore.server.wire.Decimal;
 import io.kvstore.server.wire.Headers;
 import io.kvstore.server.wire.Responses;
 import io.kvstore.server.wire.Routes;
@@ -141,8 +142,8 @@ public final class Authenticator implements Handler<HttpServerRequest> {
         }
         long signedAt;
         try {
-            signedAt = Long.parseLong(date);
-        } catch (NumberFormatException e) {
+            signedAt = Decimal.parse(date, RequestSignature.DATE_HEADER);
+        } catch (IllegalArgumentException e) {
             return "403 " + RequestSignature.DATE_HEADER + " is not milliseconds since the epoch";
         }
         long skew = clock.getAsLong() - signedAt;

@@ -118,7 +118,12 @@ public final class InternalCodec {
         if (timestamp == null) {
             throw new IllegalStateException("GET " + node + Routes.INTERNAL_ENTITY + " answered without " + Headers.TIMESTAMP);
         }
-        long parsed = Long.parseLong(timestamp);
+        long parsed;
+        try {
+            parsed = Decimal.parse(timestamp, Headers.TIMESTAMP);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("GET " + node + Routes.INTERNAL_ENTITY + " answered " + e.getMessage(), e);
+        }
         if ("true".equals(response.getHeader(Headers.TOMBSTONE))) {
             return Entry.tombstone(key, parsed);
         }
@@ -172,7 +177,7 @@ public final class InternalCodec {
         if (value == null) {
             return Entry.NEVER;
         }
-        long expiresAtMillis = QueryParameters.decimal(value, name);
+        long expiresAtMillis = Decimal.parse(value, name);
         if (expiresAtMillis == 0) {
             throw new IllegalArgumentException("non-positive " + name + " " + expiresAtMillis);
         }
@@ -184,6 +189,6 @@ public final class InternalCodec {
         if (value == null || value.isEmpty()) {
             throw new IllegalArgumentException("missing " + TIMESTAMP_PARAM);
         }
-        return QueryParameters.decimal(value, TIMESTAMP_PARAM);
+        return Decimal.parse(value, TIMESTAMP_PARAM);
     }
 }

@@ -41,29 +41,6 @@ public final class QueryParameters {
         return null;
     }
 
-    /**
-     * {@code value} of parameter {@code name} as a non-negative decimal: ASCII digits only, so that no
-     * sign, space, exponent or radix prefix that {@link Long#parseLong} or a peer might read another way
-     * slips through.
-     *
-     * @throws IllegalArgumentException if it is anything else, or above {@link Long#MAX_VALUE}
-     */
-    public static long decimal(String value, String name) {
-        boolean digits = value != null && !value.isEmpty() && value.length() <= 19;
-        for (int i = 0; digits && i < value.length(); i++) {
-            char c = value.charAt(i);
-            digits = c >= '0' && c <= '9';
-        }
-        try {
-            if (digits) {
-                return Long.parseLong(value);
-            }
-        } catch (NumberFormatException tooLarge) {
-            // 19 digits above Long.MAX_VALUE
-        }
-        throw new IllegalArgumentException("bad " + name + " '" + value + "': a non-negative decimal number expected");
-    }
-
     /** {@link #bytes} read as UTF-8 text, for numeric parameters such as {@code ack}. */
     public static String text(String query, String name) {
         byte[] value = bytes(query, name);

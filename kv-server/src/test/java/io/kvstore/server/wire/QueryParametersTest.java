@@ -25,19 +25,6 @@ class QueryParametersTest {
     }
 
     @Test
-    void decimalsAreAsciiDigitsOnly() {
-        assertEquals(0, QueryParameters.decimal("0", "ts"));
-        assertEquals(42, QueryParameters.decimal("0042", "ts"));
-        assertEquals(Long.MAX_VALUE, QueryParameters.decimal(Long.toString(Long.MAX_VALUE), "ts"));
-        for (String bad : new String[] {null, "", "+5", "-5", " 5", "5 ", "1e3", "0x10", "5.0", "\u0661\u0662", "9223372036854775808",
-                "99999999999999999999"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> QueryParameters.decimal(bad, "ts"),
-                    "'" + bad + "'");
-            assertTrue(e.getMessage().contains("bad ts"), e.getMessage());
-        }
-    }
-
-    @Test
     void emptyAndBareParametersAreEmpty() {
         assertEquals("", QueryParameters.text("id=", "id"));
         assertEquals("", QueryParameters.text("id", "id"));
