@@ -6,6 +6,7 @@ import io.kvstore.core.Entry;
 import io.kvstore.server.internode.EpochFence;
 import io.kvstore.server.internode.Topology;
 import io.kvstore.server.metrics.CoordinatorMetrics;
+import io.kvstore.server.wire.KeyLimit;
 import io.kvstore.server.wire.QueryParameters;
 import io.kvstore.server.wire.Responses;
 import io.vertx.core.Context;
@@ -41,7 +42,7 @@ public final class EntityHandler {
     private static final String TTL_PARAM = "ttl";
     /** The current topology: one volatile read per request. */
     private final Supplier<Topology> topology;
-    private final int maxKeyBytes;
+    private final KeyLimit keys;
     private final int maxBodyBytes;
     private final BodyMemoryBudget bodyBudget;
     private final CoordinatorMetrics outcomes;
@@ -59,7 +60,7 @@ public final class EntityHandler {
         this.retryWithinNanos = retryWithin.toNanos();
         this.outcomes = outcomes;
         this.topology = topology;
-        this.maxKeyBytes = maxKeyBytes;
+        this.keys = new KeyLimit(maxKeyBytes);
         this.maxBodyBytes = maxBodyBytes;
         this.bodyBudget = bodyBudget;
     }
@@ -73,12 +74,13 @@ public final class EntityHandler {
         }
         String query = request.query();
         byte[] key = QueryParameters.bytes(query, "id");
-        if (key == null || key.length == 0) {
-            Responses.send(request, 400, "missing or empty id");
+        if (key == null) {
+            Responses.send(request, 400, "missing id");
             return;
         }
-        if (key.length > maxKeyBytes) {
-            Responses.send(request, 400, "id of " + key.length + " bytes exceeds the limit of " + maxKeyBytes);
+        String refusal = keys.refusal(key, "id");
+        if (refusal != null) {
+            Responses.send(request, 400, refusal);
             return;
         }
         String ttl = QueryParameters.text(query, TTL_PARAM);

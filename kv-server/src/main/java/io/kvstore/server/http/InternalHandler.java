@@ -9,6 +9,7 @@ import io.kvstore.server.wire.BatchCodec;
 import io.kvstore.server.wire.Decimal;
 import io.kvstore.server.wire.Headers;
 import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.KeyLimit;
 import io.kvstore.server.wire.QueryParameters;
 import io.kvstore.server.wire.Responses;
 import io.kvstore.server.wire.Routes;
@@ -38,7 +39,7 @@ public final class InternalHandler {
     static final long CATCH_UP_MILLIS = 1000;
     private static final Logger LOG = LoggerFactory.getLogger(InternalHandler.class);
     private final ReplicaEndpoint endpoint;
-    private final int maxKeyBytes;
+    private final KeyLimit keys;
     private final int maxBodyBytes;
     private final BodyMemoryBudget bodyBudget;
     private final EpochFence fence;
@@ -59,7 +60,7 @@ public final class InternalHandler {
         this.fence = fence;
         this.divergence = divergence;
         this.endpoint = endpoint;
-        this.maxKeyBytes = maxKeyBytes;
+        this.keys = new KeyLimit(maxKeyBytes);
         this.maxBodyBytes = maxBodyBytes;
         this.bodyBudget = bodyBudget;
     }
@@ -73,11 +74,7 @@ public final class InternalHandler {
             return;
         }
         String query = request.query();
-        byte[] key = InternalCodec.requestKey(query);
-        if (key.length > maxKeyBytes) {
-            Responses.send(request, 400, "key of " + key.length + " bytes exceeds the limit of " + maxKeyBytes);
-            return;
-        }
+        byte[] key = keys.check(InternalCodec.requestKey(query), "key");
         HttpMethod method = request.method();
         Context context = Vertx.currentContext();
         long epoch = requestEpoch(request);
@@ -134,8 +131,8 @@ public final class InternalHandler {
      * a key over this node's limit refuses that read only.
      */
     void handleReads(HttpServerRequest request) {
-        serveBatch(request, BatchCodec::reads, key -> key, (key, context) -> key.length > maxKeyBytes
-                        ? Future.<Entry>failedFuture(keyOverLimit(key))
+        serveBatch(request, BatchCodec::reads, key -> key, (key, context) -> keys.refusal(key, "key") != null
+                        ? Future.<Entry>failedFuture(keys.refusal(key, "key"))
                         : Future.fromCompletionStage(endpoint.read(key), context),
                 (answer, entry) -> entry == null ? BatchCodec.done(answer) : BatchCodec.version(answer, entry));
     }
@@ -209,13 +206,10 @@ public final class InternalHandler {
         });
     }
 
-    private String keyOverLimit(byte[] key) {
-        return "key of " + key.length + " bytes exceeds the limit of " + maxKeyBytes;
-    }
-
     private String overLimit(Entry entry) {
-        if (entry.key().length > maxKeyBytes) {
-            return keyOverLimit(entry.key());
+        String refusal = keys.refusal(entry.key(), "key");
+        if (refusal != null) {
+            return refusal;
         }
         if (!entry.isTombstone() && entry.value().length > maxBodyBytes) {
             return "value of " + entry.value().length + " bytes exceeds the limit of " + maxBodyBytes;

@@ -5,6 +5,7 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
 import io.kvstore.server.wire.InternalCodec;
+import io.kvstore.server.wire.KeyLimit;
 import io.kvstore.server.wire.QueryParameters;
 import io.kvstore.server.wire.RangeFrames;
 import io.kvstore.server.wire.Responses;
@@ -44,7 +45,7 @@ public final class RangeHandler {
     private static final int BATCH_BYTES = 256 << 10;
 
     private final Dao dao;
-    private final int maxKeyBytes;
+    private final KeyLimit keys;
     /** Set once at start-up, before the first request. */
     private ClusterRange cluster;
     /** Range iterators opened and not closed yet: reported by /v0/status, so a leak is visible. */
@@ -52,7 +53,7 @@ public final class RangeHandler {
 
     public RangeHandler(Dao dao, int maxKeyBytes) {
         this.dao = dao;
-        this.maxKeyBytes = maxKeyBytes;
+        this.keys = new KeyLimit(maxKeyBytes);
     }
 
     public void cluster(ClusterRange cluster) {
@@ -120,8 +121,12 @@ public final class RangeHandler {
             Responses.send(request, 400, "empty end (leave it out for an open end)");
             return false;
         }
-        if (from.length > maxKeyBytes || (to != null && to.length > maxKeyBytes)) {
-            Responses.send(request, 400, "range bound exceeds the key limit of " + maxKeyBytes + " bytes");
+        String refusal = keys.refusal(from, "start");
+        if (refusal == null && to != null) {
+            refusal = keys.refusal(to, "end");
+        }
+        if (refusal != null) {
+            Responses.send(request, 400, refusal);
             return false;
         }
         return true;

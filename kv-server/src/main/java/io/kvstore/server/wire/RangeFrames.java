@@ -125,7 +125,7 @@ public final class RangeFrames {
                 return 0;
             }
             int keyLength = pending.getInt(at + 1);
-            if (keyLength < 1 || keyLength > maxKeyBytes) {
+            if (KeyLimit.refusal(keyLength, maxKeyBytes, "key") != null) {
                 throw malformed(offset, "key length " + keyLength);
             }
             if (available < 1 + 4 + keyLength + 8 + 1 + 4) {

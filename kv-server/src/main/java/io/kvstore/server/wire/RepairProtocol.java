@@ -233,11 +233,9 @@ public final class RepairProtocol {
 
         byte[] key() {
             int length = readInt();
-            if (length > maxKeyBytes) {
-                throw bad("key of " + length + " bytes exceeds the limit of " + maxKeyBytes);
-            }
-            if (length == 0) {
-                throw bad("an empty key"); // never stored: the public and internal entity routes refuse it
+            String refusal = KeyLimit.refusal(length, maxKeyBytes, "key");
+            if (refusal != null) {
+                throw bad(refusal);
             }
             return take(length, "key");
         }
