@@ -92,9 +92,9 @@ public final class KvServer {
     /**
      * Internode connections per peer, each carrying up to {@link #INTERNODE_PIPELINING_LIMIT} requests
      * at once: 128 in flight per peer, more than 64 client connections fan out. Pipelined, a peer reads
-     * several requests per system call and writes their answers in one, which measured on 3 nodes
-     * sharing 2 cores (docs/BENCHMARKS.md): 2/3 PUT +35-45%, GET +25-45% against 64 connections of one
-     * request each; 2, 4 or 16 connections with deeper or shallower pipelines measured the same.
+     * several requests per system call and writes their answers in one; eight connections limit what
+     * one timed-out connection, which is closed, takes down with it
+     * (docs/TUNING.md#internode-connections).
      */
     private static final int INTERNODE_CONNECTIONS_PER_PEER = 8;
     private static final int INTERNODE_PIPELINING_LIMIT = 16;

@@ -30,9 +30,9 @@ import java.util.function.Supplier;
  * pool of keep-alive, pipelined connections per peer, a timeout per request, nothing blocks. A request
  * that times out closes its connection, failing the requests pipelined behind it on that connection
  * too. A request whose connection closes before it is answered (behind one that timed out, or on a
- * connection the peer closed as idle just as this node reused it: a 5M-key preload over 3 nodes lost
- * 6-8 writes that way in three runs of five, each 60 s after the pool opened its connections) is sent
- * once more on another connection, within the same timeout; internal writes carry their timestamp, so
+ * connection the peer closed as idle just as this node reused it, which a long preload meets once the
+ * pool's connections reach the peer's idle timeout) is sent once more on another connection, within
+ * the same timeout; internal writes carry their timestamp, so
  * one applied twice stores the same version. Any other failure, or a second close, is a failed answer
  * from this replica, as from a peer that is down. Requests and answers are encoded by
  * {@link InternalCodec}; the coordinator, not this adapter, observes the timestamps of answers. Reads
