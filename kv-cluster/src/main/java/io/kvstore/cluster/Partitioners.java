@@ -1,5 +1,6 @@
 package io.kvstore.cluster;
 
+import io.kvstore.cluster.internal.TokenAllocator;
 import java.util.List;
 import java.util.Locale;
 
@@ -22,6 +23,8 @@ import java.util.Locale;
 public final class Partitioners {
     /** Virtual nodes per node of the {@code ring} partitioner unless told otherwise. */
     public static final int DEFAULT_VIRTUAL_NODES = 256;
+    /** The most tokens a {@code ring} may hold: past it the ring stops fitting comfortably in cache (and memory). */
+    public static final int MAX_RING_TOKENS = 1 << 24;
 
     private static final List<String> NAMES = List.of("ring", "rendezvous", "modn", "jump", "maglev");
 

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  *       is {@linkplain HybridClock#observe(long) observed}, so a later write of this node supersedes it.</li>
  *   <li>Built with {@link #builder}, it also keeps replicas converging: every answer and failure is
  *       reported to a {@link FailureDetector}; a write a replica does not acknowledge becomes a hint for
- *       {@link HintedHandoff}; a read whose answers disagree is repaired as {@link ReadRepair} says.
+ *       the {@link HintSink} it is given; a read whose answers disagree is repaired as {@link ReadRepair} says.
  *       The default {@code from} is the replication factor RF.</li>
  * </ul>
  *

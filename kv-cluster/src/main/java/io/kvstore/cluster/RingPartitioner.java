@@ -1,5 +1,6 @@
 package io.kvstore.cluster;
 
+import io.kvstore.cluster.internal.TokenAllocator;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -23,7 +24,7 @@ import java.util.List;
  */
 final class RingPartitioner extends AbstractPartitioner {
     /** Past this many tokens the ring stops fitting comfortably in cache (and memory). */
-    static final int MAX_TOKENS = 1 << 24;
+    static final int MAX_TOKENS = Partitioners.MAX_RING_TOKENS;
     /** Caps the range table at 4 MiB. */
     private static final int MAX_RANGE_BITS = 20;
 

@@ -1,7 +1,12 @@
 package io.kvstore.cluster;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.kvstore.cluster.internal.TokenAllocator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
 
 /**
  * The partitioner contract for the {@code ring} over allocated tokens: 16 per node, allocated for RF 3
@@ -49,5 +54,24 @@ class AllocatedRingPartitionerTest extends PartitionerContractTest {
     @Override
     boolean movesOnlyToJoiningNode() {
         return true;
+    }
+
+    @Test
+    void theRingBuiltFromAllocatedTokensPlacesKeysOnTheFirstTokenAtOrAfterTheirHash() {
+        List<long[]> placed = TokenAllocator.allocateAll(7, 16, 2);
+        RingPartitioner ring = new RingPartitioner(nodes(7), placed);
+        TreeMap<Long, Integer> model = new TreeMap<>();
+        for (int node = 0; node < placed.size(); node++) {
+            for (long token : placed.get(node)) {
+                model.put(token, node);
+            }
+        }
+        for (long token : model.keySet()) {
+            for (long hash : new long[] {token - 1, token, token + 1}) {
+                Map.Entry<Long, Integer> at = model.ceilingEntry(hash);
+                int expected = (at != null ? at : model.firstEntry()).getValue();
+                assertEquals(expected, ring.nodeOfHash(hash), () -> "hash " + hash);
+            }
+        }
     }
 }

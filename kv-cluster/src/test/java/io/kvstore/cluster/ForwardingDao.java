@@ -8,10 +8,10 @@ import io.kvstore.core.KeyFilter;
 import java.io.IOException;
 
 /** A store that hands every call to another: tests override what they watch or change. */
-class ForwardingDao implements Dao {
+public class ForwardingDao implements Dao {
     private final Dao store;
 
-    ForwardingDao(Dao store) {
+    public ForwardingDao(Dao store) {
         this.store = store;
     }
 

@@ -11,9 +11,9 @@ import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /** A {@link Dao} in a sorted map, with the Dao's newest-timestamp-wins rule; can be told to fail. */
-final class InMemoryDao implements Dao {
+public final class InMemoryDao implements Dao {
     private final ConcurrentSkipListMap<byte[], Entry> entries = new ConcurrentSkipListMap<>(Bytes.ORDER);
-    volatile IOException failure;
+    public volatile IOException failure;
 
     @Override
     public Entry get(byte[] key) throws IOException {

@@ -2,8 +2,8 @@ package io.kvstore.server;
 
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.Partitioner;
-import io.kvstore.cluster.repair.AntiEntropy;
-import io.kvstore.cluster.repair.RepairResponder;
+import io.kvstore.cluster.internal.repair.AntiEntropy;
+import io.kvstore.cluster.internal.repair.RepairResponder;
 import io.kvstore.core.Dao;
 import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.http.AdminRepairHandler;

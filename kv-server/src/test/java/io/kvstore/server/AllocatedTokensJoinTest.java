@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kvstore.cluster.TokenAllocator;
+import io.kvstore.cluster.internal.TokenAllocator;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.RingTokens;
 import java.nio.file.Path;

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kvstore.cluster.TokenAllocator;
+import io.kvstore.cluster.internal.TokenAllocator;
+import io.kvstore.cluster.internal.membership.OwnedKeys;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.NodeState;
-import io.kvstore.cluster.membership.OwnedKeys;
 import io.kvstore.cluster.membership.RingTokens;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;

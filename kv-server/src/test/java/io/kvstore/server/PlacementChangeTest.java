@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.internal.membership.OwnedKeys;
 import io.kvstore.cluster.membership.ClusterMap;
-import io.kvstore.cluster.membership.OwnedKeys;
 import io.kvstore.core.testing.Seeds;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.cluster.internal.membership.ClusterMapStore;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
-import io.kvstore.cluster.membership.ClusterMapStore;
 import io.kvstore.server.security.LogLimiter;
 import io.kvstore.server.wire.Routes;
 import java.net.URI;

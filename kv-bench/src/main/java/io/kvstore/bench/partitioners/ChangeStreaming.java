@@ -1,16 +1,16 @@
 package io.kvstore.bench.partitioners;
 
 import io.kvstore.cluster.Partitioner;
+import io.kvstore.cluster.internal.membership.KeyMovement;
 import io.kvstore.cluster.membership.ClusterMap;
-import io.kvstore.cluster.membership.KeyMovement;
 import io.kvstore.cluster.membership.NodeState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Counts, per partitioner and replication factor, the copies of keys a join, a decommission and a

@@ -2,7 +2,7 @@ package io.kvstore.bench.partitioners;
 
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
-import io.kvstore.cluster.TokenAllocator;
+import io.kvstore.cluster.internal.TokenAllocator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,8 +17,8 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import org.openjdk.jol.info.GraphLayout;
-import picocli.CommandLine;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Compares every partitioner on balance (random and sequential numeric keys), the ring's random and

@@ -3,7 +3,7 @@ package io.kvstore.cluster.membership;
 import io.kvstore.cluster.KeyHash;
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
-import io.kvstore.cluster.TokenAllocator;
+import io.kvstore.cluster.internal.TokenAllocator;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;

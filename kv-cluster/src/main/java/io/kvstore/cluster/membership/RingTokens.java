@@ -10,7 +10,7 @@ public enum RingTokens {
      */
     RANDOM,
     /**
-     * A node's tokens are chosen when it enters the map, by {@link io.kvstore.cluster.TokenAllocator},
+     * A node's tokens are chosen when it enters the map, by the token allocator,
      * to even out the nodes' replicated ownership, and kept in the map with it.
      */
     ALLOCATED;

@@ -10,9 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
-import io.kvstore.cluster.TokenAllocator;
-import io.kvstore.core.testing.FaultyStorage;
+import io.kvstore.cluster.internal.TokenAllocator;
+import io.kvstore.cluster.internal.membership.ClusterMapStore;
 import io.kvstore.core.testing.FaultyStorage.Op;
+import io.kvstore.core.testing.FaultyStorage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

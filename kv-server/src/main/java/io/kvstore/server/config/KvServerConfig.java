@@ -4,7 +4,7 @@ import io.kvstore.client.TlsEngine;
 import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.ReadRepair;
 import io.kvstore.cluster.ReplicationOptions;
-import io.kvstore.cluster.TokenAllocator;
+import io.kvstore.cluster.internal.TokenAllocator;
 import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.cluster.membership.RingTokens;
 import io.kvstore.core.BackgroundPriority;

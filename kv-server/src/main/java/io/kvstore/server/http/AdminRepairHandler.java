@@ -1,8 +1,8 @@
 package io.kvstore.server.http;
 
-import io.kvstore.cluster.repair.AntiEntropy;
-import io.kvstore.cluster.repair.RepairReport;
-import io.kvstore.cluster.repair.RepairSummary;
+import io.kvstore.cluster.internal.repair.AntiEntropy;
+import io.kvstore.cluster.internal.repair.RepairReport;
+import io.kvstore.cluster.internal.repair.RepairSummary;
 import io.kvstore.server.wire.Responses;
 import io.kvstore.server.wire.Routes;
 import io.vertx.core.Context;

@@ -1,8 +1,8 @@
 package io.kvstore.server.http;
 
-import io.kvstore.cluster.repair.RepairBusyException;
-import io.kvstore.cluster.repair.RepairExchange;
-import io.kvstore.cluster.repair.RepairResponder;
+import io.kvstore.cluster.internal.repair.RepairBusyException;
+import io.kvstore.cluster.internal.repair.RepairExchange;
+import io.kvstore.cluster.internal.repair.RepairResponder;
 import io.kvstore.server.wire.Decimal;
 import io.kvstore.server.wire.QueryParameters;
 import io.kvstore.server.wire.RepairProtocol;

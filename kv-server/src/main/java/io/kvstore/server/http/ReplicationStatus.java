@@ -1,8 +1,8 @@
 package io.kvstore.server.http;
 
 import io.kvstore.cluster.FailureDetector;
-import io.kvstore.cluster.HintedHandoff;
 import io.kvstore.cluster.ReplicationOptions;
+import io.kvstore.cluster.internal.HintedHandoff;
 import io.kvstore.server.internode.Topology;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -1,9 +1,9 @@
 package io.kvstore.server.internode;
 
+import io.kvstore.cluster.internal.repair.EntryBatch;
+import io.kvstore.cluster.internal.repair.RepairPeer;
+import io.kvstore.cluster.internal.repair.VersionPage;
 import io.kvstore.cluster.membership.NodeUrl;
-import io.kvstore.cluster.repair.EntryBatch;
-import io.kvstore.cluster.repair.RepairPeer;
-import io.kvstore.cluster.repair.VersionPage;
 import io.kvstore.core.Entry;
 import io.kvstore.server.wire.Decimal;
 import io.kvstore.server.wire.RepairProtocol;

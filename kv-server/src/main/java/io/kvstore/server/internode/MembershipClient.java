@@ -1,9 +1,9 @@
 package io.kvstore.server.internode;
 
+import io.kvstore.cluster.internal.membership.KeyMovement;
+import io.kvstore.cluster.internal.membership.KeyMovementCodec;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
-import io.kvstore.cluster.membership.KeyMovement;
-import io.kvstore.cluster.membership.KeyMovementCodec;
 import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.server.wire.Headers;
 import io.kvstore.server.wire.Routes;

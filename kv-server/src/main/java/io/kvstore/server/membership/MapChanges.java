@@ -1,7 +1,7 @@
 package io.kvstore.server.membership;
 
+import io.kvstore.cluster.internal.membership.KeyMovement;
 import io.kvstore.cluster.membership.ClusterMap;
-import io.kvstore.cluster.membership.KeyMovement;
 import io.kvstore.cluster.membership.Member;
 import io.kvstore.cluster.membership.NodeState;
 import io.kvstore.cluster.membership.NodeUrl;

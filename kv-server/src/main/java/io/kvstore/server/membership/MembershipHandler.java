@@ -1,9 +1,9 @@
 package io.kvstore.server.membership;
 
+import io.kvstore.cluster.internal.membership.KeyMovement;
+import io.kvstore.cluster.internal.membership.KeyMovementCodec;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
-import io.kvstore.cluster.membership.KeyMovement;
-import io.kvstore.cluster.membership.KeyMovementCodec;
 import io.kvstore.cluster.membership.NodeState;
 import io.kvstore.server.http.BodyMemoryBudget;
 import io.kvstore.server.http.BodyReader;

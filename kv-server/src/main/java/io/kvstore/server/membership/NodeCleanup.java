@@ -1,7 +1,7 @@
 package io.kvstore.server.membership;
 
+import io.kvstore.cluster.internal.membership.CleanupFilter;
 import io.kvstore.cluster.membership.ClusterMap;
-import io.kvstore.cluster.membership.CleanupFilter;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.Dao;
 import io.vertx.core.json.JsonObject;

@@ -1,7 +1,7 @@
 package io.kvstore.server.metrics;
 
-import io.kvstore.cluster.HintedHandoff;
-import io.kvstore.cluster.repair.AntiEntropy;
+import io.kvstore.cluster.internal.HintedHandoff;
+import io.kvstore.cluster.internal.repair.AntiEntropy;
 import io.kvstore.server.internode.BatchCounters;
 import io.kvstore.server.internode.MapDivergence;
 import io.kvstore.server.internode.RoundBatcher;

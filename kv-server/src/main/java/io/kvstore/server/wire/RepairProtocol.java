@@ -1,8 +1,8 @@
 package io.kvstore.server.wire;
 
-import io.kvstore.cluster.repair.EntryBatch;
-import io.kvstore.cluster.repair.KeyVersion;
-import io.kvstore.cluster.repair.VersionPage;
+import io.kvstore.cluster.internal.repair.EntryBatch;
+import io.kvstore.cluster.internal.repair.KeyVersion;
+import io.kvstore.cluster.internal.repair.VersionPage;
 import io.kvstore.core.Entry;
 import io.vertx.core.buffer.Buffer;
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.Partitioners;
-import io.kvstore.cluster.TokenAllocator;
+import io.kvstore.cluster.internal.TokenAllocator;
 import io.kvstore.cluster.membership.RingTokens;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CompactionStyle;

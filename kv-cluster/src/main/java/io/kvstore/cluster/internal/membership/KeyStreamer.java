@@ -1,0 +1,158 @@
+package io.kvstore.cluster.internal.membership;
+
+import io.kvstore.cluster.internal.repair.ScanThrottle;
+import io.kvstore.core.AtomicFile;
+import io.kvstore.core.CloseableIterator;
+import io.kvstore.core.Dao;
+import io.kvstore.core.Entry;
+import io.kvstore.core.Storage;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.function.BiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Streams this node's share of a {@link KeyMovement}: one throttled scan of the whole store in key
+ * order, each entry (value or tombstone, with its timestamp) batched for the nodes that gain it. After
+ * every round of batches the receivers acknowledged, the last key scanned is kept in a checkpoint file,
+ * so a stream broken by a crash of either side resumes after it instead of from the start; a finished
+ * stream is marked so, and running it again does nothing. Blocking: run it on a thread of its own.
+ */
+public final class KeyStreamer {
+    /** Bytes of entries gathered for one node before a round of batches is sent. */
+    static final int BATCH_BYTES = 256 << 10;
+    private static final String DONE = "done";
+    private static final Logger LOG = LoggerFactory.getLogger(KeyStreamer.class);
+
+    private final Dao dao;
+    private final KeyMovement movement;
+    private final String self;
+    private final BiFunction<String, List<Entry>, CompletionStage<Void>> sink;
+    private final Storage storage;
+    private final Path directory;
+    private final ScanThrottle throttle;
+
+    /**
+     * @param sink      sends a batch of entries to a node; completes once the node stored them
+     * @param directory where the checkpoint lives (the data directory)
+     */
+    public KeyStreamer(Dao dao, KeyMovement movement, String self,
+                       BiFunction<String, List<Entry>, CompletionStage<Void>> sink, Path directory, long bytesPerSecond) {
+        this(dao, movement, self, sink, Storage.local(), directory, bytesPerSecond);
+    }
+
+    /** A streamer that keeps its checkpoint in {@code directory} of {@code storage}. */
+    public KeyStreamer(Dao dao, KeyMovement movement, String self,
+                       BiFunction<String, List<Entry>, CompletionStage<Void>> sink, Storage storage, Path directory,
+                       long bytesPerSecond) {
+        this.dao = dao;
+        this.movement = movement;
+        this.self = self;
+        this.sink = sink;
+        this.storage = storage;
+        this.directory = directory;
+        this.throttle = new ScanThrottle(bytesPerSecond);
+    }
+
+    /** The checkpoint file of the change {@code id}. */
+    static Path checkpointFile(Path directory, long id) {
+        return directory.resolve("stream-" + id + ".checkpoint");
+    }
+
+    /**
+     * Runs (or resumes) the stream to its end.
+     *
+     * @return how many entries were sent in this run
+     * @throws IOException if the store cannot be read, a node does not take a batch (the message names
+     *                     it), or the checkpoint cannot be kept
+     */
+    public long run() throws IOException {
+        AtomicFile checkpoint = new AtomicFile(storage, checkpointFile(directory, movement.id()));
+        byte[] after = null;
+        byte[] kept = checkpoint.read();
+        if (kept != null) {
+            String saved = new String(kept, StandardCharsets.UTF_8).trim();
+            if (saved.equals(DONE)) {
+                return 0;
+            }
+            after = Base64.getDecoder().decode(saved);
+            LOG.info("resuming the stream of change {} after a checkpoint", movement.id());
+        }
+        int selfIndex = movement.indexOf(self);
+        List<String> targets = movement.afterNodes();
+        List<List<Entry>> batches = new ArrayList<>(targets.size());
+        for (int i = 0; i < targets.size(); i++) {
+            batches.add(new ArrayList<>());
+        }
+        long[] batchBytes = new long[targets.size()];
+        int rf = Math.max(movement.before().replicationFactor(), movement.after().replicationFactor());
+        int[] out = new int[rf];
+        int[] scratchB = new int[rf];
+        int[] scratchA = new int[rf];
+        long sent = 0;
+        byte[] lastKey = null;
+        try (CloseableIterator<Entry> scan = dao.scan(after, null)) {
+            while (scan.hasNext()) {
+                Entry entry = scan.next();
+                if (after != null && Arrays.equals(entry.key(), after)) {
+                    continue;
+                }
+                long size = entry.key().length + (entry.isTombstone() ? 0 : entry.value().length) + 16L;
+                throttle.acquire(size);
+                lastKey = entry.key();
+                int n = movement.targets(entry.key(), selfIndex, out, scratchB, scratchA);
+                boolean full = false;
+                for (int i = 0; i < n; i++) {
+                    batches.get(out[i]).add(entry);
+                    batchBytes[out[i]] += size;
+                    full |= batchBytes[out[i]] >= BATCH_BYTES;
+                    sent++;
+                }
+                if (full) {
+                    send(targets, batches, batchBytes);
+                    keep(checkpoint, Base64.getEncoder().encodeToString(lastKey));
+                }
+            }
+        }
+        send(targets, batches, batchBytes);
+        keep(checkpoint, DONE);
+        return sent;
+    }
+
+    private void send(List<String> targets, List<List<Entry>> batches, long[] batchBytes) throws IOException {
+        List<CompletableFuture<Void>> pending = new ArrayList<>();
+        List<String> nodes = new ArrayList<>();
+        for (int i = 0; i < targets.size(); i++) {
+            if (!batches.get(i).isEmpty()) {
+                pending.add(sink.apply(targets.get(i), List.copyOf(batches.get(i))).toCompletableFuture());
+                nodes.add(targets.get(i));
+                batches.get(i).clear();
+                batchBytes[i] = 0;
+            }
+        }
+        for (int i = 0; i < pending.size(); i++) {
+            try {
+                pending.get(i).get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while streaming to " + nodes.get(i), e);
+            } catch (ExecutionException | CompletionException e) {
+                throw new IOException("node " + nodes.get(i) + " did not take a stream batch: " + e.getCause(), e.getCause());
+            }
+        }
+    }
+
+    private static void keep(AtomicFile checkpoint, String text) throws IOException {
+        checkpoint.replace(text.getBytes(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,258 @@
+package io.kvstore.cluster.internal.repair;
+
+import io.kvstore.core.QuarantinedInterval;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Anti-entropy of one node: an exchange ({@link RepairExchange}) with each peer in turn, on demand and
+ * on an interval.
+ *
+ * <p>Peers go one after another, not in parallel: a node rebuilt from empty then takes each key from
+ * the first peer that has it, and the next peers' trees already match. A peer that fails does not stop
+ * the others; the report names it. The periodic run starts one interval after {@link #start} and the
+ * next one interval after the previous ended, so runs never overlap; its timer thread only starts
+ * runs, the scans and the exchanges run on the executors given.
+ *
+ * <p>The peers and the replication factor are read at the start of each run, so a run follows the
+ * cluster map of its moment: a node that joined is a peer of the next run, one that left is not.
+ */
+public final class AntiEntropy implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AntiEntropy.class);
+    /** Segments per tree unless told otherwise: 65,536, about 15 keys each in a store of a million. */
+    public static final int DEFAULT_DEPTH = 16;
+    /** Deepest tree a node builds: 2^20 segments, 16 MiB of hashes. */
+    public static final int MAX_DEPTH = SegmentTree.MAX_DEPTH;
+
+    private final RepairResponder local;
+    private final Supplier<List<String>> peers;
+    private final Function<String, RepairPeer> connect;
+    private final IntSupplier replicationFactor;
+    private final int depth;
+    private final Executor executor;
+    private final ScheduledExecutorService timer;
+    private volatile boolean closed;
+
+    /**
+     * @param peers             the other nodes of the cluster
+     * @param connect           makes the {@link RepairPeer} of one node for one exchange
+     * @param replicationFactor exchanges cover the keys both sides hold among the first this-many replicas
+     * @param depth             trees of {@code 2^depth} segments, in {@code [1, 20]}
+     * @param executor          runs the light steps between calls of an exchange
+     */
+    public AntiEntropy(RepairResponder local, List<String> peers, Function<String, RepairPeer> connect, int replicationFactor, int depth, Executor executor) {
+        this(local, constant(peers), connect, () -> replicationFactor, depth, executor);
+    }
+
+    /**
+     * Anti-entropy whose peers follow the placement of {@code local}: every other node of
+     * {@link RepairResponder#placement()} at the start of each run, none while this node is not among
+     * them (it is joining, or it left).
+     *
+     * @param replicationFactor gives the replication factor at the start of each run
+     */
+    public AntiEntropy(RepairResponder local, Function<String, RepairPeer> connect, IntSupplier replicationFactor, int depth,
+                       Executor executor) {
+        this(local, () -> peersOf(local), connect, replicationFactor, depth, executor);
+    }
+
+    private AntiEntropy(RepairResponder local, Supplier<List<String>> peers, Function<String, RepairPeer> connect,
+                        IntSupplier replicationFactor, int depth, Executor executor) {
+        this.local = Objects.requireNonNull(local, "local");
+        this.peers = peers;
+        this.connect = Objects.requireNonNull(connect, "connect");
+        if (depth < 1 || depth > SegmentTree.MAX_DEPTH) {
+            throw new IllegalArgumentException("tree depth must be in [1, " + SegmentTree.MAX_DEPTH + "], got " + depth);
+        }
+        this.replicationFactor = Objects.requireNonNull(replicationFactor, "replicationFactor");
+        this.depth = depth;
+        this.executor = Objects.requireNonNull(executor, "executor");
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kv-anti-entropy");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private static Supplier<List<String>> constant(List<String> peers) {
+        List<String> copy = List.copyOf(peers);
+        return () -> copy;
+    }
+
+    private static List<String> peersOf(RepairResponder local) {
+        List<String> nodes = local.placement().nodes();
+        if (!nodes.contains(local.node())) {
+            return List.of();
+        }
+        List<String> peers = new ArrayList<>(nodes);
+        peers.remove(local.node());
+        return peers;
+    }
+
+    /** Keys sent and received by the exchanges this node started, and those exchanges, since it started. */
+    private final LongAdder keysSent = new LongAdder();
+    private final LongAdder keysReceived = new LongAdder();
+    private final LongAdder exchanges = new LongAdder();
+    private final LongAdder failedExchanges = new LongAdder();
+
+    /** Keys this node sent to peers in the exchanges it started. */
+    public long keysSent() {
+        return keysSent.sum();
+    }
+
+    /** Keys this node received from peers in the exchanges it started. */
+    public long keysReceived() {
+        return keysReceived.sum();
+    }
+
+    /** Exchanges with one peer this node started that completed. */
+    public long exchanges() {
+        return exchanges.sum();
+    }
+
+    /** Exchanges with one peer this node started that failed. */
+    public long failedExchanges() {
+        return failedExchanges.sum();
+    }
+
+    /**
+     * Exchanges with every peer now, one after another; the stage never fails, the report says what did.
+     * The key intervals this node's store refused at the start, a table of them damaged, are left out of
+     * its side of the exchanges, so the peers send their keys back; once every exchange succeeded under a
+     * replication factor of 2 or more, every key of them this node owns has been compared with another
+     * replica's, and the store serves them again ({@link io.kvstore.core.Dao#healInterval}).
+     */
+    public CompletionStage<RepairReport> repairAll() {
+        long started = System.nanoTime();
+        List<QuarantinedInterval> refused = local.quarantined();
+        List<RepairSummary> summaries = new ArrayList<>();
+        Map<String, String> failures = new LinkedHashMap<>();
+        CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
+        int rf = replicationFactor.getAsInt();
+        for (String peer : peers.get()) {
+            chain = chain.thenCompose(previous -> exchange(peer, rf)
+                    .handle((summary, error) -> {
+                        synchronized (summaries) {
+                            if (error == null) {
+                                summaries.add(summary);
+                                exchanges.increment();
+                                keysSent.add(summary.keysSent());
+                                keysReceived.add(summary.keysReceived());
+                            } else {
+                                failures.put(peer, reason(error));
+                                failedExchanges.increment();
+                            }
+                        }
+                        return null;
+                    }));
+        }
+        if (!refused.isEmpty()) {
+            chain = chain.thenCompose(done -> {
+                synchronized (summaries) {
+                    if (!failures.isEmpty() || summaries.isEmpty() || rf < 2) {
+                        LOG.warn("anti-entropy of {}: {} quarantined key intervals stay refused (failed peers {}, {}"
+                                + " peers, replication factor {})", local.node(), refused.size(), failures.keySet(),
+                                summaries.size(), rf);
+                        return CompletableFuture.completedFuture(null);
+                    }
+                }
+                return local.heal(refused).handle((healed, error) -> {
+                    if (error != null) {
+                        LOG.warn("anti-entropy of {}: healing its quarantined key intervals failed", local.node(), error);
+                    }
+                    return null;
+                });
+            });
+        }
+        return chain.thenApply(done -> {
+            synchronized (summaries) {
+                return new RepairReport(local.node(), List.copyOf(summaries), Collections.unmodifiableMap(new LinkedHashMap<>(failures)),
+                        System.nanoTime() - started);
+            }
+        });
+    }
+
+    private CompletionStage<RepairSummary> exchange(String peer, int rf) {
+        try {
+            return RepairExchange.run(local, connect.apply(peer), rf, depth, executor);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Runs {@link #repairAll()} every {@code interval} (measured from the end of the previous run). */
+    public void start(Duration interval) {
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("anti-entropy interval must be positive, got " + interval);
+        }
+        scheduleNext(interval);
+    }
+
+    private void scheduleNext(Duration interval) {
+        if (timer.isShutdown()) {
+            return;
+        }
+        try {
+            timer.schedule(() -> repairAll().whenComplete((report, error) -> {
+                logPeriodic(report);
+                scheduleNext(interval);
+            }), interval.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // closed meanwhile: no more runs
+        }
+    }
+
+    private void logPeriodic(RepairReport report) {
+        if (report == null) {
+            return;
+        }
+        if (closed && !report.succeeded()) {
+            // Closing cut the run short (its connections and threads went): no fault of any peer.
+            LOG.info("anti-entropy of {}: stopped with the node; {} keys sent, {} received", report.node(),
+                    report.keysSent(), report.keysReceived());
+        } else if (report.succeeded()) {
+            LOG.info("anti-entropy of {}: {} peers, {} keys sent, {} received, {} ms", report.node(), report.summaries().size(),
+                    report.keysSent(), report.keysReceived(), TimeUnit.NANOSECONDS.toMillis(report.durationNanos()));
+        } else {
+            LOG.warn("anti-entropy of {}: failed with {}; {} keys sent, {} received", report.node(), report.failures(),
+                    report.keysSent(), report.keysReceived());
+        }
+    }
+
+    private static String reason(Throwable error) {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return String.valueOf(cause.getMessage() != null ? cause.getMessage() : cause);
+    }
+
+    /**
+     * Stops the periodic runs; a run under way finishes on its own, or fails once its caller closes the
+     * connections it uses, which is then no failure to warn about.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        timer.shutdownNow();
+    }
+}
