@@ -1,9 +1,10 @@
 /**
- * Online membership: the {@link io.kvstore.cluster.membership.ClusterMap} every node holds (epoch,
- * replication factor, partitioner, nodes and their states), kept in the data directory by
- * {@link io.kvstore.cluster.internal.membership.ClusterMapStore}, and the movement of keys when the map changes
- * ({@link io.kvstore.cluster.internal.membership.KeyMovement}, {@link io.kvstore.cluster.internal.membership.KeyStreamer}) and
- * the keys a node keeps once a change completed ({@link io.kvstore.cluster.internal.membership.OwnedKeys}).
- * Changes are made by one node at a time, the map's claimant; the server wires the protocol.
+ * The cluster map as an embedder reads it: the {@link io.kvstore.cluster.membership.ClusterMap} every
+ * node holds (epoch, replication factor, partitioner, nodes as {@link io.kvstore.cluster.membership.Member}s
+ * in a {@link io.kvstore.cluster.membership.NodeState}, their {@link io.kvstore.cluster.membership.RingTokens}),
+ * its JSON form ({@link io.kvstore.cluster.membership.ClusterMapCodec}) and the
+ * {@link io.kvstore.cluster.membership.NodeUrl} that names a node. Changes are made by one node at a time,
+ * the map's claimant; keeping the map on disk and moving keys when it changes is the node's business
+ * ({@code io.kvstore.cluster.internal.membership}), and the server wires the protocol.
  */
 package io.kvstore.cluster.membership;
