@@ -12,6 +12,8 @@ final class StoreState {
     private final Path dir;
     private volatile boolean closed;
     private volatile IOException failure;
+    /** Why the last write found the disk full (the log could not grow), or null once a write got through. */
+    private volatile String spaceRefusal;
 
     StoreState(Path dir) {
         this.dir = dir;
@@ -36,6 +38,26 @@ final class StoreState {
         if (failure == null) {
             failure = e;
         }
+    }
+
+    /**
+     * Records that a write was refused because the log found the disk full; shown as the disk's refusal
+     * until a write gets through ({@link #spaceTaken}). Nothing stops: the next write tries again.
+     */
+    void refuseForSpace(IOException refusal) {
+        spaceRefusal = refusal.getMessage();
+    }
+
+    /** A write got through the log: the disk had room after all. Called on every write, so a read first. */
+    void spaceTaken() {
+        if (spaceRefusal != null) {
+            spaceRefusal = null;
+        }
+    }
+
+    /** Why the last write was refused for a full disk, or null. */
+    String spaceRefusal() {
+        return spaceRefusal;
     }
 
     void ensureOpen() throws IOException {

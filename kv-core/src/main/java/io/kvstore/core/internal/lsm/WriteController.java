@@ -4,6 +4,7 @@ import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
+import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.SyncPolicy;
 import io.kvstore.core.internal.log.WriteAheadLog;
 
@@ -292,11 +293,16 @@ final class WriteController {
         long position;
         try {
             position = wal.append(entry);
+        } catch (InsufficientStorageException e) {
+            // The log is as it was before the record: the next write tries again.
+            state.refuseForSpace(e);
+            throw e;
         } catch (IOException e) {
             // A partly written record must not be followed by more: refuse writes until reopened.
             state.fail(e);
             throw e;
         }
+        state.spaceTaken();
         long sequence = ++lastSequence;
         versions.current().active.put(entry, sequence);
         visibleSequence = sequence;
@@ -375,6 +381,10 @@ final class WriteController {
         Memtable fresh = new Memtable(number, options.flushThresholdBytes());
         try {
             wal.rotate(FileNames.log(dir, number));
+        } catch (InsufficientStorageException e) {
+            // No new log: the memtable stays active, and the next write tries the switch again.
+            state.refuseForSpace(e);
+            throw e;
         } catch (IOException e) {
             state.fail(e);
             throw e;
