@@ -1,6 +1,7 @@
 package io.kvstore.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.DaoOptions;
@@ -63,8 +64,12 @@ class FullDiskTest {
             assertEquals(FLOOR - 1, disk.getLong("freeBytes"));
             assertEquals(FLOOR, disk.getLong("minFreeBytes"));
             assertTrue(disk.getString("reason").contains("below the store's floor"), disk.encode());
+            assertEquals(0, disk.getLong("reservedBytes"), disk.encode());
+            assertFalse(disk.getBoolean("compactionWaitsForSpace"), disk.encode());
             String metrics = send(server, "GET", "/metrics", null).body();
             assertTrue(metrics.contains("kv_disk_writes_refused 1.0"), metrics);
+            assertTrue(metrics.contains("kv_disk_reserved_bytes 0.0"), metrics);
+            assertTrue(metrics.contains("kv_disk_compaction_waiting 0.0"), metrics);
 
             storage.reportFreeBytes(-1);
             awaitRefusing(server, false);

@@ -44,10 +44,15 @@ public final class StatusHandler {
         this.bodyBudget = bodyBudget;
     }
 
-    /** The disk as the store last saw it; {@code writesRefused} with its reason below the free-space floor. */
+    /**
+     * The disk as the store last saw it: {@code writesRefused} with its reason while the disk is full, and
+     * the space its flushes and compactions hold.
+     */
     private static JsonObject disk(DiskSpace space) {
         return new JsonObject().put("freeBytes", space.freeBytes()).put("minFreeBytes", space.minFreeBytes())
-                .put("writesRefused", space.refusesWrites()).put("reason", space.refusal());
+                .put("writesRefused", space.refusesWrites()).put("reason", space.refusal())
+                .put("reservedBytes", space.reservedBytes())
+                .put("compactionWaitsForSpace", space.compactionWaitsForSpace());
     }
 
     void handle(HttpServerRequest request) {

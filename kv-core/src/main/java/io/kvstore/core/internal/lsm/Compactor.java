@@ -5,6 +5,7 @@ import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
+import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.KeyFilter;
 import io.kvstore.core.internal.table.BlockCache;
 import io.kvstore.core.internal.table.SsTable;
@@ -57,6 +58,10 @@ final class Compactor {
     private final Executor afterIdleDelay;
     /** Whether a check for rest is waiting to run, so that there is at most one. */
     private final AtomicBoolean restCheckArmed = new AtomicBoolean();
+    /** Runs compactions again on the compaction thread after {@link SpaceLedger#RETRY_MILLIS}. */
+    private final Executor afterSpaceRetry;
+    /** Whether a compaction waiting for space is due to be tried again, so that there is at most one. */
+    private final AtomicBoolean spaceRetryArmed = new AtomicBoolean();
 
     /** Quarantines the table a failed compaction names as damaged; whether it did. */
     private final Predicate<IOException> tableFailed;
@@ -78,6 +83,8 @@ final class Compactor {
         long idleNanos = options.idleCompactionDelay().toNanos();
         this.afterIdleDelay = leveled == null || idleNanos == 0 ? null
                 : CompletableFuture.delayedExecutor(idleNanos, TimeUnit.NANOSECONDS, thread::execute);
+        this.afterSpaceRetry = CompletableFuture.delayedExecutor(SpaceLedger.RETRY_MILLIS, TimeUnit.MILLISECONDS,
+                thread::execute);
     }
 
     /** Queues compactions while the picker finds one due (none once the store is closing). */
@@ -199,10 +206,16 @@ final class Compactor {
             while (!state.isClosed()) {
                 Compaction job = due(atRest);
                 if (job == null) {
+                    state.space().compactionRuns();
                     return;
                 }
                 compact(job, () -> { });
+                state.space().compactionRuns();
             }
+        } catch (InsufficientStorageException e) {
+            // Not a failure: the disk is short of room for the output. Waits, without a loop of errors.
+            state.space().compactionWaits(e);
+            armSpaceRetry();
         } catch (CancellationException e) {
             LOG.debug("Compaction in {} cancelled by close", dir);
         } catch (IOException | RuntimeException e) {
@@ -212,6 +225,16 @@ final class Compactor {
             if (e instanceof IOException failed && tableFailed.test(failed)) {
                 schedule(); // without the damaged table
             }
+        }
+    }
+
+    /** Tries the compactions due again after {@link SpaceLedger#RETRY_MILLIS}, unless a retry is armed already. */
+    private void armSpaceRetry() {
+        if (!state.isClosed() && spaceRetryArmed.compareAndSet(false, true)) {
+            afterSpaceRetry.execute(() -> {
+                spaceRetryArmed.set(false);
+                compactWhileNeeded(false);
+            });
         }
     }
 
@@ -291,8 +314,26 @@ final class Compactor {
         return compact(job, afterMerge, null);
     }
 
-    /** {@link #compact(Compaction, Runnable)}, leaving out the keys {@code kept} rejects (null: none). */
+    /**
+     * {@link #compact(Compaction, Runnable)}, leaving out the keys {@code kept} rejects (null: none), once
+     * the space of its output is reserved ({@link SpaceLedger}). A disk without room for it, found before
+     * or while the output is written, fails it with an {@link InsufficientStorageException}, its output
+     * deleted and its inputs still in place.
+     */
     private boolean compact(Compaction job, Runnable afterMerge, KeptKeys kept) throws IOException {
+        long inputBytes = 0;
+        for (SsTable table : job.inputs()) {
+            inputBytes += table.fileSize();
+        }
+        String what = "compaction of " + job.inputs().length + " tables into level " + job.outputLevel();
+        try (SpaceLedger.Reservation reserved = state.space().reserveForCompaction(inputBytes, what)) {
+            return compactReserved(job, afterMerge, kept);
+        } catch (IOException e) {
+            throw SpaceLedger.noSpaceOr(e, what);
+        }
+    }
+
+    private boolean compactReserved(Compaction job, Runnable afterMerge, KeptKeys kept) throws IOException {
         SsTable[] inputs = job.inputs();
         long expectedKeys = 0;
         for (SsTable table : inputs) {

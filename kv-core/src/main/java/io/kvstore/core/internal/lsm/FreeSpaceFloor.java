@@ -62,13 +62,14 @@ final class FreeSpaceFloor {
 
     /**
      * The disk as last sampled, sampled again first if the last sample is older than the period, with
-     * the log's refusal if the floor's is none.
+     * the log's refusal if the floor's is none, and the space of the background work now.
      */
     DiskSpace current() {
         DiskSpace sampled = sampled();
-        String logRefusal = state.spaceRefusal();
-        return sampled.refusesWrites() || logRefusal == null ? sampled
-                : new DiskSpace(sampled.freeBytes(), sampled.minFreeBytes(), logRefusal);
+        String refusal = sampled.refusesWrites() ? sampled.refusal() : state.spaceRefusal();
+        SpaceLedger space = state.space();
+        return new DiskSpace(sampled.freeBytes(), sampled.minFreeBytes(), refusal, space.reservedBytes(),
+                space.compactionWaits());
     }
 
     private DiskSpace sampled() {

@@ -89,7 +89,7 @@ public final class LsmDao implements Dao {
         this.blocks = blocks;
         this.dir = options.dataDirectory();
         this.lock = lock;
-        this.state = new StoreState(dir);
+        this.state = new StoreState(dir, new SpaceLedger(options.storage(), dir, options.minFreeBytes()));
         this.versions = new VersionSet(options.storage(), dir, recovered.initial(), recovered.nextFileNumber(),
                 options.compactionStyle() == CompactionStyle.LEVELED);
         this.stats = recovered.stats();

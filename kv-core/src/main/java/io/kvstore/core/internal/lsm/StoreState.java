@@ -5,18 +5,25 @@ import java.nio.file.Path;
 
 /**
  * Whether a store is open, and whether it still takes writes: shared by its write path and its
- * background work. After a failed log write, flush or manifest write the store refuses writes (a
+ * background work, with the {@link SpaceLedger} of that work. After a failed log write, flush or manifest write the store refuses writes (a
  * partly written record must not be followed by more) and reads go on until it is reopened.
  */
 final class StoreState {
     private final Path dir;
+    private final SpaceLedger space;
     private volatile boolean closed;
     private volatile IOException failure;
     /** Why the last write found the disk full (the log could not grow), or null once a write got through. */
     private volatile String spaceRefusal;
 
-    StoreState(Path dir) {
+    StoreState(Path dir, SpaceLedger space) {
         this.dir = dir;
+        this.space = space;
+    }
+
+    /** The space promised to the store's flushes and compactions. */
+    SpaceLedger space() {
+        return space;
     }
 
     boolean isClosed() {

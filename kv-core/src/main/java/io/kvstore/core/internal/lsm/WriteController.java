@@ -231,6 +231,7 @@ final class WriteController {
 
     /** Freezes the active memtable for flushing unless it is empty. */
     void freezeActive() throws IOException {
+        flusher.retryIfWaitingForSpace(); // so that there is room for it among the frozen memtables
         writeLock.lock();
         try {
             state.ensureWritable();
@@ -361,7 +362,11 @@ final class WriteController {
 
     /** Waits until fewer than the most frozen memtables are queued. REQUIRES writeLock. */
     private void awaitFrozenRoom() throws IOException {
-        if (!versions.awaitFrozenBelow(options.maxFrozenMemtables(), STALL_TIMEOUT_NANOS, state::ensureWritable)) {
+        VersionSet.IoCheck check = () -> {
+            state.ensureWritable();
+            flusher.throwIfWaitingForSpace(); // no room will come before space does
+        };
+        if (!versions.awaitFrozenBelow(options.maxFrozenMemtables(), STALL_TIMEOUT_NANOS, check)) {
             throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
                     + " s: flushing cannot keep up");
         }
@@ -373,6 +378,9 @@ final class WriteController {
             long start = System.nanoTime();
             try {
                 awaitFrozenRoom();
+            } catch (InsufficientStorageException e) {
+                state.refuseForSpace(e);
+                throw e;
             } finally {
                 stats.writeStalled(System.nanoTime() - start);
             }
