@@ -151,6 +151,14 @@ public final class FaultyStorage implements Storage {
     }
 
     /**
+     * {@link #failNth(Op, String, int)}, failing with {@code message} (as {@value #NO_SPACE}: an fsync
+     * that finds the disk full).
+     */
+    public Fault failNth(Op op, String names, int nth, String message) {
+        return add(new Fault(op, names, nth, message, false));
+    }
+
+    /**
      * Fails every {@code op} on a file whose name matches {@code names} from the {@code nth} on (counted
      * from 1, from now), until {@link #repair}: a disk that has gone bad.
      */

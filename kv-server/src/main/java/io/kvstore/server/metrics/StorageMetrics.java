@@ -67,6 +67,9 @@ public final class StorageMetrics {
         Gauge.builder("kv.disk.compaction.waiting", this, m -> m.disk.compactionWaitsForSpace() ? 1 : 0)
                 .description("1 while a compaction that is due waits for space to be freed")
                 .register(registry);
+        Gauge.builder("kv.disk.writes.stopped", this, m -> m.disk.stopsWrites() ? 1 : 0)
+                .description("1 once a failed fsync or write stopped writes until the node restarts (the log names the file)")
+                .register(registry);
     }
 
     private void blockCache(MeterRegistry registry) {

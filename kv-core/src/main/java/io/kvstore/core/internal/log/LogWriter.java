@@ -115,7 +115,7 @@ final class LogWriter implements Closeable {
                 e.addSuppressed(suppressed);
             }
             if (e instanceof IOException io) {
-                throw noSpaceOr(io, "a new log file " + path);
+                throw noSpaceOr(DiskErrors.naming("creation", path, io), "a new log file " + path);
             }
             throw e;
         }
@@ -258,7 +258,7 @@ final class LogWriter implements Closeable {
                 from += zeros.limit();
             }
         } catch (IOException e) {
-            throw noSpaceOr(e, (end - zeroedEnd) + " bytes of the log's next window in " + path);
+            throw noSpaceOr(DiskErrors.naming("write", path, e), (end - zeroedEnd) + " bytes of the log's next window in " + path);
         }
         zeroedEnd = Math.max(zeroedEnd, end);
     }
@@ -270,7 +270,8 @@ final class LogWriter implements Closeable {
     private void writeRecordAt(ByteBuffer record, long at) throws IOException {
         try {
             writeAt(record, at);
-        } catch (IOException e) {
+        } catch (IOException failure) {
+            IOException e = DiskErrors.naming("write", path, failure);
             if (!DiskErrors.isNoSpace(e)) {
                 throw e;
             }

@@ -255,14 +255,16 @@ public final class WriteAheadLog implements Closeable {
     private void failIfForceFailed() throws IOException {
         IOException failure = forceFailure;
         if (failure != null) {
-            throw new IOException("an earlier fsync of the log failed; writes since may not be on the device", failure);
+            throw new IOException("an earlier fsync of the log failed (" + failure.getMessage()
+                    + "); writes since may not be on the device", failure);
         }
     }
 
     @Override
     public void close() throws IOException {
         try {
-            if (syncer.forcesOnRotation()) {
+            // After a failed force there is nothing to force: each writer since was told, and it is not tried again.
+            if (syncer.forcesOnRotation() && forceFailure == null) {
                 syncer.markDurable(forceCurrent());
             }
         } finally {

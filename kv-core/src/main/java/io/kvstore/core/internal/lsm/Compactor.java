@@ -2,6 +2,7 @@ package io.kvstore.core.internal.lsm;
 
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.CompactionStyle;
+import io.kvstore.core.CorruptionException;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
@@ -203,7 +204,7 @@ final class Compactor {
      */
     private void compactWhileNeeded(boolean atRest) {
         try {
-            while (!state.isClosed()) {
+            while (!state.isClosed() && state.failure() == null) {
                 Compaction job = due(atRest);
                 if (job == null) {
                     state.space().compactionRuns();
@@ -219,7 +220,8 @@ final class Compactor {
         } catch (CancellationException e) {
             LOG.debug("Compaction in {} cancelled by close", dir);
         } catch (IOException | RuntimeException e) {
-            // Reads and writes go on; tables pile up until the cause is fixed and the store reopened.
+            // A failed write has stopped writes (see compact); otherwise reads and writes go on, and
+            // tables pile up until the cause is fixed and the store reopened.
             LOG.error("Background compaction failed in {}", dir, e);
             stats.backgroundFailed();
             if (e instanceof IOException failed && tableFailed.test(failed)) {
@@ -329,7 +331,16 @@ final class Compactor {
         try (SpaceLedger.Reservation reserved = state.space().reserveForCompaction(inputBytes, what)) {
             return compactReserved(job, afterMerge, kept);
         } catch (IOException e) {
-            throw SpaceLedger.noSpaceOr(e, what);
+            IOException full = SpaceLedger.noSpaceOr(e, what);
+            if (!(full instanceof InsufficientStorageException) && !(e instanceof CorruptionException)) {
+                // Writing the output or the manifest failed other than for space, or an fsync did: the
+                // disk fails. As RocksDB does under its paranoid checks, writes stop (the inputs are
+                // intact, reads go on) rather than go on to a disk that fails (docs/DESIGN.md). An
+                // input that cannot be read (corruption) leaves the tables as they are and writes go on.
+                state.fail(new IOException("the " + what + " of " + dir + " failed", e));
+                versions.wakeWaiters();
+            }
+            throw full;
         }
     }
 

@@ -62,14 +62,15 @@ final class FreeSpaceFloor {
 
     /**
      * The disk as last sampled, sampled again first if the last sample is older than the period, with
-     * the log's refusal if the floor's is none, and the space of the background work now.
+     * the log's refusal if the floor's is none, the space of the background work now, and whether
+     * writes stopped.
      */
     DiskSpace current() {
         DiskSpace sampled = sampled();
         String refusal = sampled.refusesWrites() ? sampled.refusal() : state.spaceRefusal();
         SpaceLedger space = state.space();
         return new DiskSpace(sampled.freeBytes(), sampled.minFreeBytes(), refusal, space.reservedBytes(),
-                space.compactionWaits());
+                space.compactionWaits(), state.stopReason());
     }
 
     private DiskSpace sampled() {

@@ -1,14 +1,24 @@
 package io.kvstore.core.internal.lsm;
 
+import io.kvstore.core.WritesStoppedException;
+import io.kvstore.core.internal.util.DiskErrors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.nio.file.Path;
 
 /**
  * Whether a store is open, and whether it still takes writes: shared by its write path and its
- * background work, with the {@link SpaceLedger} of that work. After a failed log write, flush or manifest write the store refuses writes (a
- * partly written record must not be followed by more) and reads go on until it is reopened.
+ * background work, with the {@link SpaceLedger} of that work. After any failed fsync (a full disk's
+ * included) and any failed write of the log, a table or the manifest other than one that found the
+ * disk full, the store stops taking writes until it is reopened: a partly written record must not be
+ * followed by more, and after a failed fsync the kernel may have dropped pages it reported written,
+ * so nothing written since can be promised durable; no fsync is tried again as if it could. Reads go
+ * on, and reopening recovers every acknowledged write from what reached the device.
  */
 final class StoreState {
+    private static final Logger LOG = LoggerFactory.getLogger(StoreState.class);
     private final Path dir;
     private final SpaceLedger space;
     private volatile boolean closed;
@@ -40,11 +50,32 @@ final class StoreState {
         return failure;
     }
 
-    /** Records {@code e} as the failure that stops writes (the first one stays the cause reported). */
-    void fail(IOException e) {
+    /**
+     * Records {@code e} as the failure that stops writes (the first one stays the cause reported);
+     * returns what the write that met it throws.
+     */
+    WritesStoppedException fail(IOException e) {
         if (failure == null) {
-            failure = e;
+            synchronized (this) {
+                if (failure == null) {
+                    failure = e;
+                    LOG.error("store {} stops taking writes until it is reopened: {}; reads go on", dir,
+                            DiskErrors.describe(e));
+                }
+            }
         }
+        return e instanceof WritesStoppedException stopped ? stopped : stopped(e);
+    }
+
+    private WritesStoppedException stopped(IOException cause) {
+        return new WritesStoppedException("store " + dir + " stopped taking writes after a failure ("
+                + DiskErrors.describe(cause) + "); reads go on; reopen it once the disk is checked", cause);
+    }
+
+    /** Why writes stopped, naming the operation and the file that failed, or null while they are taken. */
+    String stopReason() {
+        IOException cause = failure;
+        return cause == null ? null : DiskErrors.describe(cause);
     }
 
     /**
@@ -77,7 +108,7 @@ final class StoreState {
         ensureOpen();
         IOException cause = failure;
         if (cause != null) {
-            throw new IOException("store " + dir + " refuses writes after a failure; reopen it", cause);
+            throw stopped(cause);
         }
     }
 }

@@ -6,6 +6,7 @@ import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
 import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.SyncPolicy;
+import io.kvstore.core.WritesStoppedException;
 import io.kvstore.core.internal.log.WriteAheadLog;
 
 import java.io.IOException;
@@ -136,7 +137,14 @@ final class WriteController {
         } else {
             position = appendThroughQueue(entry);
         }
-        wal.awaitDurable(position);
+        try {
+            wal.awaitDurable(position);
+        } catch (IOException e) {
+            // The log's fsync failed (the log keeps failing every write after it): stop writes, naming it.
+            WritesStoppedException stopped = state.fail(e);
+            versions.wakeWaiters();
+            throw stopped;
+        }
     }
 
     /**
@@ -300,8 +308,7 @@ final class WriteController {
             throw e;
         } catch (IOException e) {
             // A partly written record must not be followed by more: refuse writes until reopened.
-            state.fail(e);
-            throw e;
+            throw state.fail(e);
         }
         state.spaceTaken();
         long sequence = ++lastSequence;
@@ -394,8 +401,7 @@ final class WriteController {
             state.refuseForSpace(e);
             throw e;
         } catch (IOException e) {
-            state.fail(e);
-            throw e;
+            throw state.fail(e);
         }
         prepareNextLog();
         versions.switchMemtable(fresh);

@@ -24,8 +24,10 @@ public final class DiskErrors {
     public static boolean isNoSpace(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof SyncFailedException) {
-                return false;
+                return false; // however it is worded where it is wrapped
             }
+        }
+        for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof InsufficientStorageException) {
                 return true;
             }
@@ -39,6 +41,30 @@ public final class DiskErrors {
             }
         }
         return false;
+    }
+
+    /**
+     * {@code failure}'s message and those of its causes that it does not already hold, so that a reason
+     * reported once names the operation, the file and the error the system gave.
+     */
+    public static String describe(Throwable failure) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+            if (text.indexOf(message) < 0) {
+                text.append(text.length() == 0 ? "" : ": ").append(message);
+            }
+        }
+        return text.toString();
+    }
+
+    /** {@code failure} of {@code what} (naming a file), with its message, unless its message names the file already. */
+    public static IOException naming(String what, Path file, IOException failure) {
+        String message = failure.getMessage();
+        if (message != null && message.contains(file.toString())) {
+            return failure;
+        }
+        return new IOException(what + " of " + file + " failed: " + message, failure);
     }
 
     /** The failure of an fsync of {@code file}: never taken for a full disk, and naming the file. */
