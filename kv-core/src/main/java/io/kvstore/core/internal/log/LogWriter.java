@@ -7,6 +7,7 @@ import io.kvstore.core.internal.util.DiskErrors;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.SyncFailedException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -113,6 +114,9 @@ final class LogWriter implements Closeable {
                 storage.delete(path);
             } catch (IOException suppressed) {
                 e.addSuppressed(suppressed);
+            }
+            if (e instanceof SyncFailedException) {
+                throw e; // names its directory already
             }
             if (e instanceof IOException io) {
                 throw noSpaceOr(DiskErrors.naming("creation", path, io), "a new log file " + path);

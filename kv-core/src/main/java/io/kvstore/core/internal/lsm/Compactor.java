@@ -323,6 +323,7 @@ final class Compactor {
      * deleted and its inputs still in place.
      */
     private boolean compact(Compaction job, Runnable afterMerge, KeptKeys kept) throws IOException {
+        state.ensureWritable(); // a store whose disk failed writes no more tables
         long inputBytes = 0;
         for (SsTable table : job.inputs()) {
             inputBytes += table.fileSize();

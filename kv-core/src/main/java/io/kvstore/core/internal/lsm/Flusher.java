@@ -62,22 +62,27 @@ final class Flusher {
         }
     }
 
-    /** Waits for every flush queued so far; fails if the oldest frozen memtable waits for space. */
+    /**
+     * Waits for every flush queued so far, trying a flush that waits for space again first (an asked-for
+     * flush does not wait for the timer); fails if the oldest frozen memtable still waits for space.
+     */
     void awaitQueued() throws IOException {
-        thread.call(() -> null, "flush");
+        retryIfWaitingForSpace();
+        thread.call(() -> null, "flush"); // the flushes of the memtables frozen behind it
         throwIfWaitingForSpace();
     }
 
-    /** Tries the flush that waits for space again now, and waits for it (an asked-for flush does not wait for the timer). */
+    /**
+     * Waits for the flushes queued so far, then tries the one that waits for space again, if one does,
+     * and waits for it.
+     */
     void retryIfWaitingForSpace() throws IOException {
-        if (waitingForSpace != null) {
-            thread.call(() -> {
-                if (waitingForSpace != null) {
-                    flushOldestFrozen();
-                }
-                return null;
-            }, "flush");
-        }
+        thread.call(() -> {
+            if (waitingForSpace != null) {
+                flushOldestFrozen();
+            }
+            return null;
+        }, "flush");
     }
 
     /** Fails with the full disk a flush met, while its memtable waits for space to be flushed. */
@@ -124,6 +129,10 @@ final class Flusher {
             if (waitingForSpace != null) {
                 waitingForSpace = null;
                 LOG.info("Flushes of {} go on: the disk has room again", dir);
+                // The flushes of the memtables frozen behind it failed while it waited: queue them again.
+                for (int i = 1; i < frozen.length; i++) {
+                    thread.execute(this::flushOldestFrozen);
+                }
             }
             // Counted once installed, so that whoever sees the count also sees the table.
             stats.flushed(table == null ? 0 : table.fileSize());

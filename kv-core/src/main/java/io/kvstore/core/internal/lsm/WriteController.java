@@ -108,6 +108,10 @@ final class WriteController {
         this.stopAt = leveled ? STOP_FACTOR * options.compactionTrigger() : Integer.MAX_VALUE;
         this.delayedWrites = new ByteRateLimiter(options.delayedWriteBytesPerSecond());
         this.flushAt = nextFlushAt();
+        wal.onForceFailure(failure -> {
+            state.fail(failure);
+            versions.wakeWaiters();
+        });
         prepareNextLog();
     }
 
