@@ -340,8 +340,18 @@ final class WriteController {
             return;
         }
         long start = System.nanoTime();
+        VersionSet.IoCheck check = () -> {
+            state.ensureWritable();
+            String waiting = state.space().compactionWaiting();
+            if (waiting != null) { // level 0 goes down no sooner than space comes back
+                InsufficientStorageException refused = new InsufficientStorageException("writes wait for level 0 to be"
+                        + " compacted, and compaction waits for space: " + waiting);
+                state.refuseForSpace(refused);
+                throw refused;
+            }
+        };
         try {
-            if (!versions.awaitFlushedLevelZeroBelow(stopAt, STALL_TIMEOUT_NANOS, state::ensureWritable)) {
+            if (!versions.awaitFlushedLevelZeroBelow(stopAt, STALL_TIMEOUT_NANOS, check)) {
                 throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
                         + " s: compaction cannot bring level 0 below " + stopAt + " tables");
             }

@@ -90,6 +90,30 @@ class LsmDaoSpaceReservationTest {
     }
 
     @Test
+    void writesHeldBackByLevelZeroAreRefusedAsOnAFullDiskWhileCompactionWaitsForSpace() throws Exception {
+        DaoOptions leveled = options().toBuilder().compactionStyle(CompactionStyle.LEVELED).compactionTrigger(2)
+                .idleCompactionDelay(java.time.Duration.ZERO).build();
+        try (LsmDao dao = LsmDao.open(leveled)) {
+            storage.reportFreeBytes(1000);
+            Map<String, String> acknowledged = flushTables(dao, WriteController.STOP_FACTOR * 2);
+            dao.awaitCompactions();
+            assertTrue(dao.diskSpace().compactionWaitsForSpace());
+            InsufficientStorageException refused = assertThrows(InsufficientStorageException.class,
+                    () -> dao.upsert(Entry.value(LsmDaoDiskFaultTest.b("held"), LsmDaoDiskFaultTest.b("v"), 1)),
+                    "not a stall of a minute: level 0 goes down no sooner than space comes back");
+            assertTrue(refused.getMessage().contains("compaction waits for space"), refused.getMessage());
+            assertTrue(dao.diskSpace().refusesWrites(), dao.diskSpace().toString());
+            assertAllPresent(dao, acknowledged);
+
+            storage.reportFreeBytes(-1);
+            dao.compact();
+            dao.upsert(Entry.value(LsmDaoDiskFaultTest.b("held"), LsmDaoDiskFaultTest.b("v"), 1));
+            assertFalse(dao.diskSpace().refusesWrites());
+            assertAllPresent(dao, acknowledged);
+        }
+    }
+
+    @Test
     void aRunningCompactionHoldsItsReservationAndGivesItBack() throws Exception {
         try (LsmDao dao = LsmDao.open(options().toBuilder().compactionTrigger(100).build())) {
             flushTables(dao, 2);
