@@ -29,8 +29,8 @@ import java.util.zip.CRC32C;
  *       is extended ahead in windows of {@link #WINDOW_BYTES}, written as zeros with write(2) before
  *       they are mapped: that write reserves the window's blocks, so that a full disk fails it with an
  *       {@link InsufficientStorageException} rather than a later store into the mapping with a SIGBUS
- *       (an {@link InternalError} that would leave a record half written); {@link #close} cuts the zeros left past the last record, and
- *       after a crash recovery reads them as the end of the log. Used where nothing forces the log
+ *       (an {@link InternalError} that would leave a record half written); {@link #close} cuts the
+ *       zeros left past the last record, and after a crash recovery reads them as the end of the log. Used where nothing forces the log
  *       (sync policy none): there a write is otherwise a few memory copies, so a system call per
  *       record would be a large share of its CPU, while one per window is not. The zeros of the next
  *       window are written ahead on the {@code zeroer} executor, not under the store's write lock on

@@ -243,6 +243,7 @@ final class WriteController {
 
     /** Freezes the active memtable for flushing unless it is empty. */
     void freezeActive() throws IOException {
+        state.ensureOpen();
         flusher.retryIfWaitingForSpace(); // so that there is room for it among the frozen memtables
         writeLock.lock();
         try {
