@@ -333,16 +333,26 @@ final class Compactor {
             return compactReserved(job, afterMerge, kept);
         } catch (IOException e) {
             IOException full = SpaceLedger.noSpaceOr(e, what);
-            if (!(full instanceof InsufficientStorageException) && !(e instanceof CorruptionException)) {
+            if (!(full instanceof InsufficientStorageException) && !readDamage(e)) {
                 // Writing the output or the manifest failed other than for space, or an fsync did: the
                 // disk fails. As RocksDB does under its paranoid checks, writes stop (the inputs are
                 // intact, reads go on) rather than go on to a disk that fails (docs/DESIGN.md). An
-                // input that cannot be read (corruption) leaves the tables as they are and writes go on.
+                // input that cannot be read (damage) is quarantined instead, and writes go on.
                 state.fail(new IOException("the " + what + " of " + dir + " failed", e));
                 versions.wakeWaiters();
             }
             throw full;
         }
+    }
+
+    /** Whether {@code failure} is damage met reading an input (a {@link CorruptionException} in its causes). */
+    private static boolean readDamage(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof CorruptionException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean compactReserved(Compaction job, Runnable afterMerge, KeptKeys kept) throws IOException {
