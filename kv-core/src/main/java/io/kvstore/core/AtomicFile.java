@@ -1,5 +1,7 @@
 package io.kvstore.core;
 
+import io.kvstore.core.internal.util.DiskErrors;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -63,13 +65,30 @@ public final class AtomicFile {
         try (FileChannel channel = storage.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             ByteBuffer buffer = ByteBuffer.wrap(contents);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
+            try {
+                while (buffer.hasRemaining()) {
+                    channel.write(buffer);
+                }
+            } catch (IOException e) {
+                throw DiskErrors.naming("write", temporary, e);
             }
-            channel.force(true);
+            try {
+                channel.force(true);
+            } catch (IOException e) {
+                throw DiskErrors.fsyncFailed(temporary, e);
+            }
         }
-        storage.rename(temporary, file);
-        storage.syncDirectory(file.toAbsolutePath().getParent());
+        try {
+            storage.rename(temporary, file);
+        } catch (IOException e) {
+            throw DiskErrors.naming("rename", temporary, e);
+        }
+        Path directory = file.toAbsolutePath().getParent();
+        try {
+            storage.syncDirectory(directory);
+        } catch (IOException e) {
+            throw DiskErrors.fsyncFailed(directory, e);
+        }
     }
 
     @Override

@@ -77,8 +77,8 @@ public interface Dao extends Closeable {
     }
 
     /**
-     * The free space on the store's disk and whether writes are refused for the lack of it, from
-     * memory; must not block. This default knows nothing ({@link DiskSpace#UNKNOWN}).
+     * The free space on the store's disk, whether writes are refused for the lack of it or stopped
+     * because it failed, from memory; must not block. This default knows nothing ({@link DiskSpace#UNKNOWN}).
      */
     default DiskSpace diskSpace() {
         return DiskSpace.UNKNOWN;

@@ -54,6 +54,7 @@ class PublicApiTest {
             "io.kvstore.core.StoreHealth",
             "io.kvstore.core.SyncPolicy",
             "io.kvstore.core.UnavailableIntervalException",
+            "io.kvstore.core.WritesStoppedException",
             "io.kvstore.core.hash.XxHash64",
             "io.kvstore.core.rocksdb.RocksDbDao");
 

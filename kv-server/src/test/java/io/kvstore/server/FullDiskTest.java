@@ -1,11 +1,14 @@
 package io.kvstore.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
+import io.kvstore.core.SyncPolicy;
 import io.kvstore.core.testing.FaultyStorage;
+import io.kvstore.core.testing.FaultyStorage.Op;
 import io.kvstore.server.config.KvServerConfig;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
@@ -17,7 +20,11 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A node whose disk falls below its free-space floor: 507 for writes, reads going on, writes back once space returns. */
+/**
+ * A node whose disk falls below its free-space floor: 507 for writes, reads going on, writes back once
+ * space returns. A node whose disk fails an fsync: 500 naming the file, reads going on, writes stopped
+ * until a restart.
+ */
 class FullDiskTest {
     private static final long FLOOR = 10L << 20;
 
@@ -63,13 +70,46 @@ class FullDiskTest {
             assertEquals(FLOOR - 1, disk.getLong("freeBytes"));
             assertEquals(FLOOR, disk.getLong("minFreeBytes"));
             assertTrue(disk.getString("reason").contains("below the store's floor"), disk.encode());
+            assertEquals(0, disk.getLong("reservedBytes"), disk.encode());
+            assertFalse(disk.getBoolean("compactionWaitsForSpace"), disk.encode());
             String metrics = send(server, "GET", "/metrics", null).body();
             assertTrue(metrics.contains("kv_disk_writes_refused 1.0"), metrics);
+            assertTrue(metrics.contains("kv_disk_reserved_bytes 0.0"), metrics);
+            assertTrue(metrics.contains("kv_disk_compaction_waiting 0.0"), metrics);
 
             storage.reportFreeBytes(-1);
             awaitRefusing(server, false);
             assertEquals(201, send(server, "PUT", "/v0/entity?id=after", "taken").statusCode());
             assertTrue(send(server, "GET", "/metrics", null).body().contains("kv_disk_writes_refused 0.0"));
+        } finally {
+            server.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aFailedFsyncStopsWritesWith500NamingTheFileWhileReadsGoOn(@TempDir Path dir) throws Exception {
+        FaultyStorage storage = new FaultyStorage();
+        KvServer server = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir.resolve("node")).build(),
+                Engine.LSM.open(DaoOptions.builder(dir.resolve("store")).storage(storage).syncPolicy(SyncPolicy.EVERY_WRITE)
+                        .minFreeBytes(0).build()))
+                .toCompletableFuture().get(60, TimeUnit.SECONDS);
+        try {
+            assertEquals(201, send(server, "PUT", "/v0/entity?id=before", "kept").statusCode());
+            assertTrue(send(server, "GET", "/metrics", null).body().contains("kv_disk_writes_stopped 0.0"));
+
+            storage.failNth(Op.FSYNC, ".*\\.wal", 1);
+            HttpResponse<String> failed = send(server, "PUT", "/v0/entity?id=failed", "unacknowledged");
+            assertEquals(500, failed.statusCode(), failed.body());
+            HttpResponse<String> put = send(server, "PUT", "/v0/entity?id=during", "refused");
+            assertEquals(500, put.statusCode(), put.body());
+            assertTrue(put.body().contains("stopped taking writes") && put.body().matches("(?s).*\\d+\\.wal.*"), put.body());
+            HttpResponse<String> get = send(server, "GET", "/v0/entity?id=before", null);
+            assertEquals(200, get.statusCode());
+            assertEquals("kept", get.body(), "reads go on");
+            JsonObject disk = new JsonObject(send(server, "GET", "/v0/status", null).body()).getJsonObject("disk");
+            assertTrue(disk.getString("writesStopped").matches("(?s)fsync of .*\\d+\\.wal failed.*"), disk.encode());
+            assertFalse(disk.getBoolean("writesRefused"), "not a full disk: " + disk.encode());
+            assertTrue(send(server, "GET", "/metrics", null).body().contains("kv_disk_writes_stopped 1.0"));
         } finally {
             server.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
         }

@@ -94,6 +94,7 @@ public final class FaultyStorage implements Storage {
         private final boolean lasting;
         private int countdown;
         private int fired;
+        private Path firedOn;
 
         private Fault(Op op, String names, int nth, String message, boolean lasting) {
             if (nth < 1) {
@@ -111,6 +112,11 @@ public final class FaultyStorage implements Storage {
             return fired;
         }
 
+        /** The file of the first operation this fault failed (a directory for its sync), or null. */
+        public synchronized Path firedOn() {
+            return firedOn;
+        }
+
         /** Counts an operation on the files {@code touched}, if one matches; whether it must fail. */
         private synchronized boolean hits(Op done, Path... touched) {
             if (done != op || !matches(touched)) {
@@ -122,7 +128,9 @@ public final class FaultyStorage implements Storage {
             }
             if (countdown == 1 || lasting) {
                 countdown = 0;
-                fired++;
+                if (fired++ == 0) {
+                    firedOn = touched[touched.length - 1];
+                }
                 return true;
             }
             return false;
@@ -148,6 +156,14 @@ public final class FaultyStorage implements Storage {
      */
     public Fault failNth(Op op, String names, int nth) {
         return add(new Fault(op, names, nth, op == Op.READ ? IO_ERROR : "injected failure of " + op, false));
+    }
+
+    /**
+     * {@link #failNth(Op, String, int)}, failing with {@code message} (as {@value #NO_SPACE}: an fsync
+     * that finds the disk full).
+     */
+    public Fault failNth(Op op, String names, int nth, String message) {
+        return add(new Fault(op, names, nth, message, false));
     }
 
     /**

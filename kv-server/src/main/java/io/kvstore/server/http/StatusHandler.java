@@ -44,10 +44,17 @@ public final class StatusHandler {
         this.bodyBudget = bodyBudget;
     }
 
-    /** The disk as the store last saw it; {@code writesRefused} with its reason below the free-space floor. */
+    /**
+     * The disk as the store last saw it: {@code writesRefused} with its reason while the disk is full,
+     * the space its flushes and compactions hold, and {@code writesStopped}, the failure (naming its file)
+     * that stopped writes until a restart.
+     */
     private static JsonObject disk(DiskSpace space) {
         return new JsonObject().put("freeBytes", space.freeBytes()).put("minFreeBytes", space.minFreeBytes())
-                .put("writesRefused", space.refusesWrites()).put("reason", space.refusal());
+                .put("writesRefused", space.refusesWrites()).put("reason", space.refusal())
+                .put("reservedBytes", space.reservedBytes())
+                .put("compactionWaitsForSpace", space.compactionWaitsForSpace())
+                .put("writesStopped", space.writesStopped());
     }
 
     void handle(HttpServerRequest request) {

@@ -59,7 +59,16 @@ public final class StorageMetrics {
                 .description("Bytes free on the data directory's disk, as the store last saw them").baseUnit("bytes")
                 .register(registry);
         Gauge.builder("kv.disk.writes.refused", this, m -> m.disk.refusesWrites() ? 1 : 0)
-                .description("1 while writes are refused: the disk's free bytes are below --min-free-bytes")
+                .description("1 while writes are refused: the disk's free bytes are below --min-free-bytes, or it is full")
+                .register(registry);
+        Gauge.builder("kv.disk.reserved", this, m -> m.disk.reservedBytes())
+                .description("Bytes reserved by the flushes and compactions running now").baseUnit("bytes")
+                .register(registry);
+        Gauge.builder("kv.disk.compaction.waiting", this, m -> m.disk.compactionWaitsForSpace() ? 1 : 0)
+                .description("1 while a compaction that is due waits for space to be freed")
+                .register(registry);
+        Gauge.builder("kv.disk.writes.stopped", this, m -> m.disk.stopsWrites() ? 1 : 0)
+                .description("1 once a failed fsync or write stopped writes until the node restarts (the log names the file)")
                 .register(registry);
     }
 

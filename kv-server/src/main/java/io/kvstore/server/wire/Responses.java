@@ -3,6 +3,7 @@ package io.kvstore.server.wire;
 import io.kvstore.cluster.NotEnoughReplicasException;
 import io.kvstore.core.CorruptionException;
 import io.kvstore.core.InsufficientStorageException;
+import io.kvstore.core.WritesStoppedException;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.util.concurrent.CompletionException;
@@ -62,18 +63,24 @@ public final class Responses {
 
     /**
      * Maps a failed storage or replication call: a write this node's store refused for lack of disk
-     * space, and that therefore failed, is 507; a call that failed on damage to this node's store (a key
-     * in a quarantined interval) 500 naming it; too few replicas 504, bad input 400, else 500.
+     * space, and that therefore failed, is 507; one it refused because its disk failed and stopped its
+     * writes is 500 with that reason, and so is a call that failed on damage to this node's store (a key
+     * in a quarantined interval), naming it; too few replicas 504, bad input 400, else 500.
      */
     public static void failure(HttpServerRequest request, Throwable error) {
         Throwable cause = unwrap(error);
-        InsufficientStorageException full = insufficientStorage(cause);
+        InsufficientStorageException full = ownStore(cause, InsufficientStorageException.class);
+        WritesStoppedException stopped = ownStore(cause, WritesStoppedException.class);
+        CorruptionException damage = ownStore(cause, CorruptionException.class);
         if (full != null) {
             send(request, 507, cause == full ? full.getMessage()
                     : full.getMessage() + " (" + cause.getMessage() + ")");
-        } else if (corruption(cause) != null) {
+        } else if (stopped != null) {
+            // Logged once by the store, with its cause: not again for every write it refuses.
+            send(request, 500, cause == stopped ? stopped.getMessage()
+                    : stopped.getMessage() + " (" + cause.getMessage() + ")");
+        } else if (damage != null) {
             // The store logged the damage once, when it found it; every request it refuses need not.
-            CorruptionException damage = corruption(cause);
             send(request, 500, cause == damage ? damage.getMessage() : damage.getMessage() + " (" + cause.getMessage() + ")");
         } else if (cause instanceof NotEnoughReplicasException) {
             send(request, 504, cause.getMessage());
@@ -94,32 +101,20 @@ public final class Responses {
     }
 
     /**
-     * The damage to this node's store behind {@code cause} (a table that failed its checksum, a key interval
-     * refused since): itself, or a replica failure of a quorum that failed; null if none.
+     * This node's store's refusal of type {@code type} behind {@code cause} (for space, a stop of its
+     * writes, or damage: a table that failed its checksum, a key interval refused since): itself, or a
+     * replica failure of a quorum that failed (a peer's refusal arrives as its answer, never as this
+     * type); null if none.
      */
-    private static CorruptionException corruption(Throwable cause) {
-        if (cause instanceof CorruptionException damage) {
-            return damage;
+    private static <T extends Throwable> T ownStore(Throwable cause, Class<T> type) {
+        if (type.isInstance(cause)) {
+            return type.cast(cause);
         }
         if (cause instanceof NotEnoughReplicasException quorum) {
             for (Throwable failure : quorum.failures()) {
-                if (unwrap(failure) instanceof CorruptionException damage) {
-                    return damage;
-                }
-            }
-        }
-        return null;
-    }
-
-    /** The store's refusal behind {@code cause}: itself, or a replica failure of a quorum that failed. */
-    private static InsufficientStorageException insufficientStorage(Throwable cause) {
-        if (cause instanceof InsufficientStorageException full) {
-            return full;
-        }
-        if (cause instanceof NotEnoughReplicasException quorum) {
-            for (Throwable failure : quorum.failures()) {
-                if (unwrap(failure) instanceof InsufficientStorageException full) {
-                    return full;
+                Throwable unwrapped = unwrap(failure);
+                if (type.isInstance(unwrapped)) {
+                    return type.cast(unwrapped);
                 }
             }
         }

@@ -1,10 +1,14 @@
 package io.kvstore.core.internal.log;
 
 import io.kvstore.core.Entry;
+import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.Storage;
+import io.kvstore.core.internal.util.DiskErrors;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.SyncFailedException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -23,9 +27,10 @@ import java.util.zip.CRC32C;
  * <ul>
  *   <li>mapped: copied into a shared memory mapping of the file, no system call per record. The file
  *       is extended ahead in windows of {@link #WINDOW_BYTES}, written as zeros with write(2) before
- *       they are mapped, so that a full disk fails that write with an IOException rather than a store
- *       into the mapping (a SIGBUS); {@link #close} cuts the zeros left past the last record, and
- *       after a crash recovery reads them as the end of the log. Used where nothing forces the log
+ *       they are mapped: that write reserves the window's blocks, so that a full disk fails it with an
+ *       {@link InsufficientStorageException} rather than a later store into the mapping with a SIGBUS
+ *       (an {@link InternalError} that would leave a record half written); {@link #close} cuts the
+ *       zeros left past the last record, and after a crash recovery reads them as the end of the log. Used where nothing forces the log
  *       (sync policy none): there a write is otherwise a few memory copies, so a system call per
  *       record would be a large share of its CPU, while one per window is not. The zeros of the next
  *       window are written ahead on the {@code zeroer} executor, not under the store's write lock on
@@ -33,7 +38,9 @@ import java.util.zip.CRC32C;
  *   <li>written: one positional write(2) per record. Used under the syncing policies, whose fsyncs
  *       then cover exactly what write(2) handed over, and for records larger than a window.</li>
  * </ul>
- * REQUIRES: external synchronization of {@link #append}.
+ * A full disk met while the file grows (its creation, a window's zeros, a record's write(2)) leaves
+ * the file as it was before the record, so the append fails with an {@link InsufficientStorageException}
+ * and a later one may succeed once space returns. REQUIRES: external synchronization of {@link #append}.
  */
 final class LogWriter implements Closeable {
     /** Bytes mapped at a time: a system call per ~8,000 records of 130 bytes, and 1 MiB of zeros at most to cut. */
@@ -80,16 +87,41 @@ final class LogWriter implements Closeable {
         this.path = path;
         this.mapped = mapped;
         this.zeroer = zeroer;
-        this.channel = storage.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
-        ByteBuffer header = ByteBuffer.allocate(LogFormat.FILE_HEADER).order(ByteOrder.LITTLE_ENDIAN);
-        header.putInt(LogFormat.MAGIC).putInt(LogFormat.VERSION).flip();
-        writeAt(header, 0);
-        position = LogFormat.FILE_HEADER;
-        zeroedEnd = position;
-        if (!mapped) {
-            // The policies that fsync records: an fsync of the file covers its contents, not its name.
-            storage.syncDirectory(path.toAbsolutePath().getParent());
+        try {
+            this.channel = storage.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw noSpaceOr(e, "a new log file " + path);
+        }
+        try {
+            ByteBuffer header = ByteBuffer.allocate(LogFormat.FILE_HEADER).order(ByteOrder.LITTLE_ENDIAN);
+            header.putInt(LogFormat.MAGIC).putInt(LogFormat.VERSION).flip();
+            writeAt(header, 0);
+            position = LogFormat.FILE_HEADER;
+            zeroedEnd = position;
+            if (!mapped) {
+                // The policies that fsync records: an fsync of the file covers its contents, not its name.
+                try {
+                    storage.syncDirectory(path.toAbsolutePath().getParent());
+                } catch (IOException e) {
+                    throw DiskErrors.fsyncFailed(path.toAbsolutePath().getParent(), e);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Made again under the same name by the next attempt: leave no file behind.
+            try {
+                channel.close();
+                storage.delete(path);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            if (e instanceof SyncFailedException) {
+                throw e; // names its directory already
+            }
+            if (e instanceof IOException io) {
+                throw noSpaceOr(DiskErrors.naming("creation", path, io), "a new log file " + path);
+            }
+            throw e;
         }
     }
 
@@ -157,7 +189,7 @@ final class LogWriter implements Closeable {
             window.put((int) (position - windowStart), b, 0, recordSize);
         } else {
             awaitZeroing(); // its zeros may cover where this record goes
-            writeAt(b, position);
+            writeRecordAt(b, position);
             if (mapped) {
                 zeroedEnd = Math.max(zeroedEnd, position + recordSize);
             }
@@ -166,11 +198,18 @@ final class LogWriter implements Closeable {
         return recordSize;
     }
 
+    /** Forces the records to the device; a failure names the file and is never taken for a full disk. */
     void force() throws IOException {
-        if (window != null) {
-            window.force();
+        try {
+            if (window != null) {
+                window.force();
+            }
+            channel.force(false);
+        } catch (IOException e) {
+            throw DiskErrors.fsyncFailed(path, e);
+        } catch (UncheckedIOException e) {
+            throw DiskErrors.fsyncFailed(path, e.getCause());
         }
-        channel.force(false);
     }
 
     /** Closes the file, cutting the zeros a mapped window left past the last record. */
@@ -208,16 +247,57 @@ final class LogWriter implements Closeable {
         zeroing.handle((ignored, failure) -> null).join();
     }
 
-    /** Extends the file with zeros written through write(2), which reserves their blocks, up to {@code end}. */
+    /**
+     * Extends the file with zeros written through write(2), which reserves their blocks, up to
+     * {@code end}; a full disk fails it with an {@link InsufficientStorageException}, and the zeros
+     * written before it are written again by the next attempt.
+     */
     private void zeroFill(long end) throws IOException {
         long from = zeroedEnd;
-        while (from < end) {
-            ByteBuffer zeros = ZEROS.duplicate();
-            zeros.limit((int) Math.min(zeros.capacity(), end - from));
-            writeAt(zeros, from);
-            from += zeros.limit();
+        try {
+            while (from < end) {
+                ByteBuffer zeros = ZEROS.duplicate();
+                zeros.limit((int) Math.min(zeros.capacity(), end - from));
+                writeAt(zeros, from);
+                from += zeros.limit();
+            }
+        } catch (IOException e) {
+            throw noSpaceOr(DiskErrors.naming("write", path, e), (end - zeroedEnd) + " bytes of the log's next window in " + path);
         }
         zeroedEnd = Math.max(zeroedEnd, end);
+    }
+
+    /**
+     * Writes one record through write(2). On a full disk the part written is cut off again, so that the
+     * file ends where it did and the next record goes where this one would have.
+     */
+    private void writeRecordAt(ByteBuffer record, long at) throws IOException {
+        try {
+            writeAt(record, at);
+        } catch (IOException failure) {
+            IOException e = DiskErrors.naming("write", path, failure);
+            if (!DiskErrors.isNoSpace(e)) {
+                throw e;
+            }
+            try {
+                if (channel.size() > Math.max(at, zeroedEnd)) {
+                    channel.truncate(Math.max(at, zeroedEnd));
+                }
+            } catch (IOException cut) {
+                e.addSuppressed(cut);
+                throw e; // what is past the records is unknown: not a full disk the store can wait out
+            }
+            throw noSpaceOr(e, "a record of " + record.limit() + " bytes in " + path);
+        }
+    }
+
+    /** {@code e}, or if it is a full disk an {@link InsufficientStorageException} saying what found no room. */
+    private static IOException noSpaceOr(IOException e, String what) {
+        if (e instanceof InsufficientStorageException || !DiskErrors.isNoSpace(e)) {
+            return e;
+        }
+        return new InsufficientStorageException("the disk has no room for " + what + " (" + e.getMessage()
+                + "): writes are refused until space is freed; reads go on", e);
     }
 
     private void writeAt(ByteBuffer b, long at) throws IOException {

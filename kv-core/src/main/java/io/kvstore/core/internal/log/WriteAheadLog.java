@@ -8,6 +8,7 @@ import io.kvstore.core.SyncPolicy;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.SyncFailedException;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -15,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +46,8 @@ public final class WriteAheadLog implements Closeable {
      * and a write acknowledged after it would not be durable.
      */
     private volatile IOException forceFailure;
+    /** Told of {@link #forceFailure} when it is set. */
+    private volatile Consumer<IOException> forceFailureListener = failure -> { };
     /** The next file, made ahead on the zeroer by {@link #prepare}; null if none is asked for. */
     private CompletableFuture<LogWriter> prepared;
 
@@ -144,6 +148,9 @@ public final class WriteAheadLog implements Closeable {
                     }
                     return next;
                 } catch (IOException e) {
+                    if (e instanceof SyncFailedException) {
+                        forceFailed(e); // the directory's fsync: never tried again as if it had not failed
+                    }
                     throw new CompletionException(e);
                 }
             }, zeroer);
@@ -245,24 +252,41 @@ public final class WriteAheadLog implements Closeable {
         }
     }
 
+    /**
+     * Has {@code listener} told of the first failed force, on the thread that met it, so that the store
+     * stops its writes then rather than at its next append.
+     */
+    public void onForceFailure(Consumer<IOException> listener) {
+        forceFailureListener = listener;
+    }
+
     /** From now on every append, force and rotation fails with {@code failure} as the cause. */
     void forceFailed(IOException failure) {
-        if (forceFailure == null) {
-            forceFailure = failure;
+        boolean first;
+        synchronized (this) {
+            first = forceFailure == null;
+            if (first) {
+                forceFailure = failure;
+            }
+        }
+        if (first) {
+            forceFailureListener.accept(failure);
         }
     }
 
     private void failIfForceFailed() throws IOException {
         IOException failure = forceFailure;
         if (failure != null) {
-            throw new IOException("an earlier fsync of the log failed; writes since may not be on the device", failure);
+            throw new IOException("an earlier fsync of the log failed (" + failure.getMessage()
+                    + "); writes since may not be on the device", failure);
         }
     }
 
     @Override
     public void close() throws IOException {
         try {
-            if (syncer.forcesOnRotation()) {
+            // After a failed force there is nothing to force: each writer since was told, and it is not tried again.
+            if (syncer.forcesOnRotation() && forceFailure == null) {
                 syncer.markDurable(forceCurrent());
             }
         } finally {

@@ -2,9 +2,11 @@ package io.kvstore.core.internal.lsm;
 
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.CompactionStyle;
+import io.kvstore.core.CorruptionException;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
+import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.KeyFilter;
 import io.kvstore.core.internal.table.BlockCache;
 import io.kvstore.core.internal.table.SsTable;
@@ -57,6 +59,10 @@ final class Compactor {
     private final Executor afterIdleDelay;
     /** Whether a check for rest is waiting to run, so that there is at most one. */
     private final AtomicBoolean restCheckArmed = new AtomicBoolean();
+    /** Runs compactions again on the compaction thread after {@link SpaceLedger#RETRY_MILLIS}. */
+    private final Executor afterSpaceRetry;
+    /** Whether a compaction waiting for space is due to be tried again, so that there is at most one. */
+    private final AtomicBoolean spaceRetryArmed = new AtomicBoolean();
 
     /** Quarantines the table a failed compaction names as damaged; whether it did. */
     private final Predicate<IOException> tableFailed;
@@ -78,6 +84,8 @@ final class Compactor {
         long idleNanos = options.idleCompactionDelay().toNanos();
         this.afterIdleDelay = leveled == null || idleNanos == 0 ? null
                 : CompletableFuture.delayedExecutor(idleNanos, TimeUnit.NANOSECONDS, thread::execute);
+        this.afterSpaceRetry = CompletableFuture.delayedExecutor(SpaceLedger.RETRY_MILLIS, TimeUnit.MILLISECONDS,
+                thread::execute);
     }
 
     /** Queues compactions while the picker finds one due (none once the store is closing). */
@@ -196,22 +204,39 @@ final class Compactor {
      */
     private void compactWhileNeeded(boolean atRest) {
         try {
-            while (!state.isClosed()) {
+            while (!state.isClosed() && state.failure() == null) {
                 Compaction job = due(atRest);
                 if (job == null) {
+                    state.space().compactionRuns();
                     return;
                 }
                 compact(job, () -> { });
+                state.space().compactionRuns();
             }
+        } catch (InsufficientStorageException e) {
+            // Not a failure: the disk is short of room for the output. Waits, without a loop of errors.
+            state.space().compactionWaits(e);
+            armSpaceRetry();
         } catch (CancellationException e) {
             LOG.debug("Compaction in {} cancelled by close", dir);
         } catch (IOException | RuntimeException e) {
-            // Reads and writes go on; tables pile up until the cause is fixed and the store reopened.
+            // A failed write has stopped writes (see compact); otherwise reads and writes go on, and
+            // tables pile up until the cause is fixed and the store reopened.
             LOG.error("Background compaction failed in {}", dir, e);
             stats.backgroundFailed();
             if (e instanceof IOException failed && tableFailed.test(failed)) {
                 schedule(); // without the damaged table
             }
+        }
+    }
+
+    /** Tries the compactions due again after {@link SpaceLedger#RETRY_MILLIS}, unless a retry is armed already. */
+    private void armSpaceRetry() {
+        if (!state.isClosed() && spaceRetryArmed.compareAndSet(false, true)) {
+            afterSpaceRetry.execute(() -> {
+                spaceRetryArmed.set(false);
+                compactWhileNeeded(false);
+            });
         }
     }
 
@@ -291,8 +316,46 @@ final class Compactor {
         return compact(job, afterMerge, null);
     }
 
-    /** {@link #compact(Compaction, Runnable)}, leaving out the keys {@code kept} rejects (null: none). */
+    /**
+     * {@link #compact(Compaction, Runnable)}, leaving out the keys {@code kept} rejects (null: none), once
+     * the space of its output is reserved ({@link SpaceLedger}). A disk without room for it, found before
+     * or while the output is written, fails it with an {@link InsufficientStorageException}, its output
+     * deleted and its inputs still in place.
+     */
     private boolean compact(Compaction job, Runnable afterMerge, KeptKeys kept) throws IOException {
+        state.ensureWritable(); // a store whose disk failed writes no more tables
+        long inputBytes = 0;
+        for (SsTable table : job.inputs()) {
+            inputBytes += table.fileSize();
+        }
+        String what = "compaction of " + job.inputs().length + " tables into level " + job.outputLevel();
+        try (SpaceLedger.Reservation reserved = state.space().reserveForCompaction(inputBytes, what)) {
+            return compactReserved(job, afterMerge, kept);
+        } catch (IOException e) {
+            IOException full = SpaceLedger.noSpaceOr(e, what);
+            if (!(full instanceof InsufficientStorageException) && !readDamage(e)) {
+                // Writing the output or the manifest failed other than for space, or an fsync did: the
+                // disk fails. As RocksDB does under its paranoid checks, writes stop (the inputs are
+                // intact, reads go on) rather than go on to a disk that fails (docs/DESIGN.md). An
+                // input that cannot be read (damage) is quarantined instead, and writes go on.
+                state.fail(new IOException("the " + what + " of " + dir + " failed", e));
+                versions.wakeWaiters();
+            }
+            throw full;
+        }
+    }
+
+    /** Whether {@code failure} is damage met reading an input (a {@link CorruptionException} in its causes). */
+    private static boolean readDamage(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof CorruptionException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean compactReserved(Compaction job, Runnable afterMerge, KeptKeys kept) throws IOException {
         SsTable[] inputs = job.inputs();
         long expectedKeys = 0;
         for (SsTable table : inputs) {

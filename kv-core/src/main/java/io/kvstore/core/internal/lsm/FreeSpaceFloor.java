@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * a failed write or sync halfway through one. The free space is read again at most every
  * {@value #SAMPLE_MILLIS} ms, by a status read or by every {@value #WRITES_PER_CHECK}th write (every
  * write while writes are refused), so a store that refuses writes takes them again by itself once
- * space is back, and a write in the common case pays an increment and a volatile read.
+ * space is back, and a write in the common case pays an increment and a volatile read. A disk that
+ * fills past the floor anyway shows as a refusal too, the one the log met ({@link StoreState#spaceRefusal}),
+ * until a write gets through again.
  * Thread-safe.
  */
 final class FreeSpaceFloor {
@@ -28,15 +30,17 @@ final class FreeSpaceFloor {
     private final Storage storage;
     private final Path directory;
     private final long minFreeBytes;
+    private final StoreState state;
     private final AtomicLong nextSample;
     private volatile DiskSpace last = DiskSpace.UNKNOWN;
     /** Counts writes to space the clock reads out; racy increments only skew when the next look comes. */
     private int writes;
 
-    FreeSpaceFloor(Storage storage, Path directory, long minFreeBytes) {
+    FreeSpaceFloor(Storage storage, Path directory, long minFreeBytes, StoreState state) {
         this.storage = storage;
         this.directory = directory;
         this.minFreeBytes = minFreeBytes;
+        this.state = state;
         this.nextSample = new AtomicLong(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SAMPLE_MILLIS));
         sample();
     }
@@ -48,7 +52,7 @@ final class FreeSpaceFloor {
         }
         DiskSpace space = last;
         if (space.refusesWrites() || (++writes & (WRITES_PER_CHECK - 1)) == 0) {
-            space = current();
+            space = sampled();
         }
         String refusal = space.refusal();
         if (refusal != null) {
@@ -56,8 +60,20 @@ final class FreeSpaceFloor {
         }
     }
 
-    /** The disk as last sampled, sampled again first if the last sample is older than the period. */
+    /**
+     * The disk as last sampled, sampled again first if the last sample is older than the period, with
+     * the log's refusal if the floor's is none, the space of the background work now, and whether
+     * writes stopped.
+     */
     DiskSpace current() {
+        DiskSpace sampled = sampled();
+        String refusal = sampled.refusesWrites() ? sampled.refusal() : state.spaceRefusal();
+        SpaceLedger space = state.space();
+        return new DiskSpace(sampled.freeBytes(), sampled.minFreeBytes(), refusal, space.reservedBytes(),
+                space.compactionWaits(), state.stopReason());
+    }
+
+    private DiskSpace sampled() {
         long now = System.nanoTime();
         long due = nextSample.get();
         if (now - due >= 0 && nextSample.compareAndSet(due, now + TimeUnit.MILLISECONDS.toNanos(SAMPLE_MILLIS))) {

@@ -89,7 +89,7 @@ public final class LsmDao implements Dao {
         this.blocks = blocks;
         this.dir = options.dataDirectory();
         this.lock = lock;
-        this.state = new StoreState(dir);
+        this.state = new StoreState(dir, new SpaceLedger(options.storage(), dir, options.minFreeBytes()));
         this.versions = new VersionSet(options.storage(), dir, recovered.initial(), recovered.nextFileNumber(),
                 options.compactionStyle() == CompactionStyle.LEVELED);
         this.stats = recovered.stats();
@@ -99,7 +99,7 @@ public final class LsmDao implements Dao {
         this.compactor = new Compactor(options, versions, blocks, state, stats, writes, e -> tableFailed(e) != null);
         this.scrubber = new Scrubber(options, versions, state, (table, damage) -> tableFailed(damage));
         this.residency = new ResidencyPolicy(() -> versions.current().tables);
-        this.floor = new FreeSpaceFloor(options.storage(), dir, options.minFreeBytes());
+        this.floor = new FreeSpaceFloor(options.storage(), dir, options.minFreeBytes(), state);
     }
 
     /**

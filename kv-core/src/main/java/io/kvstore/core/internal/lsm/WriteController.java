@@ -4,7 +4,9 @@ import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
+import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.SyncPolicy;
+import io.kvstore.core.WritesStoppedException;
 import io.kvstore.core.internal.log.WriteAheadLog;
 
 import java.io.IOException;
@@ -106,6 +108,10 @@ final class WriteController {
         this.stopAt = leveled ? STOP_FACTOR * options.compactionTrigger() : Integer.MAX_VALUE;
         this.delayedWrites = new ByteRateLimiter(options.delayedWriteBytesPerSecond());
         this.flushAt = nextFlushAt();
+        wal.onForceFailure(failure -> {
+            state.fail(failure);
+            versions.wakeWaiters();
+        });
         prepareNextLog();
     }
 
@@ -135,7 +141,14 @@ final class WriteController {
         } else {
             position = appendThroughQueue(entry);
         }
-        wal.awaitDurable(position);
+        try {
+            wal.awaitDurable(position);
+        } catch (IOException e) {
+            // The log's fsync failed (the log keeps failing every write after it): stop writes, naming it.
+            WritesStoppedException stopped = state.fail(e);
+            versions.wakeWaiters();
+            throw stopped;
+        }
     }
 
     /**
@@ -230,6 +243,8 @@ final class WriteController {
 
     /** Freezes the active memtable for flushing unless it is empty. */
     void freezeActive() throws IOException {
+        state.ensureOpen();
+        flusher.retryIfWaitingForSpace(); // so that there is room for it among the frozen memtables
         writeLock.lock();
         try {
             state.ensureWritable();
@@ -292,11 +307,15 @@ final class WriteController {
         long position;
         try {
             position = wal.append(entry);
+        } catch (InsufficientStorageException e) {
+            // The log is as it was before the record: the next write tries again.
+            state.refuseForSpace(e);
+            throw e;
         } catch (IOException e) {
             // A partly written record must not be followed by more: refuse writes until reopened.
-            state.fail(e);
-            throw e;
+            throw state.fail(e);
         }
+        state.spaceTaken();
         long sequence = ++lastSequence;
         versions.current().active.put(entry, sequence);
         visibleSequence = sequence;
@@ -322,8 +341,18 @@ final class WriteController {
             return;
         }
         long start = System.nanoTime();
+        VersionSet.IoCheck check = () -> {
+            state.ensureWritable();
+            String waiting = state.space().compactionWaiting();
+            if (waiting != null) { // level 0 goes down no sooner than space comes back
+                InsufficientStorageException refused = new InsufficientStorageException("writes wait for level 0 to be"
+                        + " compacted, and compaction waits for space: " + waiting);
+                state.refuseForSpace(refused);
+                throw refused;
+            }
+        };
         try {
-            if (!versions.awaitFlushedLevelZeroBelow(stopAt, STALL_TIMEOUT_NANOS, state::ensureWritable)) {
+            if (!versions.awaitFlushedLevelZeroBelow(stopAt, STALL_TIMEOUT_NANOS, check)) {
                 throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
                         + " s: compaction cannot bring level 0 below " + stopAt + " tables");
             }
@@ -355,7 +384,11 @@ final class WriteController {
 
     /** Waits until fewer than the most frozen memtables are queued. REQUIRES writeLock. */
     private void awaitFrozenRoom() throws IOException {
-        if (!versions.awaitFrozenBelow(options.maxFrozenMemtables(), STALL_TIMEOUT_NANOS, state::ensureWritable)) {
+        VersionSet.IoCheck check = () -> {
+            state.ensureWritable();
+            flusher.throwIfWaitingForSpace(); // no room will come before space does
+        };
+        if (!versions.awaitFrozenBelow(options.maxFrozenMemtables(), STALL_TIMEOUT_NANOS, check)) {
             throw new IOException("writes to " + dir + " stalled for " + TimeUnit.NANOSECONDS.toSeconds(STALL_TIMEOUT_NANOS)
                     + " s: flushing cannot keep up");
         }
@@ -367,6 +400,9 @@ final class WriteController {
             long start = System.nanoTime();
             try {
                 awaitFrozenRoom();
+            } catch (InsufficientStorageException e) {
+                state.refuseForSpace(e);
+                throw e;
             } finally {
                 stats.writeStalled(System.nanoTime() - start);
             }
@@ -375,9 +411,12 @@ final class WriteController {
         Memtable fresh = new Memtable(number, options.flushThresholdBytes());
         try {
             wal.rotate(FileNames.log(dir, number));
-        } catch (IOException e) {
-            state.fail(e);
+        } catch (InsufficientStorageException e) {
+            // No new log: the memtable stays active, and the next write tries the switch again.
+            state.refuseForSpace(e);
             throw e;
+        } catch (IOException e) {
+            throw state.fail(e);
         }
         prepareNextLog();
         versions.switchMemtable(fresh);

@@ -6,6 +6,7 @@ import io.kvstore.core.Entry;
 import io.kvstore.core.Storage;
 import io.kvstore.core.internal.util.Coding;
 import io.kvstore.core.internal.util.Crc32c;
+import io.kvstore.core.internal.util.DiskErrors;
 import io.kvstore.core.internal.util.FileWriteback;
 import io.kvstore.core.hash.XxHash64;
 
@@ -191,8 +192,16 @@ public final class SsTableWriter implements AutoCloseable {
                 new BlockHandle(indexOffset, indexSize), new BlockHandle(bloomOffset, bloomSize), maxBlockSize).encode();
         write(footer, footer.length);
 
-        out.flush();
-        channel.force(true);
+        try {
+            out.flush();
+        } catch (IOException e) {
+            throw DiskErrors.naming("write", path, e);
+        }
+        try {
+            channel.force(true);
+        } catch (IOException e) {
+            throw DiskErrors.fsyncFailed(path, e);
+        }
         writeback.close();
         out.close();
         // Only now: a close that fails leaves the table unfinished, for abort() to delete.
@@ -273,7 +282,11 @@ public final class SsTableWriter implements AutoCloseable {
     }
 
     private void write(byte[] bytes, int length) throws IOException {
-        out.write(bytes, 0, length);
+        try {
+            out.write(bytes, 0, length);
+        } catch (IOException e) {
+            throw DiskErrors.naming("write", path, e);
+        }
         position += length;
         writeback.written(position - BUFFER_BYTES); // what the buffer holds is not in the file yet
     }

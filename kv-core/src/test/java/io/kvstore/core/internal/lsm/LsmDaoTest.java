@@ -214,15 +214,20 @@ class LsmDaoTest {
         try (LsmDao dao = LsmDao.open(small())) {
             flushTwoTables(dao);
             java.util.Set<Path> before = tableFiles();
-            // A directory where the manifest's temporary file goes: writing the manifest fails, as on a full disk.
+            // A directory where the manifest's temporary file goes: writing the manifest fails, as on a failing disk.
             Files.createDirectory(dir.resolve(FileNames.MANIFEST_TMP));
             IOException failed = assertThrows(IOException.class, dao::compact);
             assertTrue(failed.getMessage().contains(dir.toString()), "names the store: " + failed.getMessage());
             assertEquals(before, tableFiles(), "the unused output is deleted; the inputs stay");
             assertArrayEquals(b("v1"), dao.get(b("k1")).value());
+            assertTrue(dao.diskSpace().writesStopped().contains(FileNames.MANIFEST_TMP), "a failed write stops writes: "
+                    + dao.diskSpace());
             Files.delete(dir.resolve(FileNames.MANIFEST_TMP));
+        }
+        try (LsmDao dao = LsmDao.open(small())) {
             dao.compact();
             assertEquals(1, tableFiles().size());
+            assertArrayEquals(b("v1"), dao.get(b("k1")).value());
         }
     }
 
@@ -302,9 +307,12 @@ class LsmDaoTest {
             ExecutionException failed = assertThrows(ExecutionException.class,
                     () -> compaction.get(10, TimeUnit.SECONDS));
             assertTrue(failed.getCause() instanceof IOException, String.valueOf(failed.getCause()));
-            dao.compact();
+            // A failed fsync stops writes, naming the file; reads go on.
+            assertTrue(dao.diskSpace().writesStopped().contains(FileNames.MANIFEST_TMP), String.valueOf(dao.diskSpace()));
+            assertArrayEquals(b("v2"), dao.get(b("k2")).value());
         }
         try (LsmDao dao = LsmDao.open(small())) {
+            dao.compact();
             for (int i = 0; i < 3; i++) {
                 assertArrayEquals(b("v" + i), dao.get(b("k" + i)).value());
             }
