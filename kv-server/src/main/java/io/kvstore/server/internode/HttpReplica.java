@@ -2,6 +2,7 @@ package io.kvstore.server.internode;
 
 import io.kvstore.cluster.Replica;
 import io.kvstore.cluster.StaleEpochException;
+import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.core.Entry;
 import io.kvstore.server.wire.BatchCodec;
@@ -48,9 +49,10 @@ public final class HttpReplica implements Replica {
     private final int port;
     private final String node;
     private final long timeoutMillis;
-    /** This node's URL and its current topology, whose map's epoch and fingerprint every request carries; null sends none. */
+    /** This node's URL and the epoch and fingerprint of the map its requests are made on; null sends none. */
     private final String self;
-    private final Supplier<Topology> topology;
+    private final String epochText;
+    private final String fingerprintText;
     /** Told the epoch of every answer, so that this node pulls a newer map a peer answers with. */
     private final EpochFence fence;
     /** Null: every call is a request of its own. */
@@ -66,16 +68,18 @@ public final class HttpReplica implements Replica {
 
     /**
      * @param self     this node's URL, sent as {@code X-Kv-Node} so that a peer behind knows whom to pull a map from
-     * @param topology this node's topology: its map's epoch and fingerprint (kept ready as text) are sent as
-     *                 {@code X-Kv-Epoch} and {@code X-Kv-Map}, read from one topology so that they always match
+     * @param map      the map this replica's requests are made on: its epoch and fingerprint are sent as
+     *                 {@code X-Kv-Epoch} and {@code X-Kv-Map}, so that a request carries the epoch of the map
+     *                 that chose its replicas even if a newer one arrives while it is on its way; null sends none
      * @param fence    told the epoch of the peer's answers
      * @param batches  counts the batches, shared by the node's replicas; null sends each call alone
      */
-    public HttpReplica(WebClient client, String node, long timeoutMillis, String self, Supplier<Topology> topology,
+    public HttpReplica(WebClient client, String node, long timeoutMillis, String self, ClusterMap map,
                 EpochFence fence, BatchCounters batches) {
         this.self = self;
         this.fence = fence;
-        this.topology = topology;
+        this.epochText = map == null ? null : Long.toString(map.epoch());
+        this.fingerprintText = map == null ? null : map.fingerprintText();
         NodeUrl uri = NodeUrl.parse(node);
         this.client = client;
         this.host = uri.host();
@@ -185,10 +189,9 @@ public final class HttpReplica implements Replica {
     }
 
     private HttpRequest<Buffer> tagged(HttpRequest<Buffer> request) {
-        Topology current = topology == null ? null : topology.get();
-        if (current != null) {
-            request.putHeader(Headers.EPOCH, current.epochText())
-                    .putHeader(Headers.MAP_FINGERPRINT, current.fingerprintText())
+        if (epochText != null) {
+            request.putHeader(Headers.EPOCH, epochText)
+                    .putHeader(Headers.MAP_FINGERPRINT, fingerprintText)
                     .putHeader(Headers.NODE, self);
         }
         return request;
@@ -201,25 +204,22 @@ public final class HttpReplica implements Replica {
      * @throws StaleEpochException if the peer refused so
      */
     private HttpResponse<Buffer> fenced(HttpResponse<Buffer> response) {
-        String epochText = response.getHeader(Headers.EPOCH);
-        if (epochText == null || topology == null) {
-            return response;
-        }
-        Topology current = topology.get();
-        if (current != null && epochText.equals(current.epochText()) && response.statusCode() != InternalCodec.STALE_EPOCH) {
+        String answered = response.getHeader(Headers.EPOCH);
+        if (answered == null || epochText == null
+                || answered.equals(epochText) && response.statusCode() != InternalCodec.STALE_EPOCH) {
             return response;
         }
         long epoch;
         try {
-            epoch = Decimal.parse(epochText, Headers.EPOCH);
+            epoch = Decimal.parse(answered, Headers.EPOCH);
         } catch (IllegalArgumentException e) {
             return response;
         }
         fence.observe(epoch, node);
         if (response.statusCode() == InternalCodec.STALE_EPOCH) {
             String reason = response.bodyAsString();
-            throw new StaleEpochException(node + " refused a request of map epoch "
-                    + (current == null ? "?" : current.epochText()) + ": " + (reason == null ? "" : reason.strip()), epoch);
+            throw new StaleEpochException(node + " refused a request of map epoch " + epochText + ": "
+                    + (reason == null ? "" : reason.strip()), epoch);
         }
         return response;
     }

@@ -26,10 +26,6 @@ import java.util.concurrent.CompletionStage;
  */
 public final class Topology {
     private final ClusterMap map;
-    /** The epoch as internode requests carry it, formatted once. */
-    private final String epochText;
-    /** The map's fingerprint as internode requests carry it, formatted once. */
-    private final String fingerprintText;
     private final ReplicaCoordinator coordinator;
     private final FailureDetector detector;
     private final HybridClock clock;
@@ -42,8 +38,6 @@ public final class Topology {
     public Topology(ClusterMap map, ReplicaCoordinator coordinator, FailureDetector detector, HybridClock clock,
              List<Replica> futureReplicas) {
         this.map = map;
-        this.epochText = Long.toString(map.epoch());
-        this.fingerprintText = map.fingerprintText();
         this.coordinator = coordinator;
         this.detector = detector;
         this.clock = clock;
@@ -64,14 +58,6 @@ public final class Topology {
 
     public ClusterMap map() {
         return map;
-    }
-
-    String epochText() {
-        return epochText;
-    }
-
-    String fingerprintText() {
-        return fingerprintText;
     }
 
     public ReplicaCoordinator coordinator() {

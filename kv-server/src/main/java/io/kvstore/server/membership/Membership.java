@@ -83,7 +83,6 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
     private final ClusterMapStore store;
     /** Wraps the replica of each peer (with metrics, say); applied once per peer. */
     private final java.util.function.BiFunction<String, Replica, Replica> peerWrapper;
-    private final Map<String, Replica> remoteReplicas = new ConcurrentHashMap<>();
     private final BatchCounters batches = new BatchCounters();
     private final Map<Long, CompletableFuture<Long>> streams = new ConcurrentHashMap<>();
     private final ExecutorService worker;
@@ -135,7 +134,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
     /** Builds the first topology from the stored map, with the hint store if hinted handoff is on. */
     public void open() throws IOException {
         ClusterMap map = store.current();
-        List<Replica> replicas = replicasOf(map.owners());
+        List<Replica> replicas = replicasOf(map, map.owners());
         FailureDetector detector = detector(map, replicas);
         if (replication.hints()) {
             hints = openHints(map.owners(), replicas, detector);
@@ -224,7 +223,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
      */
     private void install(ClusterMap map) {
         Topology previous = topology;
-        List<Replica> replicas = replicasOf(map.owners());
+        List<Replica> replicas = replicasOf(map, map.owners());
         FailureDetector detector = detector(map, replicas);
         placements.add(map);
         topology = build(map, replicas, detector);
@@ -353,7 +352,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
             detector.start();
         }
         return new Topology(map, coordinator, detector, clock,
-                map.inTransition() ? replicasOf(map.futureOwners()) : List.of());
+                map.inTransition() ? replicasOf(map, map.futureOwners()) : List.of());
     }
 
     /**
@@ -379,12 +378,17 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
                 PROBE_INTERVAL, System::currentTimeMillis);
     }
 
-    private List<Replica> replicasOf(List<String> nodes) {
+    /**
+     * The replicas of {@code nodes} for the topology of {@code map}: each peer's requests carry that map's
+     * epoch, whatever map this node holds when they leave, so that a replica on a newer map judges a
+     * request by the map that chose its replicas.
+     */
+    private List<Replica> replicasOf(ClusterMap map, List<String> nodes) {
         List<Replica> replicas = new ArrayList<>(nodes.size());
         for (String node : nodes) {
-            replicas.add(node.equals(config.self()) ? local : remoteReplicas.computeIfAbsent(node,
-                    url -> peerWrapper.apply(url, new HttpReplica(replicaClient, url, config.replicaTimeout().toMillis(),
-                            config.self(), this, this, config.batchReplicaRequests() ? batches : null))));
+            replicas.add(node.equals(config.self()) ? local : peerWrapper.apply(node, new HttpReplica(replicaClient, node,
+                    config.replicaTimeout().toMillis(), config.self(), map, this,
+                    config.batchReplicaRequests() ? batches : null)));
         }
         return replicas;
     }
