@@ -7,6 +7,7 @@ import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.PeerState;
 import io.kvstore.cluster.Replica;
 import io.kvstore.cluster.ReplicationOptions;
+import io.kvstore.cluster.StaleEpochException;
 import io.kvstore.core.Bytes;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -340,6 +342,9 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
                     detector.answered(index);
                     replayed.increment();
                     remove(hint);
+                } else if (refusedAsStale(error)) {
+                    // The node answered: it is on a newer map; the hint goes again once this node has that map.
+                    detector.answered(index);
                 } else {
                     detector.failed(index, error);
                 }
@@ -347,6 +352,11 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
             }, worker);
         }
         CompletableFuture.allOf(sent).whenComplete((done, error) -> busy.set(false));
+    }
+
+    private static boolean refusedAsStale(Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return cause instanceof StaleEpochException;
     }
 
     private void remove(Hint hint) {

@@ -11,11 +11,13 @@ import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.InMemoryDao;
 import io.kvstore.cluster.LocalReplica;
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.PeerState;
 import io.kvstore.cluster.Quorum;
 import io.kvstore.cluster.ReadRepair;
 import io.kvstore.cluster.Replica;
 import io.kvstore.cluster.ReplicaCoordinator;
 import io.kvstore.cluster.ReplicationOptions;
+import io.kvstore.cluster.StaleEpochException;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoProperties;
@@ -26,7 +28,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -135,6 +141,50 @@ class HintedHandoffTest {
         }
         assertEquals(51, handoff.counters().replayed);
         assertEquals(0, handoff.pendingHintBytes(2));
+    }
+
+    @Test
+    void aHintRefusedAsSentOnAnOlderMapIsKeptAndItsNodeIsNotTakenForDown() throws Exception {
+        AtomicBoolean onNewerMap = new AtomicBoolean(true);
+        AtomicInteger refusals = new AtomicInteger();
+        Replica newer = new Replica() {
+            @Override
+            public CompletionStage<Entry> get(byte[] key) {
+                return replicas.get(2).get(key);
+            }
+
+            @Override
+            public CompletionStage<Void> upsert(Entry entry) {
+                if (onNewerMap.get()) {
+                    refusals.incrementAndGet();
+                    return CompletableFuture.failedFuture(new StaleEpochException("moved since epoch 1", 2));
+                }
+                return replicas.get(2).upsert(entry);
+            }
+
+            @Override
+            public CompletionStage<Void> ping() {
+                return CompletableFuture.completedFuture(null);
+            }
+        };
+        List<Replica> fenced = List.of(replicas.get(0), replicas.get(1), newer);
+        FailureDetector fencedDetector = new FailureDetector(NODES, fenced, 0, Duration.ofSeconds(1), System::currentTimeMillis);
+        Path hints = dir.resolve("hints");
+        handoff = new HintedHandoff(Engine.LSM.open(DaoOptions.builder(hints).build()),
+                new HybridClock(System::currentTimeMillis, ClockLease.open(hints)), NODES, fenced, fencedDetector,
+                ReplicationOptions.defaults(), System::currentTimeMillis).start();
+        Entry entry = Entry.value(bytes("k"), bytes("v"), new HybridClock().now(), Entry.NEVER);
+        handoff.hint("c", entry);
+        await("the hint is kept", () -> handoff.pendingHints(2) == 1);
+        await("replays refused more times than take a node down",
+                () -> refusals.get() > FailureDetector.FAILURES_TO_DOWN);
+        assertEquals(PeerState.UP, fencedDetector.state(2), "a refusal is an answer");
+        assertEquals(1, handoff.pendingHints(2), "a refused hint is kept");
+
+        onNewerMap.set(false);
+        await("the hint is delivered once the node takes it", () -> handoff.pendingHints(2) == 0);
+        assertEquals("v", new String(stores[2].get(bytes("k")).value(), StandardCharsets.UTF_8));
+        fencedDetector.close();
     }
 
     @Test
