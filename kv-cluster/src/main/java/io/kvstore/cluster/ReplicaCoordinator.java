@@ -169,7 +169,10 @@ public final class ReplicaCoordinator implements AutoCloseable {
                 replica -> replica.upsert(entry), pending, pendingNodes);
     }
 
-    /** Hands a version to one replica outside any request (read repair): a failure is hinted. */
+    /**
+     * Hands a version to one replica outside any request (read repair): a failure is hinted, a refusal as
+     * sent on an older map goes to the {@link StaleWriteSink}.
+     */
     CompletionStage<Void> repair(int node, Entry version) {
         readRepairs.increment();
         CompletionStage<Void> written;
@@ -184,7 +187,7 @@ public final class ReplicaCoordinator implements AutoCloseable {
                     detector.answered(node);
                 }
             } else {
-                unacknowledged(node, version, unwrap(error));
+                failed(version, node, unwrap(error));
             }
         });
     }
