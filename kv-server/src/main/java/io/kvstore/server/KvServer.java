@@ -443,7 +443,7 @@ public final class KvServer {
         server.deploy(metrics == null ? front : new RequestMetrics(front, metrics.registry()), options, listenPort,
                         config.eventLoops())
                 .compose(ok -> {
-                    membership.start();
+                    membership.start(changes::resume);
                     changes.resume();
                     return joins ? server.requestJoin() : Future.succeededFuture();
                 })

@@ -129,6 +129,21 @@ class SecurityTest {
     }
 
     @Test
+    void onlyANodeWithTheSecretCanVoteInTheEpochLog() throws Exception {
+        start(b -> b);
+        String route = "/internal/v0/membership/epoch";
+        byte[] prepare = "{\"phase\":\"prepare\",\"epoch\":2,\"round\":1,\"node\":\"http://127.0.0.1:1\"}"
+                .getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> unsigned = send(plain(route, "POST", new String(prepare, StandardCharsets.UTF_8)));
+        assertEquals(401, unsigned.statusCode(), unsigned.body());
+        long now = System.currentTimeMillis();
+        assertEquals(403, send(signed(url(route), "POST", prepare, prepare, OTHER_SECRET, now)).statusCode());
+        HttpResponse<String> voted = send(signed(url(route), "POST", prepare, prepare, SECRET, now));
+        assertEquals(200, voted.statusCode(), voted.body());
+        assertTrue(voted.body().contains("\"answer\":\"promise\""), voted.body());
+    }
+
+    @Test
     void anInternalWriteSignedWithAnotherSecretIs403AndWritesNothing() throws Exception {
         start(b -> b);
         HttpResponse<String> answer = internalPut("k", "v", OTHER_SECRET, System.currentTimeMillis());

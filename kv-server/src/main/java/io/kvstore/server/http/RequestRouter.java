@@ -122,6 +122,7 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
                 case Routes.MEMBERSHIP_STREAM:
                 case Routes.CLEANUP:
                 case Routes.MEMBERSHIP_CLEANUP:
+                case Routes.MEMBERSHIP_EPOCH:
                 case Routes.CHANGES:
                     membership.handle(request);
                     break;

@@ -2,9 +2,12 @@ package io.kvstore.server.internode;
 
 import io.kvstore.cluster.internal.membership.KeyMovement;
 import io.kvstore.cluster.internal.membership.KeyMovementCodec;
+import io.kvstore.cluster.internal.metadata.EpochReply;
+import io.kvstore.cluster.internal.metadata.EpochRequest;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.cluster.membership.NodeUrl;
+import io.kvstore.server.wire.EpochVotes;
 import io.kvstore.server.wire.Headers;
 import io.kvstore.server.wire.Routes;
 import io.vertx.core.Future;
@@ -79,18 +82,22 @@ public final class MembershipClient {
 
     /** Asks {@code node}, any member, to have a change made; the answer is passed on as is. */
     public Future<Answer> change(String node, String operation, String url) {
-        return changeRequest(node, operation, url).send()
+        return changeRequest(node, operation, url, false).send()
                 .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
     }
 
-    /** Passes a change request on to the claimant {@code node}, which must not forward it again. */
-    public Future<Answer> forwardChange(String node, String operation, String url) {
-        return changeRequest(node, operation, url).putHeader(Headers.FORWARDED, "1").send()
+    /**
+     * Passes a change request on to the claimant {@code node}, which must not forward it again; with
+     * {@code force}, a removal that may commit its maps without a majority of the metadata group.
+     */
+    public Future<Answer> forwardChange(String node, String operation, String url, boolean force) {
+        return changeRequest(node, operation, url, force).putHeader(Headers.FORWARDED, "1").send()
                 .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
     }
 
-    private HttpRequest<Buffer> changeRequest(String node, String operation, String url) {
-        String path = Routes.MEMBERSHIP_CHANGE + "?op=" + operation + "&url=" + URLEncoder.encode(url, StandardCharsets.UTF_8);
+    private HttpRequest<Buffer> changeRequest(String node, String operation, String url, boolean force) {
+        String path = Routes.MEMBERSHIP_CHANGE + "?op=" + operation + "&url=" + URLEncoder.encode(url, StandardCharsets.UTF_8)
+                + (force ? "&force=true" : "");
         return request(node, io.vertx.core.http.HttpMethod.POST, path);
     }
 
@@ -123,6 +130,16 @@ public final class MembershipClient {
     public Future<Answer> streamStatus(String node, long id) {
         return request(node, io.vertx.core.http.HttpMethod.GET, Routes.MEMBERSHIP_STREAM + "?id=" + id).send()
                 .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
+    }
+
+    /** Sends one request of the epoch log to the acceptor {@code node}; its answer, or a failure. */
+    public Future<EpochReply> epochVote(String node, EpochRequest request) {
+        return request(node, io.vertx.core.http.HttpMethod.POST, Routes.MEMBERSHIP_EPOCH)
+                .sendBuffer(Buffer.buffer(EpochVotes.toJson(request)))
+                .map(response -> {
+                    expect(response, 200, node);
+                    return EpochVotes.replyFromJson(response.bodyAsString());
+                });
     }
 
     /** Asks {@code node} to clean up once it holds the map of {@code epoch}, which ended a change. */

@@ -71,6 +71,8 @@ public final class MapChanges {
         final String node;
         /** Found in progress in the map by a claimant that restarted, rather than started here. */
         final boolean resumed;
+        /** A removal an operator forced: its maps are committed without a majority of the metadata group. */
+        final boolean force;
         final long startedAtMillis = System.currentTimeMillis();
         volatile String status = "running";
         /** Where a running change is: {@code started}, {@code streaming}, {@code finishing} or {@code cleanup}. */
@@ -83,20 +85,17 @@ public final class MapChanges {
         /** Entries the finished streams sent. */
         final AtomicLong entriesStreamed = new AtomicLong();
 
-        Change(long id, String operation, String node) {
-            this(id, operation, node, false);
-        }
-
-        Change(long id, String operation, String node, boolean resumed) {
+        Change(long id, String operation, String node, boolean resumed, boolean force) {
             this.id = id;
             this.operation = operation;
             this.node = node;
             this.resumed = resumed;
+            this.force = force;
         }
 
         JsonObject toJson(ClusterMap map) {
             JsonObject json = new JsonObject().put("id", id).put("operation", operation).put("node", node)
-                    .put("status", status).put("step", step).put("epoch", map.epoch()).put("resumed", resumed)
+                    .put("status", status).put("step", step).put("epoch", map.epoch()).put("resumed", resumed).put("force", force)
                     .put("startedAt", Instant.ofEpochMilli(startedAtMillis).toString())
                     .put("streams", streams).put("streamsDone", streamsDone.get())
                     .put("entriesStreamed", entriesStreamed.get());
@@ -181,7 +180,7 @@ public final class MapChanges {
         for (Member member : map.members()) {
             if (member.state() != NodeState.NORMAL) {
                 Change change = new Change(ids.incrementAndGet(), member.state() == NodeState.JOINING ? JOIN : DECOMMISSION,
-                        member.url(), true);
+                        member.url(), true, false);
                 LOG.info("claimant {} resumes the {} left in progress at epoch {}", membership.self(), change, map.epoch());
                 begin(change, map, map);
                 return;
@@ -193,12 +192,15 @@ public final class MapChanges {
      * Validates a change against this node's map, makes the map of the next epoch and starts driving the
      * change in the background. Blocking (a ping, a file sync): call on a worker thread.
      *
+     * @param force a removal whose maps are committed without a majority of the metadata group: for a
+     *              group that lost its majority for good (a 2-node cluster whose peer died), never else
      * @throws ChangeRefusedException with the status to answer: 409 when this node is not the claimant,
      *                                another change is under way or the change would break the map
      *                                (the message holds the current map), 404 for an unknown node, 400
-     *                                for an unknown operation
+     *                                for an unknown operation or a forced change other than a removal,
+     *                                503 when no majority of the metadata group answers
      */
-    synchronized Change start(String operation, String url) {
+    synchronized Change start(String operation, String url, boolean force) {
         ClusterMap map = membership.map();
         String self = membership.self();
         if (!self.equals(claimantFor(map, operation, url))) {
@@ -211,16 +213,23 @@ public final class MapChanges {
         if (map.inTransition()) {
             throw new ChangeRefusedException(409, "a change is in progress; one change at a time; map: " + map);
         }
+        if (force && !REMOVE.equals(operation)) {
+            throw new ChangeRefusedException(400, "only a removal can be forced, not a " + operation);
+        }
         ClusterMap next = next(map, operation, url, self);
         try {
-            if (!membership.commit(map.epoch(), next)) {
+            if (!commit(force, map.epoch(), next)) {
                 throw new ChangeRefusedException(409, "the map moved past epoch " + map.epoch() + " meanwhile; map: "
                         + membership.map());
             }
+        } catch (NoMajorityException e) {
+            throw new ChangeRefusedException(503, "cannot commit the map of epoch " + next.epoch() + ": " + e.getMessage()
+                    + (REMOVE.equals(operation) ? "; if the group lost its majority for good, force=true removes the node"
+                    + " without it (unsafe: a partitioned majority could commit another map)" : ""));
         } catch (IOException e) {
             throw new ChangeRefusedException(500, "cannot keep the map of epoch " + next.epoch() + ": " + e);
         }
-        Change change = new Change(ids.incrementAndGet(), operation, url);
+        Change change = new Change(ids.incrementAndGet(), operation, url, false, force);
         LOG.info("claimant {} starts the {} at epoch {}", self, change, next.epoch());
         begin(change, map, next);
         return change;
@@ -302,7 +311,7 @@ public final class MapChanges {
                 case JOIN:
                     streams(change, KeyMovement.join(next.epoch(), next, node));
                     change.step = "finishing";
-                    finish(map -> map.withState(node, NodeState.NORMAL));
+                    finish(change, map -> map.withState(node, NodeState.NORMAL));
                     break;
                 case DECOMMISSION:
                     if (change.resumed && !answers(node)) {
@@ -312,19 +321,19 @@ public final class MapChanges {
                                 membership.self(), node);
                         // A fresh epoch names the streams, so that none of the change this one takes over
                         // (a decommission's streams send less) passes for one of them, checkpoints included.
-                        finish(map -> map.withState(node, NodeState.LEAVING));
+                        finish(change, map -> map.withState(node, NodeState.LEAVING));
                         ClusterMap taken = membership.map();
                         streams(change, KeyMovement.removal(taken.epoch(), taken, taken.without(node)));
                     } else {
                         streams(change, KeyMovement.decommission(next.epoch(), next, node));
                     }
                     change.step = "finishing";
-                    finish(map -> map.without(node));
+                    finish(change, map -> map.without(node));
                     break;
                 default:
                     streams(change, KeyMovement.removal(next.epoch(), next, next.without(node)));
                     change.step = "finishing";
-                    finish(map -> map.without(node));
+                    finish(change, map -> map.without(node));
                     break;
             }
             change.step = "cleanup";
@@ -337,9 +346,9 @@ public final class MapChanges {
             change.step = "rolling back";
             try {
                 if (JOIN.equals(change.operation)) {
-                    finish(map -> map.without(node));
+                    finish(change, map -> map.without(node));
                 } else {
-                    finish(map -> map.withState(node, NodeState.NORMAL));
+                    finish(change, map -> map.withState(node, NodeState.NORMAL));
                 }
             } catch (Exception rollback) {
                 change.reason += "; and the map could not be rolled back: " + rollback.getMessage();
@@ -380,13 +389,17 @@ public final class MapChanges {
      * Makes the next map from the current one by {@code step} (the step that ends the change, or one
      * on the way), keeps it and pushes it to every node.
      */
-    private void finish(UnaryOperator<ClusterMap> step) throws IOException {
+    private void finish(Change change, UnaryOperator<ClusterMap> step) throws IOException {
         ClusterMap current = membership.map();
         ClusterMap last = step.apply(current);
-        if (!membership.commit(current.epoch(), last)) {
+        if (!commit(change.force, current.epoch(), last)) {
             throw new IOException("the map moved past epoch " + current.epoch() + " during the change");
         }
         push(last, current.urls());
+    }
+
+    private boolean commit(boolean force, long expectedEpoch, ClusterMap next) throws IOException {
+        return force ? membership.commitUnsafely(expectedEpoch, next) : membership.commit(expectedEpoch, next);
     }
 
     /** Hands {@code map} to every node of it and of {@code others}; a node that misses it pulls it later. */

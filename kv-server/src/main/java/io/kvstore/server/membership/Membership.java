@@ -12,7 +12,14 @@ import io.kvstore.cluster.internal.HintedHandoff;
 import io.kvstore.cluster.internal.membership.ClusterMapStore;
 import io.kvstore.cluster.internal.membership.KeyMovement;
 import io.kvstore.cluster.internal.membership.KeyStreamer;
+import io.kvstore.cluster.internal.metadata.EpochAcceptor;
+import io.kvstore.cluster.internal.metadata.EpochProposer;
+import io.kvstore.cluster.internal.metadata.EpochReply;
+import io.kvstore.cluster.internal.metadata.EpochRequest;
+import io.kvstore.cluster.internal.metadata.MetadataGroup;
 import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.cluster.membership.ClusterMapCodec;
+import io.kvstore.core.AtomicFile;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
@@ -33,17 +40,24 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -70,6 +84,19 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
     static final long PULL_INTERVAL_MILLIS = 1000;
     private static final long REQUEST_TIMEOUT_MILLIS = 10_000;
     private static final long STREAM_BATCH_TIMEOUT_MILLIS = 60_000;
+    /** How often the claimant looks for a change left in progress that nobody drives. */
+    static final long RESUME_INTERVAL_MILLIS = 10_000;
+    /** The acceptor's state of the epoch log, in the data directory. */
+    static final String ACCEPTOR_FILE = "metadata-acceptor";
+    /** How long a phase of the epoch log waits for a majority before its round is tried again. */
+    private static final long PHASE_TIMEOUT_MILLIS = 1_000;
+    /** How long a commit goes on trying to get a majority of the metadata group. */
+    static final long COMMIT_TIMEOUT_MILLIS = 10_000;
+    /**
+     * How long a value this node's acceptor accepted for the next epoch may stay unlearned before this
+     * node finishes its commit: its proposer may have died between getting it chosen and telling anyone.
+     */
+    private static final long LEFT_ACCEPTED_MILLIS = 5_000;
 
     private final KvServerConfig config;
     private final ReplicationOptions replication;
@@ -101,6 +128,11 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
     /** Read repairs made by the coordinators of earlier maps, so that the count goes on across maps. */
     private final LongAdder earlierReadRepairs = new LongAdder();
     private long pullTimer = -1;
+    private EpochAcceptor acceptor;
+    private EpochProposer proposer;
+    /** When this node first saw its acceptor hold an unlearned value of the next epoch; 0 when none. */
+    private long leftAcceptedSinceMillis;
+    private final java.util.concurrent.atomic.AtomicBoolean finishing = new java.util.concurrent.atomic.AtomicBoolean();
 
     public Membership(KvServerConfig config, ReplicationOptions replication, Vertx vertx, Dao dao, HybridClock clock,
                LocalReplica local, WebClient replicaClient, ClusterMapStore store,
@@ -141,14 +173,70 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
         }
         topology = build(map, replicas, detector);
         placements.add(map);
+        acceptor = EpochAcceptor.open(EpochAcceptor.Persistence.of(new AtomicFile(config.storeOptions().storage(),
+                config.dataDirectory().resolve(ACCEPTOR_FILE))), () -> {
+                    ClusterMap committed = store.current();
+                    return committed == null ? null : new EpochAcceptor.Committed(committed.epoch(), bytes(committed));
+                });
+        proposer = new EpochProposer(config.self(), this::sendVote,
+                (delay, task) -> vertx.setTimer(Math.max(1, delay), id -> runOnWorker(task)),
+                System::currentTimeMillis, () -> ThreadLocalRandom.current().nextLong(), PHASE_TIMEOUT_MILLIS);
     }
 
-    /** Starts the periodic pull of peers' maps (and the hint replay of the first topology). */
-    public void start() {
+    /** This node's acceptor of the epoch log. */
+    EpochAcceptor acceptor() {
+        return acceptor;
+    }
+
+    private java.util.concurrent.CompletionStage<EpochReply> sendVote(String node, EpochRequest request) {
+        if (node.equals(config.self())) {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return acceptor.handle(request);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }, worker);
+        }
+        return membershipClient.epochVote(node, request).toCompletionStage();
+    }
+
+    private void runOnWorker(Runnable task) {
+        if (!worker.isShutdown()) {
+            try {
+                worker.execute(task);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing
+            }
+        }
+    }
+
+    private static byte[] bytes(ClusterMap map) {
+        return ClusterMapCodec.toJson(map).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static ClusterMap map(byte[] value) {
+        return ClusterMapCodec.fromJson(new String(value, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Starts the periodic pull of peers' maps (and the hint replay of the first topology), and runs
+     * {@code resumeChanges} every {@value #RESUME_INTERVAL_MILLIS} ms: a change whose map could not be
+     * committed, nor rolled back, while the metadata group had no majority is driven on once it has.
+     */
+    public void start(Runnable resumeChanges) {
         if (hints != null) {
             hints.start();
         }
-        pullTimer = vertx.setPeriodic(PULL_INTERVAL_MILLIS, id -> pullFromNextPeer());
+        long ticksPerResume = RESUME_INTERVAL_MILLIS / PULL_INTERVAL_MILLIS;
+        AtomicInteger ticks = new AtomicInteger();
+        pullTimer = vertx.setPeriodic(PULL_INTERVAL_MILLIS, id -> {
+            pullFromNextPeer();
+            finishLeftAccepted();
+            if (ticks.incrementAndGet() % ticksPerResume == 0) {
+                runOnWorker(resumeChanges);
+            }
+        });
     }
 
     @Override
@@ -207,13 +295,113 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
         return true;
     }
 
-    /** For the claimant: keeps {@code next} only if this node's map is still at {@code expectedEpoch}. */
-    synchronized boolean commit(long expectedEpoch, ClusterMap next) throws IOException {
+    /**
+     * Commits {@code next} as the map of the epoch after {@code expectedEpoch} through the epoch log: it
+     * is kept and installed here only once a majority of the metadata group the current map names
+     * accepted it. Returns false, having installed the map that won, if another map was decided for
+     * that epoch (or a later one) first, or if this node's map is no longer at {@code expectedEpoch}.
+     * Blocking (a round trip to the group, file syncs).
+     *
+     * @throws NoMajorityException if no majority of the group answered within {@value #COMMIT_TIMEOUT_MILLIS} ms
+     */
+    boolean commit(long expectedEpoch, ClusterMap next) throws IOException {
+        ClusterMap current = map();
+        if (current.epoch() != expectedEpoch || next.epoch() != expectedEpoch + 1) {
+            return false;
+        }
+        EpochProposer.Outcome outcome = await(proposer.propose(next.epoch(), MetadataGroup.after(current), bytes(next),
+                COMMIT_TIMEOUT_MILLIS));
+        if (outcome instanceof EpochProposer.Outcome.Chosen chosen) {
+            adopt(map(chosen.value()));
+            return chosen.ours();
+        }
+        if (outcome instanceof EpochProposer.Outcome.Superseded later) {
+            adopt(map(later.value()));
+            return false;
+        }
+        throw new NoMajorityException(((EpochProposer.Outcome.NoQuorum) outcome).reason());
+    }
+
+    /**
+     * Keeps {@code next} without asking the metadata group, if this node's map is still at
+     * {@code expectedEpoch}: only for an operator's forced removal when no majority is left. Another
+     * side of a partition may commit its own map of that epoch meanwhile.
+     */
+    synchronized boolean commitUnsafely(long expectedEpoch, ClusterMap next) throws IOException {
+        LOG.warn("node {} commits the map of epoch {} WITHOUT a majority of the metadata group {} (forced by an operator): {}",
+                config.self(), next.epoch(), MetadataGroup.after(map()).members(), next);
         if (!store.compareAndSet(expectedEpoch, next)) {
             return false;
         }
         install(next);
         return true;
+    }
+
+    /**
+     * If this node's acceptor has held a value of the next epoch for a while that no node taught this
+     * node, a proposer died between getting it chosen and pushing it: commits it (or whatever the group
+     * decided instead) and pushes the result, so that the log never stops at an epoch only acceptors know.
+     */
+    private void finishLeftAccepted() {
+        if (acceptor == null) {
+            return;
+        }
+        Optional<EpochAcceptor.Pending> left = acceptor.acceptedAfter(epoch());
+        long now = System.currentTimeMillis();
+        if (left.isEmpty()) {
+            leftAcceptedSinceMillis = 0;
+            return;
+        }
+        if (leftAcceptedSinceMillis == 0) {
+            leftAcceptedSinceMillis = now;
+        }
+        if (now - leftAcceptedSinceMillis < LEFT_ACCEPTED_MILLIS || !finishing.compareAndSet(false, true)) {
+            return;
+        }
+        runOnWorker(() -> {
+            try {
+                ClusterMap current = map();
+                EpochProposer.Outcome outcome = await(proposer.propose(left.get().epoch(), MetadataGroup.after(current),
+                        left.get().value(), COMMIT_TIMEOUT_MILLIS));
+                byte[] decided = outcome instanceof EpochProposer.Outcome.Chosen chosen ? chosen.value()
+                        : outcome instanceof EpochProposer.Outcome.Superseded later ? later.value() : null;
+                if (decided != null) {
+                    ClusterMap map = map(decided);
+                    LOG.info("node {} finishes the commit of epoch {} its proposer left unfinished", config.self(), map.epoch());
+                    adopt(map);
+                    pushToAll(map, current.urls());
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("node {}: cannot finish the commit of epoch {} left accepted: {}", config.self(), left.get().epoch(),
+                        e.getMessage());
+            } finally {
+                leftAcceptedSinceMillis = 0;
+                finishing.set(false);
+            }
+        });
+    }
+
+    private void pushToAll(ClusterMap map, List<String> others) {
+        Set<String> nodes = new LinkedHashSet<>(map.urls());
+        nodes.addAll(others);
+        nodes.remove(config.self());
+        for (String node : nodes) {
+            membershipClient.push(node, map).onFailure(error -> LOG.debug("cannot push the map of epoch {} to {}: {}",
+                    map.epoch(), node, error.getMessage()));
+        }
+    }
+
+    private static EpochProposer.Outcome await(java.util.concurrent.CompletionStage<EpochProposer.Outcome> outcome)
+            throws IOException {
+        try {
+            // The proposer ends by its own deadline; this bound only guards against a bug there.
+            return outcome.toCompletableFuture().get(COMMIT_TIMEOUT_MILLIS + 5 * PHASE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException("the epoch log's proposal did not end: " + e, e);
+        }
     }
 
     /**

@@ -2,6 +2,8 @@ package io.kvstore.server.membership;
 
 import io.kvstore.cluster.internal.membership.KeyMovement;
 import io.kvstore.cluster.internal.membership.KeyMovementCodec;
+import io.kvstore.cluster.internal.metadata.EpochRequest;
+import io.kvstore.cluster.internal.metadata.MetadataGroup;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.cluster.membership.NodeState;
@@ -10,6 +12,7 @@ import io.kvstore.server.http.BodyReader;
 import io.kvstore.server.http.IdleHeartbeat;
 import io.kvstore.server.internode.MembershipClient;
 import io.kvstore.server.wire.Decimal;
+import io.kvstore.server.wire.EpochVotes;
 import io.kvstore.server.wire.Headers;
 import io.kvstore.server.wire.QueryParameters;
 import io.kvstore.server.wire.Responses;
@@ -73,7 +76,12 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
         switch (request.path()) {
             case Routes.CLUSTER:
                 if (allow(request, HttpMethod.GET)) {
-                    sendMap(request);
+                    sendClusterView(request);
+                }
+                break;
+            case Routes.MEMBERSHIP_EPOCH:
+                if (allow(request, HttpMethod.POST)) {
+                    epochVote(request);
                 }
                 break;
             case Routes.MAP:
@@ -85,16 +93,19 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
                 break;
             case Routes.DECOMMISSION:
                 if (allow(request, HttpMethod.POST)) {
-                    operate(request, MapChanges.DECOMMISSION, membership.self());
+                    operate(request, MapChanges.DECOMMISSION, membership.self(), false);
                 }
                 break;
             case Routes.NODES:
                 if (allow(request, HttpMethod.DELETE)) {
                     String url = QueryParameters.text(request.query(), "url");
+                    String force = QueryParameters.text(request.query(), "force");
                     if (url == null || url.isEmpty()) {
                         Responses.send(request, 400, "missing url of the node to remove");
+                    } else if (force != null && !force.equals("true") && !force.equals("false")) {
+                        Responses.send(request, 400, "force must be true or false, got '" + force + "'");
                     } else {
-                        operate(request, MapChanges.REMOVE, url);
+                        operate(request, MapChanges.REMOVE, url, "true".equals(force));
                     }
                 }
                 break;
@@ -149,6 +160,53 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
         return false;
     }
 
+    /**
+     * {@code GET /v0/cluster}: the map, with the metadata group that decides the next epoch, its
+     * majority and the epoch last committed.
+     */
+    private void sendClusterView(HttpServerRequest request) {
+        ClusterMap map = membership.map();
+        MetadataGroup group = MetadataGroup.after(map);
+        JsonObject view = new JsonObject(ClusterMapCodec.toJson(map)).put("metadata", new JsonObject()
+                .put("protocol", "paxos-per-epoch")
+                .put("group", new JsonArray(group.members()))
+                .put("majority", group.quorum())
+                .put("committedEpoch", map.epoch())
+                .put("changeInProgress", map.inTransition()));
+        request.response().setStatusCode(200).putHeader("Content-Type", "application/json").end(view.encode());
+    }
+
+    /**
+     * A proposer's request to this node's acceptor of the epoch log. The body is signed like every
+     * internal body; an accept must carry a map of the epoch it is for.
+     */
+    private void epochVote(HttpServerRequest request) {
+        BodyReader.read(request, MAX_BODY_BYTES, bodyBudget, body -> {
+            EpochRequest vote;
+            try {
+                vote = EpochVotes.requestFromJson(new String(body, StandardCharsets.UTF_8));
+                if (vote instanceof EpochRequest.Accept accept) {
+                    ClusterMap proposed = ClusterMapCodec.fromJson(new String(accept.value(), StandardCharsets.UTF_8));
+                    if (proposed.epoch() != accept.epoch()) {
+                        throw new IllegalArgumentException("an accept for epoch " + accept.epoch() + " carries a map of epoch "
+                                + proposed.epoch());
+                    }
+                }
+            } catch (IllegalArgumentException e) {
+                Responses.send(request, 400, e.getMessage());
+                return Future.succeededFuture();
+            }
+            return blocking(() -> membership.acceptor().handle(vote)).onComplete(done -> {
+                if (done.failed()) {
+                    Responses.failure(request, done.cause());
+                } else {
+                    request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
+                            .end(EpochVotes.toJson(done.result()));
+                }
+            });
+        });
+    }
+
     private void sendMap(HttpServerRequest request) {
         request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
                 .end(ClusterMapCodec.toJson(membership.map()));
@@ -185,7 +243,8 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
             Responses.send(request, 400, "a change needs op and url");
             return;
         }
-        requestChange(operation, url, request.getHeader(Headers.FORWARDED) != null).onComplete(answer -> {
+        String force = QueryParameters.text(request.query(), "force");
+        requestChange(operation, url, "true".equals(force), request.getHeader(Headers.FORWARDED) != null).onComplete(answer -> {
             if (answer.failed()) {
                 Responses.failure(request, answer.cause());
             } else {
@@ -197,12 +256,12 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
     }
 
     /** Starts the change here or at the claimant; the answer is 202 with {@code {"id", "claimant"}} or a refusal. */
-    private Future<MembershipClient.Answer> requestChange(String operation, String url, boolean forwarded) {
+    private Future<MembershipClient.Answer> requestChange(String operation, String url, boolean force, boolean forwarded) {
         String claimant = MapChanges.claimantFor(membership.map(), operation, url);
         if (claimant.equals(membership.self()) || forwarded) {
             return blocking(() -> {
                 try {
-                    MapChanges.Change change = changes.start(operation, url);
+                    MapChanges.Change change = changes.start(operation, url, force);
                     return new MembershipClient.Answer(202, new JsonObject().put("id", change.id)
                             .put("claimant", membership.self()).encode());
                 } catch (ChangeRefusedException e) {
@@ -210,7 +269,7 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
                 }
             });
         }
-        return membership.client().forwardChange(claimant, operation, url)
+        return membership.client().forwardChange(claimant, operation, url, force)
                 .recover(error -> Future.succeededFuture(new MembershipClient.Answer(503, "the claimant " + claimant
                         + " is unreachable, and no change is made while it is: " + error.getMessage() + "\n")));
     }
@@ -255,7 +314,7 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
      * Decommission or removal asked by an operator: answered once the change is over, which takes as long
      * as streaming the node's keys, so interim answers keep the connection from closing as idle meanwhile.
      */
-    private void operate(HttpServerRequest request, String operation, String url) {
+    private void operate(HttpServerRequest request, String operation, String url, boolean force) {
         String async = QueryParameters.text(request.query(), "async");
         if (async != null && !async.equals("true") && !async.equals("false")) {
             Responses.send(request, 400, "async must be true or false, got '" + async + "'");
@@ -263,7 +322,7 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
         }
         if ("true".equals(async)) {
             // Answered once the change started: 202 with its id and claimant, which GET /v0/admin/changes follows.
-            requestChange(operation, url, false).onComplete(started -> {
+            requestChange(operation, url, force, false).onComplete(started -> {
                 if (started.failed()) {
                     Responses.failure(request, started.cause());
                 } else {
@@ -275,7 +334,7 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
             return;
         }
         long heartbeat = IdleHeartbeat.start(vertx, request, idleTimeout);
-        requestChange(operation, url, false).compose(answer -> {
+        requestChange(operation, url, force, false).compose(answer -> {
             if (answer.status() != 202) {
                 return Future.succeededFuture(answer);
             }

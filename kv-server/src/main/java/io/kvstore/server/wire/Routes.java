@@ -36,6 +36,8 @@ public final class Routes {
     public static final String MEMBERSHIP_CHANGE = "/internal/v0/membership/change";
     public static final String MEMBERSHIP_STREAM = "/internal/v0/membership/stream";
     public static final String MEMBERSHIP_CLEANUP = "/internal/v0/membership/cleanup";
+    /** The epoch log: a proposer's prepare and accept requests to an acceptor of the metadata group. */
+    public static final String MEMBERSHIP_EPOCH = "/internal/v0/membership/epoch";
     /** The repair routes are this prefix and a step name ({@code RepairProtocol}). */
     public static final String REPAIR_PREFIX = "/internal/v0/repair/";
     /** The route label of a request for any other path. */
@@ -47,7 +49,7 @@ public final class Routes {
      */
     public static final List<String> ALL = List.of(ENTITY, ENTITIES, STATUS, METRICS, INTERNAL_ENTITY,
             INTERNAL_ENTITIES, WRITES, READS, PING, ADMIN_REPAIR, CLUSTER, DECOMMISSION, NODES, MAP, MEMBERSHIP_CHANGE,
-            MEMBERSHIP_STREAM, CLEANUP, MEMBERSHIP_CLEANUP, CHANGES, ADMIN_SCRUB, ADMIN_HEAL, REPAIR_PREFIX, UNKNOWN);
+            MEMBERSHIP_STREAM, CLEANUP, MEMBERSHIP_CLEANUP, MEMBERSHIP_EPOCH, CHANGES, ADMIN_SCRUB, ADMIN_HEAL, REPAIR_PREFIX, UNKNOWN);
     private static final Map<String, Integer> INDEX = IntStream.range(0, ALL.size()).boxed()
             .collect(Collectors.toUnmodifiableMap(ALL::get, i -> i));
     private static final int REPAIR_ROUTE = ALL.indexOf(REPAIR_PREFIX);
