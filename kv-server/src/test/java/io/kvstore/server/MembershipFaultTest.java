@@ -336,6 +336,52 @@ class MembershipFaultTest {
         }
     }
 
+    @Test
+    void aClaimantKilledForGoodMidDecommissionIsTakenOverByItsSuccessorAndThenRemoved() throws Exception {
+        // The claimant (first in map order) is a process of its own and never comes back; nodes 1 to 3 run
+        // in this JVM. Node 3 decommissions; its streams are slow enough that the kill lands mid-change.
+        try (MembershipNodes nodes = new MembershipNodes(dir, 4, 1, 2, b -> b.streamBytesPerSecond(200_000)
+                .streamUnreachableTimeout(Duration.ofSeconds(5)))) {
+            String claimant = nodes.urls.get(0);
+            String leaving = nodes.urls.get(3);
+            ChildServer child = startNewcomer(nodes, claimant, claimantFlags(nodes, 4), 200_000);
+            try {
+                startOtherSeeds(nodes, 4);
+                String big = "b".repeat(3000);
+                for (int i = 0; i < 1500; i++) {
+                    assertEquals(201, nodes.send(1 + i % 3, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", big + i).statusCode());
+                }
+                HttpResponse<String> started = nodes.send(3, "POST", "/v0/admin/decommission?async=true", null);
+                assertEquals(202, started.statusCode(), started.body());
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (nodes.map(1).state(leaving) != NodeState.LEAVING) {
+                    assertTrue(System.nanoTime() < deadline, "the node never showed as leaving: " + nodes.map(1));
+                    Thread.sleep(20);
+                }
+                signal(child, "KILL");
+                child.process.waitFor();
+
+                // The successor (node 1) drives the change to an end: the dead claimant cannot stream its
+                // share of the decommission, so it is rolled back; no map stays in transition.
+                ClusterMap settled = awaitOneMap(nodes, 1, 2, 3);
+                assertEquals(NodeState.NORMAL, settled.state(leaving), settled.toString());
+                assertTrue(settled.contains(claimant));
+
+                HttpResponse<String> removed = nodes.send(2, "DELETE", "/v0/admin/nodes?url=" + claimant, null);
+                assertEquals(200, removed.statusCode(), removed.body());
+                ClusterMap after = awaitOneMap(nodes, 1, 2, 3);
+                assertFalse(after.contains(claimant), after.toString());
+                for (int i = 0; i < 1500; i++) {
+                    assertEquals(big + i, nodes.send(1 + i % 3, "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null).body(),
+                            "k" + i);
+                }
+            } finally {
+                child.process.toHandle().destroyForcibly();
+                child.process.waitFor();
+            }
+        }
+    }
+
     /** The command line of node 0, the claimant (first in map order), seeding the first {@code seeds} nodes at RF 2. */
     private static String[] claimantFlags(MembershipNodes nodes, int seeds) {
         return new String[] {"--self", nodes.urls.get(0), "--cluster", String.join(",", nodes.urls.subList(0, seeds)),
@@ -351,7 +397,7 @@ class MembershipFaultTest {
 
     /** Waits until the given nodes hold one settled map. */
     private static ClusterMap awaitOneMap(MembershipNodes nodes, int... which) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (true) {
             List<ClusterMap> maps = new ArrayList<>();
             for (int node : which) {

@@ -129,6 +129,8 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
                 default:
                     if (request.path().startsWith(Routes.REPAIR_PREFIX)) {
                         repair.handle(request);
+                    } else if (request.path().startsWith(Routes.CHANGES + "/")) {
+                        membership.handle(request);
                     } else {
                         Responses.send(request, 400, "unknown path " + request.path());
                     }

@@ -110,6 +110,12 @@ public final class MembershipClient {
                 .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
     }
 
+    /** Asks the claimant {@code node} to cancel change {@code id}; the answer is passed on as is. */
+    public Future<Answer> cancelChange(String node, long id) {
+        return request(node, io.vertx.core.http.HttpMethod.DELETE, Routes.MEMBERSHIP_CHANGE + "?id=" + id).send()
+                .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
+    }
+
     /** The changes {@code node} drove as claimant, as a JSON array (answer 200). */
     public Future<Answer> changes(String node) {
         return request(node, io.vertx.core.http.HttpMethod.GET, Routes.MEMBERSHIP_CHANGE).send()

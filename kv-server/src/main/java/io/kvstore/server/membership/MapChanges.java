@@ -32,13 +32,14 @@ import org.slf4j.LoggerFactory;
 /**
  * The claimant's side of membership: every change of the cluster map is made here, one at a time.
  *
- * <p>Only the claimant ({@link ClusterMap#claimant()}, the first node of the map that is not joining)
- * makes maps of a new epoch, each by compare-and-set on its own stored epoch, so two changes can never
- * both make epoch E+1: other members forward change requests to it, and refuse them (503) while it is
- * unreachable. The one exception is the removal of the claimant itself once it is dead, which the next
- * node in map order makes, after checking that the claimant does not answer. A single claimant rather
- * than a consensus library: the map changes rarely and only by operator action, a change already needs
- * every owner to stream, and the claimant is the Riak design the rest of the protocol follows.
+ * <p>The claimant ({@link ClusterMap#claimant()}, the first node of the map that is not joining) drives
+ * every change; other members forward change requests to it, and refuse them (503) while it is
+ * unreachable. Each map it makes is committed through the epoch log ({@link Membership#commit}), so
+ * two changes can never both make epoch E+1 and a claimant cut off from the metadata group's majority
+ * changes nothing. The removal of the claimant itself once it is dead is driven by the next node in map
+ * order, after checking that the claimant does not answer; that node also drives on a change the
+ * claimant left in progress and stays silent about ({@link #resume}). An operator can cancel a change
+ * before its last map ({@link #cancel}).
  *
  * <ul>
  *   <li>join: the node enters as {@code joining}; every owner streams it the keys it gains; then it is
@@ -84,6 +85,8 @@ public final class MapChanges {
         final AtomicInteger streamsDone = new AtomicInteger();
         /** Entries the finished streams sent. */
         final AtomicLong entriesStreamed = new AtomicLong();
+        /** Set by an operator's cancel: the change stops waiting for its streams and rolls back. */
+        volatile boolean cancelled;
 
         Change(long id, String operation, String node, boolean resumed, boolean force) {
             this.id = id;
@@ -126,6 +129,10 @@ public final class MapChanges {
     private final AtomicLong ids = new AtomicLong(System.currentTimeMillis());
     private final Map<Long, Change> changes = new ConcurrentHashMap<>();
     private Change running;
+    /** Checks in a row in which this node, the claimant's successor, found a change in progress and the claimant silent. */
+    private int claimantSilentChecks;
+    /** How many such checks before the successor drives the change on itself. */
+    static final int TAKEOVER_CHECKS = 3;
 
     /**
      * @param cleanup           this node's cleanup, asked for (as every owner's) when a change completed
@@ -171,11 +178,48 @@ public final class MapChanges {
         return list;
     }
 
+    /**
+     * Cancels change {@code id} if it has not reached its last step: it stops waiting for its streams and
+     * rolls back to the map before it, where every key still has its replicas.
+     *
+     * @throws ChangeRefusedException 404 for a change this node does not drive, 409 for one that is over
+     *                                or already committing its last map
+     */
+    Change cancel(long id) {
+        Change change = changes.get(id);
+        if (change == null) {
+            throw new ChangeRefusedException(404, "no change " + id + " driven by " + membership.self());
+        }
+        if (!"running".equals(change.status)) {
+            throw new ChangeRefusedException(409, "the " + change + " is over: " + change.status);
+        }
+        if ("finishing".equals(change.step) || "cleanup".equals(change.step)) {
+            throw new ChangeRefusedException(409, "the " + change + " is committing its last map; too late to cancel");
+        }
+        change.cancelled = true;
+        LOG.info("claimant {}: an operator cancels the {}", membership.self(), change);
+        return change;
+    }
+
     /** If this node is the claimant of a map left in transition (it restarted mid-change), drives it on. */
     public synchronized void resume() {
         ClusterMap map = membership.map();
-        if (!map.inTransition() || !membership.self().equals(map.claimant()) || running != null) {
+        if (!map.inTransition() || running != null) {
+            claimantSilentChecks = 0;
             return;
+        }
+        if (!membership.self().equals(map.claimant())) {
+            // The claimant's successor takes a change over once the claimant stayed silent through a few
+            // checks: the epoch log keeps two drivers from committing different maps, and their streams are one.
+            if (!membership.self().equals(successor(map, map.claimant())) || answers(map.claimant())) {
+                claimantSilentChecks = 0;
+                return;
+            }
+            if (++claimantSilentChecks < TAKEOVER_CHECKS) {
+                return;
+            }
+            LOG.info("node {} takes over the change in progress at epoch {}: the claimant {} has not answered {} checks",
+                    membership.self(), map.epoch(), map.claimant(), claimantSilentChecks);
         }
         for (Member member : map.members()) {
             if (member.state() != NodeState.NORMAL) {
@@ -341,20 +385,30 @@ public final class MapChanges {
             change.end("done");
             LOG.info("claimant {}: the {} is done", membership.self(), change);
         } catch (Exception e) {
+            boolean cancelled = change.cancelled && !"finishing".equals(change.step) && !"cleanup".equals(change.step);
             change.reason = e.getMessage();
-            LOG.warn("claimant {}: the {} failed: {}", membership.self(), change, e.getMessage());
+            LOG.warn("claimant {}: the {} {}: {}", membership.self(), change, cancelled ? "was cancelled" : "failed", e.getMessage());
             change.step = "rolling back";
-            try {
-                if (JOIN.equals(change.operation)) {
-                    finish(change, map -> map.without(node));
-                } else {
-                    finish(change, map -> map.withState(node, NodeState.NORMAL));
+            NodeState during = JOIN.equals(change.operation) ? NodeState.JOINING : NodeState.LEAVING;
+            ClusterMap now = membership.map();
+            if (!now.contains(node) || now.state(node) != during) {
+                // Another driver moved the map on (it finished or rolled back the change): nothing to undo.
+                change.reason += "; the map moved on meanwhile (epoch " + now.epoch() + "), so nothing was rolled back";
+            } else {
+                try {
+                    if (JOIN.equals(change.operation)) {
+                        finish(change, map -> map.without(node));
+                    } else {
+                        finish(change, map -> map.withState(node, NodeState.NORMAL));
+                    }
+                    // Streams that ran before the rollback left copies on nodes that do not own them.
+                    requestCleanups();
+                } catch (Exception rollback) {
+                    change.reason += "; and the map could not be rolled back: " + rollback.getMessage();
+                    LOG.error("claimant {}: cannot roll back the {}", membership.self(), change, rollback);
                 }
-            } catch (Exception rollback) {
-                change.reason += "; and the map could not be rolled back: " + rollback.getMessage();
-                LOG.error("claimant {}: cannot roll back the {}", membership.self(), change, rollback);
             }
-            change.end("failed");
+            change.end(cancelled ? "cancelled" : "failed");
         } finally {
             synchronized (this) {
                 running = null;
@@ -429,7 +483,7 @@ public final class MapChanges {
         for (String source : movement.senders()) {
             all.add(CompletableFuture.runAsync(() -> {
                 try {
-                    change.entriesStreamed.addAndGet(stream(source, movement));
+                    change.entriesStreamed.addAndGet(stream(change, source, movement));
                     change.streamsDone.incrementAndGet();
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
@@ -455,12 +509,15 @@ public final class MapChanges {
      * {@value #STREAM_ATTEMPTS} times in a row; a source that does not answer for {@code unreachableMillis}
      * fails the change.
      */
-    private long stream(String source, KeyMovement movement) throws IOException {
+    private long stream(Change change, String source, KeyMovement movement) throws IOException {
         boolean started = false;
         int failures = 0;
         long lastAnswer = System.nanoTime();
         String lastProblem = "no answer";
         while (true) {
+            if (change.cancelled) {
+                throw new ChangeCancelledException();
+            }
             try {
                 if (!started) {
                     await(membership.client().startStream(source, movement), PUSH_TIMEOUT_MILLIS);
@@ -485,7 +542,7 @@ public final class MapChanges {
                                 + " times; last: " + lastProblem);
                     }
                 }
-            } catch (StreamFailedException e) {
+            } catch (StreamFailedException | ChangeCancelledException e) {
                 throw e;
             } catch (IOException e) {
                 lastProblem = e.getMessage();
@@ -499,6 +556,13 @@ public final class MapChanges {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted", e);
             }
+        }
+    }
+
+    /** An operator cancelled the change: it rolls back without waiting for its streams. */
+    private static final class ChangeCancelledException extends IOException {
+        ChangeCancelledException() {
+            super("cancelled by an operator");
         }
     }
 

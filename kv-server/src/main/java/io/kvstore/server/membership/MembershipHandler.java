@@ -73,6 +73,12 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
     @Override
     public void handle(HttpServerRequest request) {
         observeEpoch(request);
+        if (request.path().startsWith(Routes.CHANGES + "/")) {
+            if (allow(request, HttpMethod.DELETE)) {
+                cancelChange(request, request.path().substring(Routes.CHANGES.length() + 1));
+            }
+            return;
+        }
         switch (request.path()) {
             case Routes.CLUSTER:
                 if (allow(request, HttpMethod.GET)) {
@@ -127,6 +133,8 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
             case Routes.MEMBERSHIP_CHANGE:
                 if (request.method() == HttpMethod.POST) {
                     changeRequested(request);
+                } else if (request.method() == HttpMethod.DELETE) {
+                    cancelHere(request);
                 } else if (allow(request, HttpMethod.GET)) {
                     changeStatus(request);
                 }
@@ -295,6 +303,45 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
         });
     }
 
+    /**
+     * {@code DELETE /v0/admin/changes/ID} on any node: asks the claimant to cancel the change; {@code 202}
+     * with the change once its rollback is under way (the change list shows it end {@code cancelled}),
+     * {@code 404}/{@code 409} from the claimant, {@code 503} if it does not answer.
+     */
+    private void cancelChange(HttpServerRequest request, String idText) {
+        long id;
+        try {
+            id = Decimal.parse(idText, "change id");
+        } catch (IllegalArgumentException e) {
+            Responses.send(request, 400, e.getMessage());
+            return;
+        }
+        String claimant = membership.map().claimant();
+        Future<MembershipClient.Answer> answer = claimant.equals(membership.self())
+                ? Future.succeededFuture(cancel(id))
+                : membership.client().cancelChange(claimant, id).recover(error -> Future.succeededFuture(
+                        new MembershipClient.Answer(503, "the claimant " + claimant + " is unreachable: " + error.getMessage() + "\n")));
+        answer.onSuccess(done -> request.response().setStatusCode(done.status())
+                .putHeader("Content-Type", done.status() == 202 ? "application/json" : "text/plain; charset=utf-8")
+                .end(done.body()));
+    }
+
+    /** {@code DELETE /internal/v0/membership/change?id=N}: the claimant's side of a cancel. */
+    private void cancelHere(HttpServerRequest request) {
+        MembershipClient.Answer answer = cancel(parseId(request));
+        request.response().setStatusCode(answer.status())
+                .putHeader("Content-Type", answer.status() == 202 ? "application/json" : "text/plain; charset=utf-8")
+                .end(answer.body());
+    }
+
+    private MembershipClient.Answer cancel(long id) {
+        try {
+            return new MembershipClient.Answer(202, changes.cancel(id).toJson(membership.map()).encode());
+        } catch (ChangeRefusedException e) {
+            return new MembershipClient.Answer(e.status(), e.getMessage() + "\n");
+        }
+    }
+
     /** {@code GET /internal/v0/membership/change}: one change with {@code id}, or, without, every change this node drove. */
     private void changeStatus(HttpServerRequest request) {
         if (QueryParameters.text(request.query(), "id") == null) {
@@ -390,9 +437,10 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
                     result.complete(new MembershipClient.Answer(200, change.encode()));
                     return;
                 }
-                if ("failed".equals(state)) {
-                    result.complete(new MembershipClient.Answer(500, "the " + change.getString("operation") + " of "
-                            + change.getString("node") + " failed: " + change.getString("reason") + "\n"));
+                if ("failed".equals(state) || "cancelled".equals(state)) {
+                    result.complete(new MembershipClient.Answer("failed".equals(state) ? 500 : 409, "the "
+                            + change.getString("operation") + " of " + change.getString("node") + " " + state + ": "
+                            + change.getString("reason") + "\n"));
                     return;
                 }
             } else if (System.nanoTime() - lastAnswer > TimeUnit.MILLISECONDS.toNanos(CLAIMANT_SILENCE_MILLIS)) {
