@@ -337,6 +337,52 @@ class MembershipFaultTest {
     }
 
     @Test
+    void aClaimantPausedTwentySecondsMidJoinFinishesItAfterAndNoOtherMapIsMadeMeanwhile() throws Exception {
+        // The claimant (first in map order) is a process of its own; nodes 1 and 2 run in this JVM; node 3 joins.
+        try (MembershipNodes nodes = new MembershipNodes(dir, 4, 1, 2, b -> b.streamBytesPerSecond(200_000))) {
+            String claimant = nodes.urls.get(0);
+            ChildServer child = startNewcomer(nodes, claimant, claimantFlags(nodes, 3), 200_000);
+            try {
+                startOtherSeeds(nodes, 3);
+                String big = "b".repeat(3000);
+                for (int i = 0; i < 1500; i++) {
+                    assertEquals(201, nodes.send(1 + i % 2, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", big + i).statusCode());
+                }
+                nodes.startWith(3, nodes.config(3).join(nodes.urls.get(1)).build()).get(60, TimeUnit.SECONDS);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (nodes.map(1).state(nodes.urls.get(3)) != NodeState.JOINING) {
+                    assertTrue(System.nanoTime() < deadline, "the newcomer never showed as joining: " + nodes.map(1));
+                    Thread.sleep(20);
+                }
+                long joiningEpoch = nodes.map(1).epoch();
+                signal(child, "STOP");
+                try {
+                    // Meanwhile another change is refused (the claimant does not answer), and no map moves.
+                    HttpResponse<String> refused = nodes.send(2, "POST", "/v0/admin/decommission", null);
+                    assertEquals(503, refused.statusCode(), refused.body());
+                    Thread.sleep(15_000); // the pause itself: nothing to wait for but time
+                    for (int node = 1; node <= 3; node++) {
+                        assertEquals(joiningEpoch, nodes.map(node).epoch(), "no map was made while the claimant was paused");
+                    }
+                } finally {
+                    signal(child, "CONT");
+                }
+                nodes.node(3).joined().toCompletableFuture().get(120, TimeUnit.SECONDS);
+                ClusterMap map = awaitOneMap(nodes, 1, 2, 3);
+                assertEquals(map, nodes.map(0), "the thawed claimant holds the same map");
+                assertEquals(NodeState.NORMAL, map.state(nodes.urls.get(3)));
+                assertEquals(joiningEpoch + 1, map.epoch(), "one map after the joining one: the join's end");
+                for (int i = 0; i < 1500; i++) {
+                    assertEquals(big + i, nodes.send(3, "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null).body(), "k" + i);
+                }
+            } finally {
+                child.process.toHandle().destroyForcibly();
+                child.process.waitFor();
+            }
+        }
+    }
+
+    @Test
     void aClaimantKilledForGoodMidDecommissionIsTakenOverByItsSuccessorAndThenRemoved() throws Exception {
         // The claimant (first in map order) is a process of its own and never comes back; nodes 1 to 3 run
         // in this JVM. Node 3 decommissions; its streams are slow enough that the kill lands mid-change.
