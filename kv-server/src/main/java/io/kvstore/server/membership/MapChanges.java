@@ -268,6 +268,8 @@ public final class MapChanges {
             }
         } catch (NoMajorityException e) {
             throw new ChangeRefusedException(503, "cannot commit the map of epoch " + next.epoch() + ": " + e.getMessage()
+                    + (e.outcomeUnknown() ? "; some members may hold the map, so the change may still be made once a"
+                    + " majority answers (GET /v0/cluster tells)" : "")
                     + (REMOVE.equals(operation) ? "; if the group lost its majority for good, force=true removes the node"
                     + " without it (unsafe: a partitioned majority could commit another map)" : ""));
         } catch (IOException e) {

@@ -319,7 +319,8 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
             adopt(map(later.value()));
             return false;
         }
-        throw new NoMajorityException(((EpochProposer.Outcome.NoQuorum) outcome).reason());
+        EpochProposer.Outcome.NoQuorum none = (EpochProposer.Outcome.NoQuorum) outcome;
+        throw new NoMajorityException(none.reason(), none.valueSent());
     }
 
     /**

@@ -2,9 +2,20 @@ package io.kvstore.server.membership;
 
 import java.io.IOException;
 
-/** A map change could not be committed: no majority of the metadata group answered. */
+/**
+ * A map change could not be committed: no majority of the metadata group answered. If some member may
+ * have accepted the map, the change may still be committed later, by whoever finishes it.
+ */
 final class NoMajorityException extends IOException {
-    NoMajorityException(String reason) {
+    private final boolean outcomeUnknown;
+
+    NoMajorityException(String reason, boolean outcomeUnknown) {
         super(reason);
+        this.outcomeUnknown = outcomeUnknown;
+    }
+
+    /** Whether the map may still be committed (some member may hold it), rather than surely not. */
+    boolean outcomeUnknown() {
+        return outcomeUnknown;
     }
 }

@@ -36,8 +36,12 @@ public final class EpochProposer {
         record Superseded(long epoch, byte[] value) implements Outcome {
         }
 
-        /** No majority of the group could be had before the deadline; {@code reason} says what was heard. */
-        record NoQuorum(String reason) implements Outcome {
+        /**
+         * No majority of the group could be had before the deadline; {@code reason} says what was heard. If
+         * {@code valueSent}, some members may have accepted the value: it may still be chosen later
+         * (finished by whoever meets it), so the outcome is unknown rather than a refusal.
+         */
+        record NoQuorum(String reason, boolean valueSent) implements Outcome {
         }
     }
 
@@ -102,6 +106,8 @@ public final class EpochProposer {
         private Ballot highestAccepted;
         private byte[] proposed;
         private String lastProblem = "no answer";
+        /** Whether any round reached phase 2, so that some member may hold the value. */
+        private boolean valueSent;
 
         Attempt(long epoch, MetadataGroup group, byte[] own, long deadlineMillis) {
             this.epoch = epoch;
@@ -117,7 +123,7 @@ public final class EpochProposer {
             }
             if (clockMillis.getAsLong() >= deadlineMillis) {
                 result.complete(new Outcome.NoQuorum("no majority of the metadata group " + group.members() + " (" + needed
-                        + " of " + group.members().size() + ") for epoch " + epoch + "; last: " + lastProblem));
+                        + " of " + group.members().size() + ") for epoch " + epoch + "; last: " + lastProblem, valueSent));
                 return;
             }
             int current = ++round;
@@ -190,6 +196,7 @@ public final class EpochProposer {
             if (proposed == null) {
                 proposed = own;
             }
+            valueSent = true;
             scheduler.schedule(phaseTimeoutMillis, () -> timedOut(current, 2));
             sendToAll(current, 2, new EpochRequest.Accept(epoch, ballot, proposed));
         }
