@@ -36,6 +36,12 @@ class ChangeCancelTest {
             HttpResponse<String> started = nodes.send(2, "POST", "/v0/admin/decommission?async=true", null);
             assertEquals(202, started.statusCode(), started.body());
             long id = new JsonObject(started.body()).getLong("id");
+            String claimant = new JsonObject(started.body()).getString("claimant");
+            JsonObject driving = new JsonObject(nodes.send(nodes.urls.indexOf(claimant), "GET", "/v0/cluster", null).body())
+                    .getJsonObject("metadata");
+            assertTrue(driving.getBoolean("changeInProgress"), driving.encode());
+            assertEquals(id, driving.getJsonObject("change").getLong("id"), driving.encode());
+            assertEquals("decommission", driving.getJsonObject("change").getString("operation"));
 
             assertEquals(400, nodes.send(1, "DELETE", "/v0/admin/changes/x1", null).statusCode());
             assertEquals(405, nodes.send(1, "GET", "/v0/admin/changes/" + id, null).statusCode());

@@ -166,6 +166,11 @@ public final class MapChanges {
         return changes.get(id);
     }
 
+    /** The change this node drives now, if any. */
+    synchronized java.util.Optional<Change> running() {
+        return java.util.Optional.ofNullable(running);
+    }
+
     /** The changes this node drove as claimant since it started, newest first, at most {@value #CHANGES_KEPT}. */
     JsonArray list() {
         ClusterMap map = membership.map();

@@ -170,7 +170,7 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
 
     /**
      * {@code GET /v0/cluster}: the map, with the metadata group that decides the next epoch, its
-     * majority and the epoch last committed.
+     * majority, the epoch last committed and, on the node driving one, the change in progress and its step.
      */
     private void sendClusterView(HttpServerRequest request) {
         ClusterMap map = membership.map();
@@ -181,6 +181,8 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
                 .put("majority", group.quorum())
                 .put("committedEpoch", map.epoch())
                 .put("changeInProgress", map.inTransition()));
+        changes.running().ifPresent(change -> view.getJsonObject("metadata").put("change", new JsonObject()
+                .put("id", change.id).put("operation", change.operation).put("node", change.node).put("step", change.step)));
         request.response().setStatusCode(200).putHeader("Content-Type", "application/json").end(view.encode());
     }
 
