@@ -26,6 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiPredicate;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,6 +72,12 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
     private final LongAdder expired = new LongAdder();
     private final LongAdder failedToStore = new LongAdder();
     private final LongAdder droppedNodeLeft = new LongAdder();
+    private final LongAdder droppedNotReplica = new LongAdder();
+    /**
+     * Whether a node is a replica of a key under the newest map. A hint for a key its node no longer
+     * holds is dropped: delivered after that node's cleanup, it would be a copy no later delete reaches.
+     */
+    private volatile BiPredicate<String, byte[]> isReplica = (node, key) -> true;
 
     /** The nodes hints go to, with their replicas and the detector that watches them, in placement order. */
     private static final class Targets {
@@ -129,6 +136,14 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
         targets = new Targets(nodes, replicas, detector);
         listen(detector);
         submit(this::dropHintsOfNodesThatLeft);
+    }
+
+    /**
+     * From now on a hint is replayed only if {@code isReplica} (read at each replay: the newest map's
+     * placement) still makes its node a replica of its key; the others are dropped and counted.
+     */
+    public void deliverOnlyWhere(BiPredicate<String, byte[]> isReplica) {
+        this.isReplica = Objects.requireNonNull(isReplica, "isReplica");
     }
 
     private void listen(FailureDetector detector) {
@@ -221,11 +236,11 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
 
     /**
      * Counters since this node started: stored, replayed, droppedPastWindow, droppedFull, expired,
-     * failedToStore, droppedNodeLeft.
+     * failedToStore, droppedNodeLeft, droppedNotReplica.
      */
     public Counters counters() {
         return new Counters(stored.sum(), replayed.sum(), droppedPastWindow.sum(), droppedFull.sum(), expired.sum(),
-                failedToStore.sum(), droppedNodeLeft.sum());
+                failedToStore.sum(), droppedNodeLeft.sum(), droppedNotReplica.sum());
     }
 
     /** What hinted handoff did since this node started. */
@@ -238,9 +253,12 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
         public final long failedToStore;
         /** Hints dropped, kept or not yet, because their node left the cluster. */
         public final long droppedNodeLeft;
+        /** Hints dropped unsent because the newest map no longer makes their node a replica of their key. */
+        public final long droppedNotReplica;
 
         Counters(long stored, long replayed, long droppedPastWindow, long droppedFull, long expired, long failedToStore,
-                 long droppedNodeLeft) {
+                 long droppedNodeLeft, long droppedNotReplica) {
+            this.droppedNotReplica = droppedNotReplica;
             this.stored = stored;
             this.replayed = replayed;
             this.droppedPastWindow = droppedPastWindow;
@@ -299,7 +317,10 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
         }
     }
 
-    /** Sends the next batch of hints to {@code node} if it is up, has hints, and no batch is on its way. */
+    /**
+     * Sends the next batch of hints to {@code node} if it is up, has hints, and no batch is on its way;
+     * drops the expired ones and those of keys {@code node} is no longer a replica of.
+     */
     private void replay(String node) {
         Targets current = targets;
         int index = current.nodes.indexOf(node);
@@ -328,6 +349,11 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
             Hint hint = batch.get(i);
             if (HybridClock.millisOf(hint.entry.timestamp()) < oldestAllowed) {
                 expired.increment();
+                sent[i] = CompletableFuture.completedFuture(null).thenRun(() -> remove(hint));
+                continue;
+            }
+            if (!isReplica.test(node, hint.entry.key())) {
+                droppedNotReplica.increment();
                 sent[i] = CompletableFuture.completedFuture(null).thenRun(() -> remove(hint));
                 continue;
             }

@@ -216,6 +216,34 @@ class HintedHandoffTest {
     }
 
     @Test
+    void aHintForAKeyItsNodeNoLongerHoldsIsDroppedNotDelivered() throws Exception {
+        handoff = open(ReplicationOptions.defaults());
+        ReplicaCoordinator coordinator = coordinator(handoff);
+        takeDown(2);
+        for (int i = 0; i < 20; i++) {
+            coordinator.put(bytes("k" + i), bytes("v" + i), Quorum.of(2, 3, 3)).toCompletableFuture().get();
+        }
+        await("20 hints are kept", () -> handoff.pendingHints(2) == 20);
+        // The map moved the even keys away from c (its cleanup dropped them): their hints must not bring them back.
+        handoff.deliverOnlyWhere((node, key) -> !node.equals("c")
+                || Integer.parseInt(new String(key, StandardCharsets.UTF_8).substring(1)) % 2 == 1);
+        handoff.start();
+        stores[2].failure = null;
+        detector.answered(2);
+        await("every hint is delivered or dropped", () -> handoff.pendingHints(2) == 0);
+        for (int i = 0; i < 20; i++) {
+            Entry stored = stores[2].get(bytes("k" + i));
+            if (i % 2 == 0) {
+                assertNull(stored, "k" + i + " is not c's any more: its hint was not delivered");
+            } else {
+                assertEquals("v" + i, new String(stored.value(), StandardCharsets.UTF_8));
+            }
+        }
+        assertEquals(10, handoff.counters().droppedNotReplica);
+        assertEquals(10, handoff.counters().replayed);
+    }
+
+    @Test
     void aHintKeepsItsWritesExpiryAcrossARestartAndReplay() throws Exception {
         handoff = open(ReplicationOptions.defaults());
         ReplicaCoordinator coordinator = coordinator(handoff);

@@ -55,7 +55,8 @@ public final class ReplicationStatus {
                     .put("droppedFull", counters.droppedFull)
                     .put("expired", counters.expired)
                     .put("failedToStore", counters.failedToStore)
-                    .put("droppedNodeLeft", counters.droppedNodeLeft);
+                    .put("droppedNodeLeft", counters.droppedNodeLeft)
+                    .put("droppedNotReplica", counters.droppedNotReplica);
         }
         status.put("hints", handoff);
     }

@@ -38,6 +38,15 @@ public final class PlacementHistory {
         return then.replicas(key).equals(newest.getValue().replicas(key)) ? -1 : newest.getKey();
     }
 
+    /**
+     * Whether {@code node} is one of {@code key}'s replicas under the newest map (false before any map):
+     * a hint for a node that is not is delivered to no one.
+     */
+    public boolean isReplica(String node, byte[] key) {
+        Map.Entry<Long, Placement> newest = placements.lastEntry();
+        return newest != null && newest.getValue().replicas(key).contains(node);
+    }
+
     /** One map's partitioners, built once. */
     private static final class Placement {
         private final int replicationFactor;

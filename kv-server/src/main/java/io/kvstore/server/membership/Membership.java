@@ -168,11 +168,12 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
         ClusterMap map = store.current();
         List<Replica> replicas = replicasOf(map, map.owners());
         FailureDetector detector = detector(map, replicas);
+        placements.add(map);
         if (replication.hints()) {
             hints = openHints(map.owners(), replicas, detector);
+            hints.deliverOnlyWhere(placements::isReplica);
         }
         topology = build(map, replicas, detector);
-        placements.add(map);
         acceptor = EpochAcceptor.open(EpochAcceptor.Persistence.of(new AtomicFile(config.storeOptions().storage(),
                 config.dataDirectory().resolve(ACCEPTOR_FILE))), () -> {
                     ClusterMap committed = store.current();

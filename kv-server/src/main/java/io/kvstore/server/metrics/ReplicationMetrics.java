@@ -43,6 +43,9 @@ public final class ReplicationMetrics {
             hintCounter(registry, hints, "failed_to_store", "Hints the hint store could not write", c -> c.failedToStore);
             hintCounter(registry, hints, "dropped_node_left", "Hints dropped because their node left the cluster",
                     c -> c.droppedNodeLeft);
+            hintCounter(registry, hints, "dropped_not_replica",
+                    "Hints dropped because the newest map no longer makes their node a replica of their key",
+                    c -> c.droppedNotReplica);
         }
         if (antiEntropy != null) {
             FunctionCounter.builder("kv.repair.keys.sent", antiEntropy, AntiEntropy::keysSent)

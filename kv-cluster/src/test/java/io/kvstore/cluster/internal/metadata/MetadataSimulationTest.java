@@ -5,13 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.testing.Seeds;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The epoch log under {@link MetadataSimulation}: a few hundred seeds in the default suite, thousands in
- * the slow tier ({@code -Dkv.metadataSeeds=N} sets how many). One seed's run is replayed with
- * {@code -Dkv.seed=N -Dkv.metadataSeeds=1}.
+ * the slow tier's {@code .ci/matrix} ({@code -Dkv.metadataSeeds=N} sets how many). One seed's run is
+ * replayed with {@code -Dkv.seed=N -Dkv.metadataSeeds=1}.
  */
 class MetadataSimulationTest {
     private static final int SEEDS = Integer.getInteger("kv.metadataSeeds", 300);
@@ -31,16 +30,6 @@ class MetadataSimulationTest {
         }
         System.out.println("MetadataSimulationTest: " + SEEDS + " runs, " + epochs + " epochs decided, " + messages + " messages");
         assertTrue(epochs >= 2L * SEEDS, "the simulation decided too few epochs to mean anything: " + epochs);
-    }
-
-    @Tag("slow")
-    @Test
-    void thousandsOfSeeds() {
-        long base = Seeds.seed("MetadataSimulationTest.thousands");
-        SplittableRandom seeds = new SplittableRandom(base);
-        for (int i = 0; i < 5 * SEEDS; i++) {
-            new MetadataSimulation(i == 0 ? base : seeds.nextLong(), size -> size / 2 + 1).run();
-        }
     }
 
     /** The planted bug: a proposer that takes one acceptor's word for a majority forks the log. */
