@@ -11,6 +11,7 @@ import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,6 +50,49 @@ class MetadataQuorumTest {
             assertEquals(List.of(nodes.urls.get(0), nodes.urls.get(1)),
                     new JsonObject(nodes.send(1, "GET", "/v0/cluster", null).body()).getJsonObject("metadata")
                             .getJsonArray("group").getList());
+        }
+    }
+
+    @Test
+    void theClaimantLeavesByItselfAndAWipedRemovedNodeJoinsAgainUnderItsUrlWhileTheGroupFollows() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 4, 4, 2, b -> b)) {
+            nodes.startSeeds();
+            for (int i = 0; i < 300; i++) {
+                assertEquals(201, nodes.send(i % 4, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", "v" + i).statusCode());
+            }
+            HttpResponse<String> left = nodes.send(0, "POST", "/v0/admin/decommission", null);
+            assertEquals(200, left.statusCode(), left.body());
+            nodes.stop(0);
+            ClusterMap map = nodes.awaitSameMap(30);
+            assertEquals(nodes.urls.get(1), map.claimant(), "the claimant role moved on with the map");
+            assertEquals(nodes.urls.subList(1, 4), group(nodes, 1));
+
+            nodes.stop(3);
+            HttpResponse<String> removed = nodes.send(2, "DELETE", "/v0/admin/nodes?url=" + nodes.urls.get(3), null);
+            assertEquals(200, removed.statusCode(), removed.body());
+            assertEquals(nodes.urls.subList(1, 3), group(nodes, 2));
+            deleteRecursively(nodes.dataDirectory(3));
+            nodes.startWith(3, nodes.config(3).join(nodes.urls.get(1)).build()).get(60, TimeUnit.SECONDS);
+            nodes.node(3).joined().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            ClusterMap after = nodes.awaitSameMap(30);
+            assertEquals(nodes.urls.subList(1, 4), after.urls());
+            assertEquals(nodes.urls.subList(1, 4), group(nodes, 3));
+            for (int i = 0; i < 300; i++) {
+                assertEquals("v" + i, nodes.send(1 + i % 3, "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null).body(), "k" + i);
+            }
+        }
+    }
+
+    private static List<Object> group(MembershipNodes nodes, int node) throws Exception {
+        return new JsonObject(nodes.send(node, "GET", "/v0/cluster", null).body()).getJsonObject("metadata")
+                .getJsonArray("group").getList();
+    }
+
+    private static void deleteRecursively(Path root) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> all = java.nio.file.Files.walk(root)) {
+            for (Path path : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.delete(path);
+            }
         }
     }
 
