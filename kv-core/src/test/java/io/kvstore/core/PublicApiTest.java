@@ -47,7 +47,6 @@ class PublicApiTest {
             "io.kvstore.core.SyncPolicy",
             "io.kvstore.core.UnavailableIntervalException",
             "io.kvstore.core.WritesStoppedException",
-            "io.kvstore.core.hash.XxHash64",
             "io.kvstore.core.rocksdb.RocksDbDao");
 
     @Test
