@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.core.testing.Ports;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,7 +63,7 @@ class KvClientRoutingTest {
     @Test
     void aDeadSeedDoesNotStopTheClient() throws Exception {
         try (FakeNodes nodes = new FakeNodes(2, 16, request -> request.response().setStatusCode(202).end())) {
-            String dead = "http://127.0.0.1:" + Nodes.freePort();
+            String dead = "http://127.0.0.1:" + Ports.free();
             try (KvClient client = KvClient.builder().seeds(dead, nodes.urls.get(1)).build()) {
                 assertEquals(nodes.urls, client.nodes(), "the map comes from the live seed");
                 client.blocking().delete("x");
@@ -143,7 +144,7 @@ class KvClientRoutingTest {
 
     @Test
     void noLiveSeedIsAClearError() throws Exception {
-        String dead = "http://127.0.0.1:" + Nodes.freePort();
+        String dead = "http://127.0.0.1:" + Ports.free();
         KvClientException error = assertThrows(KvClientException.class,
                 () -> KvClient.builder().seeds(dead).timeout(Duration.ofSeconds(2)).build());
         assertTrue(error.getMessage().contains(dead), error.getMessage());
