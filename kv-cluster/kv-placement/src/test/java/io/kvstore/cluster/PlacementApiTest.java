@@ -1,13 +1,11 @@
 package io.kvstore.cluster;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.core.testing.ApiSurface;
 import java.lang.reflect.Modifier;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,9 +31,7 @@ class PlacementApiTest {
 
     @Test
     void onlyTheListedTypesArePublicOutsideInternal() throws Exception {
-        assertEquals(new TreeSet<>(API), SURFACE.publicOutsideInternal(),
-                "kv-placement's public types changed: make a new class package-private, move it under "
-                        + INTERNAL + "*, or add it to the API list on purpose");
+        SURFACE.assertPublicTypes("kv-placement", API);
     }
 
     @Test
@@ -48,7 +44,6 @@ class PlacementApiTest {
 
     @Test
     void noApiSignatureNamesAnInternalType() throws Exception {
-        List<String> leaks = SURFACE.internalTypesNamedBy(API);
-        assertTrue(leaks.isEmpty(), "public signatures name internal types:\n" + String.join("\n", leaks));
+        SURFACE.assertNoInternalTypeNamedBy(API);
     }
 }

@@ -11,7 +11,6 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,9 +38,7 @@ class PublicApiTest {
 
     @Test
     void onlyTheListedTypesArePublicOutsideInternal() throws Exception {
-        assertEquals(new TreeSet<>(API), SURFACE.publicOutsideInternal(),
-                "kv-client's public types changed: make a new class package-private, move it under "
-                        + INTERNAL + "*, or add it to the API list on purpose");
+        SURFACE.assertPublicTypes("kv-client", API);
     }
 
     @Test
@@ -54,8 +51,7 @@ class PublicApiTest {
 
     @Test
     void noApiSignatureNamesAnInternalType() throws Exception {
-        List<String> leaks = SURFACE.internalTypesNamedBy(API);
-        assertTrue(leaks.isEmpty(), "public signatures name internal types:\n" + String.join("\n", leaks));
+        SURFACE.assertNoInternalTypeNamedBy(API);
     }
 
     @Test
