@@ -13,17 +13,18 @@
  *   <li>{@link io.kvstore.cluster.HybridClock} timestamps every write; the newest timestamp wins.</li>
  * </ul>
  *
- * <p>kv-cluster's API is what an embedder needs to place keys, coordinate reads and writes over replicas
- * of its own, and read a cluster map, plus every type those signatures name: here
- * {@code Partitioner}, {@code Partitioners}, {@code KeyHash}, {@code Replica}, {@code LocalReplica},
+ * <p>The partitioners, {@code KeyHash} and the cluster map ({@link io.kvstore.cluster.membership}) are
+ * kv-placement's, a jar of their own that a client places keys with too; the rest of this package is
+ * kv-cluster's. kv-cluster's API is what an embedder needs to coordinate reads and writes over replicas
+ * of its own, plus every type those signatures name: here {@code Replica}, {@code LocalReplica},
  * {@code ReplicaCoordinator}, {@code ReplicaEndpoint}, {@code Quorum}, {@code ReplicationOptions},
  * {@code ReadRepair}, {@code HybridClock} and the {@code ClockLease} that keeps it monotonic over a
  * restart, {@code FailureDetector} and its {@code PeerState}, the {@code HintSink} and
  * {@code StaleWriteSink} a coordinator reports to, and the exceptions
  * ({@code InvalidQuorumException}, {@code NotEnoughReplicasException}, {@code StaleEpochException},
- * {@code TimestampOutOfBoundsException}); and in {@link io.kvstore.cluster.membership} the map itself.
- * What only a node needs (hint storage, token allocation, the map's storage, key movement,
- * anti-entropy) lives under {@code io.kvstore.cluster.internal}: public so that kv-server can wire it,
- * not API, and it may change without notice. {@code PublicApiTest} holds this list.
+ * {@code TimestampOutOfBoundsException}). What only a node needs (hint storage, token allocation, the
+ * map's storage, key movement, anti-entropy) lives under {@code io.kvstore.cluster.internal}: public so
+ * that kv-server can wire it, not API, and it may change without notice. {@code PublicApiTest} holds
+ * this list, kv-placement's {@code PlacementApiTest} that of the placement types.
  */
 package io.kvstore.cluster;

@@ -92,7 +92,7 @@ class KvClientClusterTest {
             assertEquals(400, assertThrows(InvalidRequestException.class,
                     () -> blocking.put("k".getBytes(StandardCharsets.UTF_8), new byte[1], CallOptions.DEFAULT.from(5))).status());
             nodes.stop(2);
-            assertThrows(NotEnoughReplicasException.class,
+            assertThrows(QuorumNotReachedException.class,
                     () -> blocking.put("k".getBytes(StandardCharsets.UTF_8), new byte[1], CallOptions.DEFAULT.ack(3)));
             for (int i = 0; i < 50; i++) {
                 blocking.put("two-up-" + i, "v"); // 2 of 3 by default: every key, whichever its primary

@@ -3,6 +3,7 @@ package io.kvstore.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.core.testing.Ports;
 import io.kvstore.server.Main;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -26,7 +27,7 @@ class KvClientKilledNodeTest {
     void aKilledNodeThatIsTheFirstSeedAndAReplicaOfEveryKeyDoesNotStopTheClient() throws Exception {
         List<String> urls = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            urls.add("http://127.0.0.1:" + Nodes.freePort());
+            urls.add("http://127.0.0.1:" + Ports.free());
         }
         List<Process> nodes = new ArrayList<>();
         try {

@@ -1,9 +1,8 @@
 package io.kvstore.client;
 
+import io.kvstore.core.testing.Ports;
 import io.kvstore.server.KvServer;
 import io.kvstore.server.config.KvServerConfig;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +18,7 @@ final class Nodes implements AutoCloseable {
     Nodes(Path root, int size, UnaryOperator<KvServerConfig.Builder> tweak) throws Exception {
         servers = new KvServer[size];
         for (int i = 0; i < size; i++) {
-            urls.add("http://127.0.0.1:" + freePort());
+            urls.add("http://127.0.0.1:" + Ports.free());
         }
         for (int i = 0; i < size; i++) {
             KvServerConfig.Builder b = KvServerConfig.builder().port(URI.create(urls.get(i)).getPort()).self(urls.get(i))
@@ -31,12 +30,6 @@ final class Nodes implements AutoCloseable {
 
     Nodes(Path root, int size) throws Exception {
         this(root, size, b -> b);
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     void stop(int i) throws Exception {

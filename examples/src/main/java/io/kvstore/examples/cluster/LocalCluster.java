@@ -2,7 +2,7 @@ package io.kvstore.examples.cluster;
 
 import io.kvstore.client.CallOptions;
 import io.kvstore.client.KvClient;
-import io.kvstore.client.NotEnoughReplicasException;
+import io.kvstore.client.QuorumNotReachedException;
 import io.kvstore.server.KvServer;
 import io.kvstore.server.config.KvServerConfig;
 import java.io.IOException;
@@ -65,7 +65,7 @@ public final class LocalCluster {
             try {
                 client.blocking().get(key, twoOfThree.ack(3));
                 out.println("GET  greeting ack=3 from=3 -> answered, unexpectedly");
-            } catch (NotEnoughReplicasException e) {
+            } catch (QuorumNotReachedException e) {
                 out.println("GET  greeting ack=3 from=3 -> 504 not enough replicas (only two are up)");
             }
         } finally {

@@ -156,10 +156,10 @@ class DocsLinksTest {
         return null;
     }
 
-    /** Simple names of the classes in every module's src/test/java. */
+    /** Simple names of the classes in every module's src/test/java, a nested module's (kv-server/kv-client) included. */
     private static Set<String> testClassNames(Path root) throws IOException {
         Set<String> names = new TreeSet<>();
-        try (Stream<Path> modules = Files.list(root)) {
+        try (Stream<Path> modules = Files.walk(root, 2)) {
             for (Path sources : modules.map(m -> m.resolve("src/test/java")).filter(Files::isDirectory).collect(Collectors.toList())) {
                 try (Stream<Path> files = Files.walk(sources)) {
                     files.filter(f -> f.toString().endsWith(".java"))

@@ -1,6 +1,6 @@
 /**
  * What a node needs from kv-cluster beyond its API: the durable hint store and its replay
- * ({@code HintedHandoff}), the ring token allocator ({@code TokenAllocator}); and, in sub-packages,
+ * ({@code HintedHandoff}), the ring token allocator ({@code TokenAllocator}, kv-placement's); and, in sub-packages,
  * the cluster map's storage and key movement ({@code membership}) and anti-entropy ({@code repair}).
  * Classes here are public only so that kv-server can wire them; they are not API and may change or
  * disappear without notice. Embedders use {@link io.kvstore.cluster} and

@@ -1,5 +1,8 @@
 package io.kvstore.core.testing;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
@@ -59,6 +62,21 @@ public final class ApiSurface {
             }
         }
         return found;
+    }
+
+    /**
+     * Fails unless the public top-level classes outside the internal packages are exactly {@code api}, saying
+     * what to do with a new one.
+     */
+    public void assertPublicTypes(String module, Set<String> api) throws Exception {
+        assertEquals(new TreeSet<>(api), publicOutsideInternal(), module + "'s public types changed: make a new class"
+                + " package-private, move it under " + internalPrefix + "*, or add it to the API list on purpose");
+    }
+
+    /** Fails if a public or protected signature of {@code api} names an internal type. */
+    public void assertNoInternalTypeNamedBy(Set<String> api) throws ClassNotFoundException {
+        List<String> leaks = internalTypesNamedBy(api);
+        assertTrue(leaks.isEmpty(), "public signatures name internal types:\n" + String.join("\n", leaks));
     }
 
     /** Every public or protected signature of {@code api} (nested types included) that names an internal type. */

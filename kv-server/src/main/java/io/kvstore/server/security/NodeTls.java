@@ -1,6 +1,7 @@
 package io.kvstore.server.security;
 
 import io.kvstore.client.TlsEngine;
+import io.kvstore.client.internal.VertxTls;
 import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServerOptions;
@@ -38,7 +39,7 @@ public final class NodeTls {
         if (certificate == null) {
             return;
         }
-        options.setSsl(true).setKeyCertOptions(keyCert()).setSslEngineOptions(engine.vertxOptions());
+        options.setSsl(true).setKeyCertOptions(keyCert()).setSslEngineOptions(VertxTls.engineOptions(engine));
         if (ca != null) {
             options.setTrustOptions(new PemTrustOptions().addCertPath(ca.toString())).setClientAuth(ClientAuth.REQUEST);
         }
@@ -48,7 +49,7 @@ public final class NodeTls {
         if (certificate == null) {
             return;
         }
-        options.setSsl(true).setKeyCertOptions(keyCert()).setSslEngineOptions(engine.vertxOptions());
+        options.setSsl(true).setKeyCertOptions(keyCert()).setSslEngineOptions(VertxTls.engineOptions(engine));
         if (ca != null) {
             options.setTrustOptions(new PemTrustOptions().addCertPath(ca.toString()));
         }

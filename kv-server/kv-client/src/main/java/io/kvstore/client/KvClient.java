@@ -1,5 +1,6 @@
 package io.kvstore.client;
 
+import io.kvstore.client.internal.VertxTls;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -17,6 +18,7 @@ import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.net.SocketAddress;
 import java.net.ConnectException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,7 +49,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Keys are arbitrary bytes (percent-encoded on the wire as RFC 3986 says); values are arbitrary bytes,
  * an empty value included. A GET of an absent or deleted key is an empty {@code Optional}; failures
- * are {@link KvClientException}s: {@link NotEnoughReplicasException} (504), {@link OverloadedException}
+ * are {@link KvClientException}s: {@link QuorumNotReachedException} (504), {@link OverloadedException}
  * (503), {@link InvalidRequestException} (400, 413, 414), or status 0 when no node answered.
  *
  * <p>Partition-aware: the client reads the cluster map ({@code GET /v0/cluster}, or the node list and
@@ -107,7 +109,7 @@ public final class KvClient implements AutoCloseable {
     private final BlockingKvClient blocking;
     /** The Authorization header's value, or null. */
     private final String authorization;
-    private volatile ClusterMap map;
+    private volatile RoutingTable map;
     private volatile long lastRefreshNanos;
     private volatile boolean closed;
 
@@ -124,8 +126,8 @@ public final class KvClient implements AutoCloseable {
         NetClientOptions netOptions = new NetClientOptions().setTcpNoDelay(true)
                 .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis));
         if (tls) {
-            httpOptions.setSsl(true).setSslEngineOptions(b.tlsEngine.vertxOptions());
-            netOptions.setSsl(true).setHostnameVerificationAlgorithm("HTTPS").setSslEngineOptions(b.tlsEngine.vertxOptions());
+            httpOptions.setSsl(true).setSslEngineOptions(VertxTls.engineOptions(b.tlsEngine));
+            netOptions.setSsl(true).setHostnameVerificationAlgorithm("HTTPS").setSslEngineOptions(VertxTls.engineOptions(b.tlsEngine));
             if (b.trustedCa != null) {
                 httpOptions.setTrustOptions(new PemTrustOptions().addCertPath(b.trustedCa.toString()));
                 netOptions.setTrustOptions(new PemTrustOptions().addCertPath(b.trustedCa.toString()));
@@ -137,7 +139,7 @@ public final class KvClient implements AutoCloseable {
         for (int i = 0; i < contexts.length; i++) {
             contexts[i] = vertx.getOrCreateContext();
         }
-        this.map = ClusterMap.ofSeeds(seeds);
+        this.map = RoutingTable.ofSeeds(seeds);
         this.blocking = new BlockingKvClient(this, b.timeout);
         this.refreshIntervalNanos = routing == Routing.REPLICA ? b.refreshInterval.toNanos() : 0;
     }
@@ -172,9 +174,22 @@ public final class KvClient implements AutoCloseable {
     }
 
     /**
+     * Same as {@link #put(byte[], byte[], CallOptions)} with the value in the {@linkplain ByteBuffer#remaining()
+     * remaining} bytes of {@code value}, which are copied before this returns; its position does not move.
+     */
+    public CompletionStage<Void> put(byte[] key, ByteBuffer value, CallOptions options) {
+        Buffer body = Buffer.buffer(value.remaining()).setBytes(0, value.slice());
+        return execute(HttpMethod.PUT, key, options.putQuery(), options.from(), body, ResponseOutcome.PUT);
+    }
+
+    /**
      * Same as {@link #put(byte[], byte[], CallOptions)} with a value already in a Vert.x buffer, which
      * is sent as it is (a caller sending one value many times avoids a copy per request).
+     *
+     * @deprecated the client's API takes no Vert.x types: use {@link #put(byte[], ByteBuffer, CallOptions)}
+     *             or {@link #put(byte[], byte[], CallOptions)}
      */
+    @Deprecated
     public CompletionStage<Void> put(byte[] key, Buffer value, CallOptions options) {
         return execute(HttpMethod.PUT, key, options.putQuery(), options.from(), value, ResponseOutcome.PUT);
     }
@@ -195,7 +210,7 @@ public final class KvClient implements AutoCloseable {
      * implements it). See {@link RangeIterator} for back-pressure and closing.
      */
     public RangeIterator range(byte[] start, byte[] end) {
-        ClusterMap current = map;
+        RoutingTable current = map;
         int node = current.anyUsable(Math.floorMod(nextNode.getAndIncrement(), current.size()), System.nanoTime());
         return openRange(current.nodes.get(node), start, end, "&scope=cluster");
     }
@@ -216,7 +231,7 @@ public final class KvClient implements AutoCloseable {
         if (end != null) {
             KeyEncoding.append(uri.append("&end="), end);
         }
-        return RangeIterator.open(net, pickContext(), ClusterMap.address(nodeUrl), nodeUrl, uri.append(scope).toString(),
+        return RangeIterator.open(net, pickContext(), RoutingTable.address(nodeUrl), nodeUrl, uri.append(scope).toString(),
                 authorization == null ? "" : "Authorization: " + authorization + "\r\n", timeoutMillis);
     }
 
@@ -235,7 +250,7 @@ public final class KvClient implements AutoCloseable {
      * {@link Routing#REPLICA}, a live replica of the key (its first replica while that one is up).
      */
     public String nodeFor(byte[] key, CallOptions options) {
-        ClusterMap current = map;
+        RoutingTable current = map;
         return current.nodes.get(pickNode(current, key, options.from(), System.nanoTime()));
     }
 
@@ -308,7 +323,7 @@ public final class KvClient implements AutoCloseable {
 
     private <T> void attempt(HttpMethod method, byte[] key, String uri, int from, Buffer body, ResponseOutcome<T> outcome,
             CompletableFuture<T> result, int attempt) {
-        ClusterMap current = map;
+        RoutingTable current = map;
         long now = System.nanoTime();
         if (refreshIntervalNanos > 0 && now - lastRefreshNanos >= refreshIntervalNanos) {
             requestRefresh(true);
@@ -351,7 +366,7 @@ public final class KvClient implements AutoCloseable {
                 });
     }
 
-    private int pickNode(ClusterMap current, byte[] key, int from, long now) {
+    private int pickNode(RoutingTable current, byte[] key, int from, long now) {
         if (routing == Routing.ROUND_ROBIN || current.partitioner == null) {
             return current.anyUsable(Math.floorMod(nextNode.getAndIncrement(), current.size()), now);
         }
@@ -363,7 +378,7 @@ public final class KvClient implements AutoCloseable {
         return contexts[Math.floorMod(nextContext.getAndIncrement(), contexts.length)];
     }
 
-    private void checkEpoch(ClusterMap current, String epoch) {
+    private void checkEpoch(RoutingTable current, String epoch) {
         if (epoch != null) {
             try {
                 if (Long.parseLong(epoch.trim()) > current.epoch) {
@@ -396,7 +411,7 @@ public final class KvClient implements AutoCloseable {
     /** Asks the usable nodes of the current map, then the others, then the seeds, for the map, until one answers. */
     private Future<Void> fetchMap() {
         lastRefreshNanos = System.nanoTime();
-        ClusterMap current = map;
+        RoutingTable current = map;
         long now = System.nanoTime();
         List<String> candidates = new ArrayList<>();
         for (int i = 0; i < current.size(); i++) {
@@ -423,7 +438,7 @@ public final class KvClient implements AutoCloseable {
         }
         String node = candidates.get(index);
         return fetchMapFrom(node).compose(fresh -> {
-            ClusterMap old = map;
+            RoutingTable old = map;
             if (fresh.epoch >= old.epoch) {
                 fresh.inheritLiveness(old);
                 map = fresh;
@@ -440,20 +455,20 @@ public final class KvClient implements AutoCloseable {
     }
 
     /** {@code GET /v0/cluster} from {@code node}, or its {@code /v0/status} if it has no cluster map route. */
-    private Future<ClusterMap> fetchMapFrom(String node) {
+    private Future<RoutingTable> fetchMapFrom(String node) {
         SocketAddress address;
         try {
-            address = ClusterMap.address(node);
+            address = RoutingTable.address(node);
         } catch (IllegalArgumentException e) {
             return Future.failedFuture(e);
         }
         return fetchJson(address, "/v0/cluster").compose(clusterMap -> clusterMap != null
-                ? Future.succeededFuture(ClusterMap.parse(clusterMap, node + "/v0/cluster"))
+                ? Future.succeededFuture(RoutingTable.fromClusterMap(clusterMap, node + "/v0/cluster"))
                 : fetchJson(address, "/v0/status").map(status -> {
                     if (status == null) {
                         throw new KvClientException("neither /v0/cluster nor /v0/status answered 200", 0, node, null);
                     }
-                    return ClusterMap.parse(status, node + "/v0/status");
+                    return RoutingTable.fromStatus(status, node + "/v0/status");
                 })).map(fresh -> fresh.size() == 1 ? fresh.withOnlyNode(node) : fresh);
     }
 
@@ -517,7 +532,7 @@ public final class KvClient implements AutoCloseable {
         /** Nodes to read the cluster map from, tried in order until one answers (any node will do). */
         public Builder seeds(List<String> urls) {
             for (String url : urls) {
-                ClusterMap.address(url.trim());
+                RoutingTable.address(url.trim());
                 seeds.add(url.trim());
             }
             return this;
@@ -526,7 +541,11 @@ public final class KvClient implements AutoCloseable {
         /**
          * Runs on this Vert.x instance's event loops instead of creating (and later closing) its own.
          * Requests issued from one of its event loops are sent from that loop with no thread hop.
+         *
+         * @deprecated the client's API takes no Vert.x types: a client runs on event loops of its own,
+         *             as many as {@link #eventLoops(int)} says
          */
+        @Deprecated
         public Builder vertx(Vertx vertx) {
             this.vertx = vertx;
             return this;

@@ -2,7 +2,7 @@ package io.kvstore.client;
 
 /**
  * A request that did not succeed: the node's answer was an error status, or no node could be reached.
- * Subclasses name the answers a program may want to handle: {@link NotEnoughReplicasException} (504),
+ * Subclasses name the answers a program may want to handle: {@link QuorumNotReachedException} (504),
  * {@link OverloadedException} (503) and {@link InvalidRequestException} (400, 413).
  */
 public class KvClientException extends RuntimeException {

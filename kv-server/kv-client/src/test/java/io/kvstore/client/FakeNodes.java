@@ -1,5 +1,6 @@
 package io.kvstore.client;
 
+import io.kvstore.core.testing.Ports;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
@@ -26,7 +27,7 @@ final class FakeNodes implements AutoCloseable {
 
     FakeNodes(int size, int virtualNodes, Consumer<HttpServerRequest> answer) throws Exception {
         for (int i = 0; i < size; i++) {
-            urls.add("http://127.0.0.1:" + Nodes.freePort());
+            urls.add("http://127.0.0.1:" + Ports.free());
         }
         for (int i = 0; i < size; i++) {
             int index = i;

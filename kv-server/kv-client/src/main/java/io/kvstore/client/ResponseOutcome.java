@@ -51,7 +51,7 @@ interface ResponseOutcome<T> {
         String message = what + " on " + node + ": " + status + (reason.isEmpty() ? "" : " " + reason);
         switch (status) {
             case 504:
-                return new NotEnoughReplicasException(message, node);
+                return new QuorumNotReachedException(message, node);
             case 503:
                 return new OverloadedException(message, node, retryAfter(retryAfter));
             case 400:

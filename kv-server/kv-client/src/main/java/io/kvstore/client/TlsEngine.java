@@ -1,7 +1,7 @@
 package io.kvstore.client;
 
+import io.kvstore.client.internal.VertxTls;
 import io.netty.handler.ssl.OpenSsl;
-import io.vertx.core.net.JdkSSLEngineOptions;
 import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.net.SSLEngineOptions;
 import java.util.Locale;
@@ -52,8 +52,13 @@ public enum TlsEngine {
         return this;
     }
 
-    /** Vert.x's options for {@link #effective()}, for {@code setSslEngineOptions} of a server or client. */
+    /**
+     * Vert.x's options for {@link #effective()}, for {@code setSslEngineOptions} of a server or client.
+     *
+     * @deprecated the client's API names no Vert.x types; the client sets its connections up itself
+     */
+    @Deprecated
     public SSLEngineOptions vertxOptions() {
-        return effective() == OPENSSL ? new OpenSSLEngineOptions() : new JdkSSLEngineOptions();
+        return VertxTls.engineOptions(this);
     }
 }

@@ -2,28 +2,26 @@ package io.kvstore.client;
 
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.cluster.membership.ClusterMap;
+import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.cluster.membership.NodeUrl;
 import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.SocketAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * What the client knows of the cluster: its nodes in configured order, the partitioner the nodes use
- * (rebuilt here from its name and parameters, so the client places keys exactly as they do), the
- * replication factor, the map's epoch and which nodes seem down. Immutable but for the liveness marks,
- * which requests set and clear concurrently.
+ * (rebuilt here from the cluster map, so the client places keys exactly as they do), the replication
+ * factor, the map's epoch and which nodes seem down. Immutable but for the liveness marks, which
+ * requests set and clear concurrently.
  */
-final class ClusterMap {
-    /** Node states of {@code GET /v0/cluster} that serve requests; a node without a state does too. */
-    private static final List<String> SERVING_STATES = List.of("normal", "up", "leaving");
-
+final class RoutingTable {
     final long epoch;
     final List<String> nodes;
     final SocketAddress[] addresses;
@@ -39,7 +37,7 @@ final class ClusterMap {
     /** Per node, failures to answer since its last answer. */
     private final AtomicIntegerArray failures;
 
-    private ClusterMap(long epoch, List<String> nodes, Partitioner partitioner, int replicationFactor, boolean[] serving) {
+    private RoutingTable(long epoch, List<String> nodes, Partitioner partitioner, int replicationFactor, boolean[] serving) {
         this.epoch = epoch;
         this.nodes = List.copyOf(nodes);
         this.partitioner = partitioner;
@@ -53,55 +51,61 @@ final class ClusterMap {
         this.failures = new AtomicIntegerArray(nodes.size());
     }
 
-    /** A map of just {@code seeds}, for round-robin routing: no partitioner is read or needed. */
-    static ClusterMap ofSeeds(List<String> seeds) {
-        boolean[] serving = new boolean[seeds.size()];
-        java.util.Arrays.fill(serving, true);
-        return new ClusterMap(0, seeds, null, seeds.size(), serving);
+    /** A table of just {@code seeds}, for round-robin routing: no partitioner is read or needed. */
+    static RoutingTable ofSeeds(List<String> seeds) {
+        return new RoutingTable(0, seeds, null, seeds.size(), serving(seeds.size()));
     }
 
     /**
-     * Parses {@code GET /v0/cluster} ({@code epoch}, {@code replicationFactor}, {@code partitioner} as a
-     * name or as an object with {@code name} and {@code virtualNodes}, {@code nodes: [{url, state, tokens}]},
-     * where allocated ring tokens make the ring over the nodes' own tokens) or
-     * {@code GET /v0/status} ({@code cluster}: the URLs, {@code partitioner}, {@code virtualNodes}; epoch 0).
+     * The table of {@code GET /v0/cluster}, the cluster map in its JSON form ({@link ClusterMapCodec}):
+     * every node of the map, in map order, with the map's partitioner over them (allocated ring tokens
+     * included); the nodes that own no ranges yet take no requests.
      *
-     * @throws IllegalArgumentException naming what is missing or malformed
+     * @throws IllegalArgumentException naming {@code source} and what is missing or malformed
      */
-    static ClusterMap parse(String json, String source) {
-        JsonObject map;
+    static RoutingTable fromClusterMap(String json, String source) {
+        ClusterMap map;
         try {
-            map = new JsonObject(json);
+            map = ClusterMapCodec.fromJson(json);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("the cluster map from " + source + " is not valid: " + e.getMessage(), e);
+        }
+        List<String> nodes = map.urls();
+        List<String> owners = map.owners();
+        boolean[] serving = new boolean[nodes.size()];
+        for (int i = 0; i < serving.length; i++) {
+            serving[i] = owners.contains(nodes.get(i));
+        }
+        return new RoutingTable(map.epoch(), nodes, map.placement(nodes), Math.min(map.replicationFactor(), nodes.size()),
+                serving);
+    }
+
+    /**
+     * The table of {@code GET /v0/status}, for a node that serves no cluster map: its {@code cluster} (the
+     * node URLs), {@code partitioner} (a name, or an object with {@code name} and {@code virtualNodes}) and
+     * {@code virtualNodes}; epoch 0, every node serving.
+     *
+     * @throws IllegalArgumentException naming {@code source} and what is missing or malformed
+     */
+    static RoutingTable fromStatus(String json, String source) {
+        JsonObject status;
+        try {
+            status = new JsonObject(json);
         } catch (DecodeException e) {
-            throw new IllegalArgumentException("the cluster map from " + source + " is not JSON: " + e.getMessage());
+            throw new IllegalArgumentException("the status from " + source + " is not JSON: " + e.getMessage());
         }
         List<String> nodes = new ArrayList<>();
-        List<Boolean> states = new ArrayList<>();
-        List<long[]> tokens = new ArrayList<>();
-        JsonArray members = map.getJsonArray("nodes");
-        if (members != null) {
-            for (int i = 0; i < members.size(); i++) {
-                JsonObject node = members.getJsonObject(i);
-                nodes.add(node.getString("url"));
-                String state = node.getString("state");
-                states.add(state == null || SERVING_STATES.contains(state.toLowerCase(Locale.ROOT)));
-                JsonArray nodeTokens = node.getJsonArray("tokens");
-                if (nodeTokens != null) {
-                    tokens.add(tokens(nodeTokens, source));
-                }
-            }
-        } else if (map.getJsonArray("cluster") != null) {
-            for (Object url : map.getJsonArray("cluster")) {
+        if (status.getJsonArray("cluster") != null) {
+            for (Object url : status.getJsonArray("cluster")) {
                 nodes.add((String) url);
-                states.add(true);
             }
         }
         if (nodes.isEmpty() || nodes.contains(null)) {
-            throw new IllegalArgumentException("the cluster map from " + source + " lists no nodes or a node without url: " + json);
+            throw new IllegalArgumentException("the status from " + source + " lists no nodes or a node without url: " + json);
         }
-        Object partitionerField = map.getValue("partitioner");
+        Object partitionerField = status.getValue("partitioner");
         String name;
-        int virtualNodes = map.getInteger("virtualNodes", Partitioners.DEFAULT_VIRTUAL_NODES);
+        int virtualNodes = status.getInteger("virtualNodes", Partitioners.DEFAULT_VIRTUAL_NODES);
         if (partitionerField instanceof JsonObject) {
             JsonObject p = (JsonObject) partitionerField;
             name = p.getString("name");
@@ -109,43 +113,27 @@ final class ClusterMap {
         } else {
             name = (String) partitionerField;
         }
-        if (!tokens.isEmpty() && tokens.size() != nodes.size()) {
-            throw new IllegalArgumentException("the cluster map from " + source + " gives tokens to some nodes only: " + json);
-        }
-        Partitioner partitioner = tokens.isEmpty() ? Partitioners.create(name, nodes, virtualNodes) : Partitioners.ring(nodes, tokens);
-        int replicationFactor = map.getInteger("replicationFactor", nodes.size());
-        boolean[] serving = new boolean[nodes.size()];
-        for (int i = 0; i < serving.length; i++) {
-            serving[i] = states.get(i);
-        }
-        return new ClusterMap(map.getLong("epoch", 0L), nodes, partitioner, Math.min(replicationFactor, nodes.size()), serving);
+        int replicationFactor = status.getInteger("replicationFactor", nodes.size());
+        return new RoutingTable(status.getLong("epoch", 0L), nodes, Partitioners.create(name, nodes, virtualNodes),
+                Math.min(replicationFactor, nodes.size()), serving(nodes.size()));
     }
 
-    /** A node's allocated ring tokens: decimal strings of signed 64-bit integers. */
-    private static long[] tokens(JsonArray values, String source) {
-        long[] tokens = new long[values.size()];
-        for (int i = 0; i < tokens.length; i++) {
-            Object value = values.getValue(i);
-            try {
-                tokens[i] = value instanceof Number ? ((Number) value).longValue() : Long.parseLong(String.valueOf(value));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("the cluster map from " + source + " has a token that is not a 64-bit integer: "
-                        + value);
-            }
-        }
-        return tokens;
+    private static boolean[] serving(int nodes) {
+        boolean[] serving = new boolean[nodes];
+        Arrays.fill(serving, true);
+        return serving;
     }
 
     /**
-     * This one-node map with its node called {@code url}, the address the client reached it at: a single
+     * This one-node table with its node called {@code url}, the address the client reached it at: a single
      * node may not know its own (started on port 0, it calls itself {@code http://localhost:0}), and with
      * one node the partitioner places every key there whatever its name.
      */
-    ClusterMap withOnlyNode(String url) {
+    RoutingTable withOnlyNode(String url) {
         if (nodes.get(0).equals(url)) {
             return this;
         }
-        return new ClusterMap(epoch, List.of(url), Partitioners.create("modn", List.of(url)), 1, serving);
+        return new RoutingTable(epoch, List.of(url), Partitioners.create("modn", List.of(url)), 1, serving);
     }
 
     static SocketAddress address(String url) {
@@ -175,8 +163,8 @@ final class ClusterMap {
         }
     }
 
-    /** Carries the down marks of {@code older} over to the nodes this map shares with it. */
-    void inheritLiveness(ClusterMap older) {
+    /** Carries the down marks of {@code older} over to the nodes this table shares with it. */
+    void inheritLiveness(RoutingTable older) {
         for (int i = 0; i < older.nodes.size(); i++) {
             int here = nodes.indexOf(older.nodes.get(i));
             if (here >= 0) {

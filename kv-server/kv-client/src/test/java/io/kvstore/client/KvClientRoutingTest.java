@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.Partitioners;
+import io.kvstore.core.testing.Ports;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -62,7 +65,7 @@ class KvClientRoutingTest {
     @Test
     void aDeadSeedDoesNotStopTheClient() throws Exception {
         try (FakeNodes nodes = new FakeNodes(2, 16, request -> request.response().setStatusCode(202).end())) {
-            String dead = "http://127.0.0.1:" + Nodes.freePort();
+            String dead = "http://127.0.0.1:" + Ports.free();
             try (KvClient client = KvClient.builder().seeds(dead, nodes.urls.get(1)).build()) {
                 assertEquals(nodes.urls, client.nodes(), "the map comes from the live seed");
                 client.blocking().delete("x");
@@ -84,7 +87,7 @@ class KvClientRoutingTest {
             BlockingKvClient blocking = client.blocking();
             assertEquals("value", new String(blocking.get(key("200")).orElseThrow(), StandardCharsets.UTF_8));
             assertTrue(blocking.get(key("404")).isEmpty());
-            assertThrows(NotEnoughReplicasException.class, () -> blocking.get(key("504")));
+            assertThrows(QuorumNotReachedException.class, () -> blocking.get(key("504")));
             OverloadedException overloaded = assertThrows(OverloadedException.class, () -> blocking.put(key("503"), new byte[0]));
             assertEquals(Duration.ofSeconds(7), overloaded.retryAfter());
             assertEquals(nodes.urls.get(0), overloaded.node());
@@ -94,6 +97,21 @@ class KvClientRoutingTest {
             assertEquals(500, other.status());
             assertTrue(other.getMessage().contains("reason 500"), other.getMessage());
             assertThrows(KvClientException.class, () -> blocking.put(key("200"), new byte[0]), "a PUT expects 201");
+        }
+    }
+
+    @Test
+    void aByteBufferValueIsSentFromItsPositionToItsLimitAndKeepsItsPosition() throws Exception {
+        ConcurrentLinkedQueue<String> bodies = new ConcurrentLinkedQueue<>();
+        try (FakeNodes nodes = new FakeNodes(1, 1, request -> request.body().onSuccess(body -> {
+            bodies.add(body.toString(StandardCharsets.UTF_8));
+            request.response().setStatusCode(201).end();
+        })); KvClient client = KvClient.builder().seeds(nodes.urls).build()) {
+            ByteBuffer value = ByteBuffer.wrap(key("--value--"), 2, 5);
+            client.put(key("a"), value, CallOptions.DEFAULT).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertEquals(List.of("value"), new ArrayList<>(bodies));
+            assertEquals(2, value.position());
+            assertEquals(7, value.limit());
         }
     }
 
@@ -143,7 +161,7 @@ class KvClientRoutingTest {
 
     @Test
     void noLiveSeedIsAClearError() throws Exception {
-        String dead = "http://127.0.0.1:" + Nodes.freePort();
+        String dead = "http://127.0.0.1:" + Ports.free();
         KvClientException error = assertThrows(KvClientException.class,
                 () -> KvClient.builder().seeds(dead).timeout(Duration.ofSeconds(2)).build());
         assertTrue(error.getMessage().contains(dead), error.getMessage());
