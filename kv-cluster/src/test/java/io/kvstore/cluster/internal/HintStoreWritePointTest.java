@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.kvstore.cluster.ClockLease;
 import io.kvstore.cluster.HybridClock;
+import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
@@ -71,6 +72,7 @@ class HintStoreWritePointTest {
         final FaultyStorage storage;
         final Dao dao;
         final HintStore store;
+        final HybridClock clock;
         /** Hints whose append returned and whose removal did not, by stored key. */
         final Map<String, Hint> kept = new TreeMap<>();
         /** Hints whose removal returned. */
@@ -83,7 +85,7 @@ class HintStoreWritePointTest {
             this.storage = storage;
             AtomicLong wall = new AtomicLong(startMillis);
             // Each timestamp passes the lease's bound: the lease is written in line with every append and removal.
-            HybridClock clock = new HybridClock(() -> wall.addAndGet(HybridClock.LEASE_MILLIS + 1_000),
+            this.clock = new HybridClock(() -> wall.addAndGet(HybridClock.LEASE_MILLIS + 1_000),
                     ClockLease.open(storage, dir));
             this.dao = Engine.LSM.open(options(dir, storage));
             HintStore opened;
@@ -248,6 +250,15 @@ class HintStoreWritePointTest {
         }
         try {
             assertHolds(run, reopened.store, where + ", reopened");
+            long newest = Long.MIN_VALUE;
+            try (CloseableIterator<Entry> all = reopened.dao.range(null, null)) {
+                while (all.hasNext()) {
+                    newest = Math.max(newest, all.next().timestamp());
+                }
+            }
+            long first = reopened.clock.latest();
+            assertTrue(first >= newest, where + ": the reopened clock starts at " + first + ", behind a hint or removal"
+                    + " stored at " + newest + ": hints appended now could be shadowed");
             List<Hint> again = new ArrayList<>(run.removed.values());
             for (Hint hint : again) {
                 reopened.store.append(hint.target, hint.entry);
