@@ -16,7 +16,7 @@ import io.kvstore.core.Entry;
 import io.kvstore.core.SyncPolicy;
 import io.kvstore.core.testing.FaultyStorage;
 import io.kvstore.core.testing.FaultyStorage.Fault;
-import io.kvstore.core.testing.FaultyStorage.Op;
+import io.kvstore.core.testing.WritePointFault;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -53,15 +53,6 @@ class HintStoreWritePointTest {
     private static final long START_MILLIS = 1_700_000_000_000L;
     private static final int STEPS = 5;
 
-    /** What each run does to the disk. */
-    enum Injected {
-        /** The disk is full from the nth write on, until it is given space again. */
-        NO_SPACE_FROM_NTH_WRITE,
-        /** The nth fsync (of a file or a directory) fails with ENOSPC. */
-        NTH_FSYNC_FAILS,
-        /** No fault: the power is cut after the nth step of the workload. */
-        POWER_CUT_AFTER_NTH_STEP
-    }
 
     @TempDir
     Path root;
@@ -174,11 +165,11 @@ class HintStoreWritePointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Injected.class)
-    void everyWritePointFailsAsAnExceptionAndLosesNoAcknowledgedHint(Injected kind) throws IOException {
+    @EnumSource(WritePointFault.class)
+    void everyWritePointFailsAsAnExceptionAndLosesNoAcknowledgedHint(WritePointFault kind) throws IOException {
         Set<String> hit = new TreeSet<>();
         int runs = 0;
-        for (int nth = 1; nth <= (kind == Injected.POWER_CUT_AFTER_NTH_STEP ? STEPS : MOST_RUNS); nth++) {
+        for (int nth = 1; nth <= (kind == WritePointFault.POWER_CUT_AFTER_NTH_STEP ? STEPS : MOST_RUNS); nth++) {
             FaultyStorage storage = new FaultyStorage();
             Run run = new Run(root.resolve("run-" + nth), storage, START_MILLIS);
             Fault fault;
@@ -186,11 +177,7 @@ class HintStoreWritePointTest {
                 run.append(4, "base"); // hints in a table and in a log before the fault
                 run.flush();
                 assertEquals(0, run.failed);
-                fault = switch (kind) {
-                    case NO_SPACE_FROM_NTH_WRITE -> storage.noSpace(".*", nth);
-                    case NTH_FSYNC_FAILS -> storage.failNth(Op.FSYNC, ".*", nth, FaultyStorage.NO_SPACE);
-                    case POWER_CUT_AFTER_NTH_STEP -> null;
-                };
+                fault = kind.inject(storage, nth);
                 for (int step = 1; step <= STEPS; step++) {
                     run.step(step);
                     if (fault == null && step == nth) {
@@ -211,7 +198,7 @@ class HintStoreWritePointTest {
                     hit.add(kind(fault.firedOn(), run.dir));
                 }
                 assertHolds(run, run.store, where + ", before the reopen");
-                if (kind == Injected.NO_SPACE_FROM_NTH_WRITE) {
+                if (kind == WritePointFault.NO_SPACE_FROM_NTH_WRITE) {
                     storage.repair();
                     run.flush();
                     int failed = run.failed;
@@ -226,12 +213,12 @@ class HintStoreWritePointTest {
             reopen(run, "run " + nth + " of " + kind);
         }
         System.out.println(kind + ": " + runs + " runs, faults on " + hit);
-        if (kind == Injected.POWER_CUT_AFTER_NTH_STEP) {
+        if (kind == WritePointFault.POWER_CUT_AFTER_NTH_STEP) {
             assertEquals(STEPS, runs);
         } else {
             assertTrue(runs < MOST_RUNS, "the workload never ran out of write points");
             assertTrue(hit.containsAll(Set.of("log", "table", "manifest", "clock lease")), "the faults met only " + hit);
-            if (kind == Injected.NTH_FSYNC_FAILS) {
+            if (kind == WritePointFault.NTH_FSYNC_FAILS) {
                 assertTrue(hit.contains("directory"), "the faults met only " + hit);
             }
         }
