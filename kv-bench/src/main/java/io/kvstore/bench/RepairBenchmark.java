@@ -42,7 +42,8 @@ import picocli.CommandLine.Option;
  * </pre>
  */
 @Command(name = "repair-benchmark", mixinStandardHelpOptions = true, showDefaultValues = true,
-        description = "Measures repair of a wiped replica and of a replica one key out of sync.")
+        description = "Measures repair of a wiped replica and of a replica one key out of sync, or with --damaged the"
+                + " healing of a replica whose every table is quarantined.")
 public final class RepairBenchmark implements Callable<Integer> {
     /** The bytes of a table's footer, at its end (FORMAT.md): the index block's offset at 12, its size at 20. */
     private static final int FOOTER_BYTES = 56;

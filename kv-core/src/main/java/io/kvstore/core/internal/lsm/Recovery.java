@@ -26,7 +26,8 @@ import java.util.Set;
  * an interrupted flush or compaction left, opens the live tables, replays the logs newer than the
  * manifest into a table (a torn tail is cut with a warning, corruption fails the open), and starts
  * a new log. A table that fails its checks at open is quarantined ({@link Quarantine}) rather than
- * failing the open. See docs/FORMAT.md, "Recovery".
+ * failing the open; a disk with no room for the tables, the manifest or the log does not fail it either
+ * (see {@link #recover}). See docs/FORMAT.md, "Recovery".
  */
 final class Recovery {
     private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
@@ -43,6 +44,8 @@ final class Recovery {
 
     /**
      * Recovers the store in {@code options.dataDirectory()}, its tables caching blocks in {@code blocks}.
+     * If the disk has no room for what recovery writes, it starts over writing nothing, so that a store
+     * opened on a full disk serves reads and refuses writes until space returns, as a running one does.
      * REQUIRES: its directory lock held.
      */
     static Recovered recover(DaoOptions options, BlockCache blocks, Quarantine quarantine) throws IOException {
