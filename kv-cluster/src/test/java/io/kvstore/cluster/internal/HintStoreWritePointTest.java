@@ -311,23 +311,8 @@ class HintStoreWritePointTest {
 
     /** Which of the hint store's files {@code file} is. */
     private static String kind(Path file, Path dir) {
-        String name = file.getFileName().toString();
-        if (file.equals(dir.toAbsolutePath().normalize())) {
-            return "directory";
-        }
-        if (name.endsWith(".wal")) {
-            return "log";
-        }
-        if (name.startsWith(ClockLease.FILE_NAME)) {
-            return "clock lease";
-        }
-        if (name.startsWith("MANIFEST")) {
-            return "manifest";
-        }
-        if (name.endsWith(".sst")) {
-            return "table";
-        }
-        return name;
+        return file.getFileName().toString().startsWith(ClockLease.FILE_NAME) ? "clock lease"
+                : WritePointFault.fileKind(file, dir);
     }
 
     private static void closeQuietly(Dao dao) {

@@ -2,6 +2,7 @@ package io.kvstore.core.testing;
 
 import io.kvstore.core.testing.FaultyStorage.Fault;
 import io.kvstore.core.testing.FaultyStorage.Op;
+import java.nio.file.Path;
 
 /**
  * What a write-point test does to the disk in its nth run: the disk full from the nth write on, the nth
@@ -23,5 +24,26 @@ public enum WritePointFault {
             case NTH_FSYNC_FAILS -> storage.failNth(Op.FSYNC, ".*", nth, FaultyStorage.NO_SPACE);
             case POWER_CUT_AFTER_NTH_STEP -> null;
         };
+    }
+
+    /**
+     * Which of the files of a store in {@code dir} {@code file} is, as a fault's {@link Fault#firedOn()}
+     * names it: the directory (its sync), a log, a table, the manifest, or else its name.
+     */
+    public static String fileKind(Path file, Path dir) {
+        String name = file.getFileName().toString();
+        if (file.equals(dir.toAbsolutePath().normalize())) {
+            return "directory";
+        }
+        if (name.endsWith(".wal")) {
+            return "log";
+        }
+        if (name.endsWith(".sst")) {
+            return "table";
+        }
+        if (name.startsWith("MANIFEST")) {
+            return "manifest";
+        }
+        return name;
     }
 }

@@ -121,7 +121,7 @@ class LsmDaoWritePointTest {
                 runs++;
                 String where = "run " + nth + (fault == null ? " (cut after step " + nth + ")" : ", failed on " + fault.firedOn());
                 if (fault != null) {
-                    hit.add(kind(fault.firedOn(), dir));
+                    hit.add(WritePointFault.fileKind(fault.firedOn(), dir));
                 }
                 assertAllPresent(dao, acknowledged); // reads go on whatever happened
                 if (kind == WritePointFault.NO_SPACE_FROM_NTH_WRITE) {
@@ -167,23 +167,5 @@ class LsmDaoWritePointTest {
                 assertTrue(hit.contains("directory"), "the faults met only " + hit);
             }
         }
-    }
-
-    /** Which of the store's files {@code file} is. */
-    private static String kind(Path file, Path dir) {
-        String name = file.getFileName().toString();
-        if (file.equals(dir.toAbsolutePath().normalize())) {
-            return "directory";
-        }
-        if (name.endsWith(".wal")) {
-            return "log";
-        }
-        if (name.endsWith(FileNames.TABLE_SUFFIX)) {
-            return "table";
-        }
-        if (name.startsWith(FileNames.MANIFEST)) {
-            return "manifest";
-        }
-        return name;
     }
 }
