@@ -4,17 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.cluster.HybridClock;
+import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
+import io.kvstore.core.Entry;
 import io.kvstore.core.SyncPolicy;
 import io.kvstore.core.testing.FaultyStorage;
 import io.kvstore.core.testing.FaultyStorage.Op;
 import io.kvstore.server.config.KvServerConfig;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -22,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node whose disk falls below its free-space floor: 507 for writes, reads going on, writes back once
- * space returns. A node whose disk fails an fsync: 500 naming the file, reads going on, writes stopped
+ * space returns; so too a node started on a full disk. A node whose disk fails an fsync: 500 naming the file, reads going on, writes stopped
  * until a restart.
  */
 class FullDiskTest {
@@ -110,6 +115,44 @@ class FullDiskTest {
             assertTrue(disk.getString("writesStopped").matches("(?s)fsync of .*\\d+\\.wal failed.*"), disk.encode());
             assertFalse(disk.getBoolean("writesRefused"), "not a full disk: " + disk.encode());
             assertTrue(send(server, "GET", "/metrics", null).body().contains("kv_disk_writes_stopped 1.0"));
+        } finally {
+            server.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aNodeStartedOnAFullDiskServesReadsAnswers507AndTakesWritesOnceSpaceReturns(@TempDir Path dir) throws Exception {
+        FaultyStorage storage = new FaultyStorage();
+        DaoOptions options = DaoOptions.builder(dir.resolve("store")).storage(storage).syncPolicy(SyncPolicy.EVERY_WRITE)
+                .minFreeBytes(0).build();
+        Dao before = Engine.LSM.open(options);
+        try {
+            before.upsert(Entry.value("kept".getBytes(StandardCharsets.UTF_8), "in the log".getBytes(StandardCharsets.UTF_8),
+                    new HybridClock().now()));
+            storage.powerCut(); // the write is left in the log, for the open to replay
+        } finally {
+            try {
+                before.close();
+            } catch (IOException expected) {
+                // the power is off
+            }
+        }
+        storage.powerOn();
+        storage.noSpace(".*", 1);
+        KvServer server = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir.resolve("node")).build(),
+                Engine.LSM.open(options)).toCompletableFuture().get(60, TimeUnit.SECONDS);
+        try {
+            HttpResponse<String> get = send(server, "GET", "/v0/entity?id=kept", null);
+            assertEquals(200, get.statusCode(), get.body());
+            assertEquals("in the log", get.body());
+            HttpResponse<String> put = send(server, "PUT", "/v0/entity?id=during", "refused");
+            assertEquals(507, put.statusCode(), put.body());
+            awaitRefusing(server, true);
+
+            storage.repair();
+            assertEquals(201, send(server, "PUT", "/v0/entity?id=after", "taken").statusCode());
+            awaitRefusing(server, false);
+            assertEquals("taken", send(server, "GET", "/v0/entity?id=after", null).body());
         } finally {
             server.stop().toCompletableFuture().get(30, TimeUnit.SECONDS);
         }

@@ -7,6 +7,7 @@ import io.kvstore.core.Dao;
 import io.kvstore.core.DaoProperties;
 import io.kvstore.core.Entry;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -93,7 +94,20 @@ final class HintStore implements AutoCloseable {
             encoded.putLong(entry.expiresAtMillis());
         }
         encoded.put(value);
-        dao.upsert(Entry.value(storedKey, encoded.array(), clock.now()));
+        try {
+            dao.upsert(Entry.value(storedKey, encoded.array(), now()));
+        } catch (IOException e) {
+            // A write that failed after reaching the store (its log's fsync did) is served all the same:
+            // such a hint is counted and replayed like any other, once at least.
+            if (holds(storedKey)) {
+                added(target, entry, storedKey);
+            }
+            throw e;
+        }
+        added(target, entry, storedKey);
+    }
+
+    private void added(String target, Entry entry, byte[] storedKey) {
         Pending p = pendingOf(target);
         synchronized (p) {
             if (p.firstLive != null && Arrays.compareUnsigned(storedKey, p.firstLive) < 0) {
@@ -102,6 +116,16 @@ final class HintStore implements AutoCloseable {
         }
         p.count.incrementAndGet();
         p.bytes.addAndGet(new Hint(target, entry, storedKey).bytes());
+    }
+
+    /** Whether the store serves a live hint at {@code storedKey}; false if it cannot tell. */
+    private boolean holds(byte[] storedKey) {
+        try {
+            Entry stored = dao.get(storedKey);
+            return stored != null && !stored.isTombstone();
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** The oldest hints for {@code target}, at least one if any, until {@code maxBytes} or {@code maxCount}. */
@@ -137,7 +161,19 @@ final class HintStore implements AutoCloseable {
 
     /** Removes a hint delivered or expired. */
     void remove(Hint hint) throws IOException {
-        dao.upsert(Entry.tombstone(hint.storedKey, clock.now()));
+        try {
+            dao.upsert(Entry.tombstone(hint.storedKey, now()));
+        } catch (IOException e) {
+            // As for an append: a removal the store serves though it failed is counted.
+            if (!holds(hint.storedKey)) {
+                removed(hint);
+            }
+            throw e;
+        }
+        removed(hint);
+    }
+
+    private void removed(Hint hint) {
         Pending p = pendingOf(hint.target);
         p.count.decrementAndGet();
         p.bytes.addAndGet(-hint.bytes());
@@ -196,6 +232,18 @@ final class HintStore implements AutoCloseable {
     @Override
     public void close() throws IOException {
         dao.close();
+    }
+
+    /**
+     * A timestamp of the store's own clock; a clock lease that cannot be extended (a full or failing
+     * disk) fails the call as the store's own writes do, not with an unchecked exception.
+     */
+    private long now() throws IOException {
+        try {
+            return clock.now();
+        } catch (UncheckedIOException e) {
+            throw new IOException(e.getMessage(), e.getCause());
+        }
     }
 
     private Pending pendingOf(String target) {

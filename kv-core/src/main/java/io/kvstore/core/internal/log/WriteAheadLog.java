@@ -2,6 +2,7 @@ package io.kvstore.core.internal.log;
 
 import io.kvstore.core.DaoStats;
 import io.kvstore.core.Entry;
+import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.Storage;
 import io.kvstore.core.SyncPolicy;
 
@@ -38,7 +39,10 @@ public final class WriteAheadLog implements Closeable {
     /** Writes the zeros of a mapped log's next window ahead of the writers (see {@link LogWriter}). */
     private final ExecutorService zeroer;
     private final Object fileLock = new Object();
+    /** The file appended to; null until the first append makes {@link #firstFile} (see the constructor). */
     private LogWriter writer;
+    /** The file the first append makes, while the disk had no room for it when the log was opened. GUARDED_BY fileLock. */
+    private Path firstFile;
     private volatile long appended;
     /**
      * The first failed force, after which the log takes nothing more: Linux reports a failed writeback
@@ -72,7 +76,14 @@ public final class WriteAheadLog implements Closeable {
             thread.setDaemon(true);
             return thread;
         });
-        this.writer = new LogWriter(storage, firstFile, mapped, zeroer);
+        try {
+            this.writer = new LogWriter(storage, firstFile, mapped, zeroer);
+        } catch (InsufficientStorageException e) {
+            // A store opened on a full disk: it serves reads, and its writes are refused as a full disk's
+            // until the first append finds room for the file.
+            LOG.warn("The log cannot make {} yet: {}; writes wait for room", firstFile, e.getMessage());
+            this.firstFile = firstFile;
+        }
         this.syncer = LogSyncer.forPolicy(policy, groupCommitIntervalMillis, this);
     }
 
@@ -81,12 +92,22 @@ public final class WriteAheadLog implements Closeable {
         failIfForceFailed();
         boolean interrupted = HeldInterrupt.hold();
         try {
-            long end = appended + writer.append(entry);
+            long end = appended + (writer == null ? makeFirstFile() : writer).append(entry);
             appended = end;
             return end;
         } finally {
             HeldInterrupt.restore(interrupted);
         }
+    }
+
+    /** Makes the log's first file, which the disk had no room for when the log was opened. REQUIRES: as {@link #rotate}. */
+    private LogWriter makeFirstFile() throws IOException {
+        LogWriter first = new LogWriter(storage, firstFile, mapped, zeroer);
+        synchronized (fileLock) {
+            writer = first;
+            firstFile = null;
+        }
+        return first;
     }
 
     /** Waits until the record ending at {@code position} is as durable as the sync policy promises. */
@@ -116,10 +137,14 @@ public final class WriteAheadLog implements Closeable {
         LogWriter old;
         synchronized (fileLock) {
             old = writer;
-            if (syncer.forcesOnRotation()) {
+            if (old != null && syncer.forcesOnRotation()) {
                 force(old);
             }
             writer = fresh;
+            firstFile = null;
+        }
+        if (old == null) {
+            return; // the first file was never made: nothing was appended
         }
         if (syncer.forcesOnRotation()) {
             old.close();
@@ -219,7 +244,9 @@ public final class WriteAheadLog implements Closeable {
     }
 
     public Path currentFile() {
-        return writer.path();
+        synchronized (fileLock) {
+            return writer == null ? firstFile : writer.path();
+        }
     }
 
     long appendedPosition() {
@@ -232,7 +259,9 @@ public final class WriteAheadLog implements Closeable {
             long covered = appended;
             boolean interrupted = HeldInterrupt.hold();
             try {
-                force(writer);
+                if (writer != null) {
+                    force(writer);
+                }
             } finally {
                 HeldInterrupt.restore(interrupted);
             }
@@ -292,7 +321,9 @@ public final class WriteAheadLog implements Closeable {
         } finally {
             syncer.close();
             synchronized (fileLock) {
-                writer.close();
+                if (writer != null) {
+                    writer.close();
+                }
             }
             LogWriter unused = takeAnyPrepared();
             zeroer.shutdown();

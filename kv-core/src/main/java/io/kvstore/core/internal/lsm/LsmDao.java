@@ -94,7 +94,8 @@ public final class LsmDao implements Dao {
                 options.compactionStyle() == CompactionStyle.LEVELED);
         this.stats = recovered.stats();
         this.flusher = new Flusher(options, versions, blocks, state, stats, this::scheduleCompaction);
-        this.writes = new WriteController(options, recovered.wal(), versions, state, stats, flusher);
+        this.writes = new WriteController(options, recovered.wal(), versions, state, stats, flusher,
+                recovered.lastSequence());
         this.quarantine = quarantine;
         this.compactor = new Compactor(options, versions, blocks, state, stats, writes, e -> tableFailed(e) != null);
         this.scrubber = new Scrubber(options, versions, state, (table, damage) -> tableFailed(damage));
@@ -116,6 +117,9 @@ public final class LsmDao implements Dao {
             BlockCache blocks = BlockCache.ofCapacity(options.blockCacheBytes());
             Quarantine quarantine = Quarantine.load(options.storage(), dir);
             LsmDao dao = new LsmDao(options, blocks, lock, quarantine, Recovery.recover(options, blocks, quarantine));
+            for (int i = dao.versions.current().frozen.length; i > 0; i--) {
+                dao.flusher.schedule(); // logs replayed into memory on a full disk: flushed once there is room
+            }
             dao.scheduleCompaction();
             dao.scrubber.start();
             return dao;

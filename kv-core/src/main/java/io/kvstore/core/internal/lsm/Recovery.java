@@ -4,6 +4,7 @@ import io.kvstore.core.CompactionStyle;
 import io.kvstore.core.CorruptionException;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoStats;
+import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.QuarantinedInterval;
 import io.kvstore.core.Storage;
 import io.kvstore.core.internal.log.LogReader;
@@ -25,13 +26,17 @@ import java.util.Set;
  * an interrupted flush or compaction left, opens the live tables, replays the logs newer than the
  * manifest into a table (a torn tail is cut with a warning, corruption fails the open), and starts
  * a new log. A table that fails its checks at open is quarantined ({@link Quarantine}) rather than
- * failing the open. See docs/FORMAT.md, "Recovery".
+ * failing the open; a disk with no room for the tables, the manifest or the log does not fail it either
+ * (see {@link #recover}). See docs/FORMAT.md, "Recovery".
  */
 final class Recovery {
     private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
 
-    /** What recovery hands the store: its first version, the next free file number and its log. */
-    record Recovered(Version initial, long nextFileNumber, WriteAheadLog wal, DaoStats stats) {
+    /**
+     * What recovery hands the store: its first version, the next free file number, its log and the
+     * sequence of the last entry its memtables hold.
+     */
+    record Recovered(Version initial, long nextFileNumber, WriteAheadLog wal, DaoStats stats, long lastSequence) {
     }
 
     private Recovery() {
@@ -39,9 +44,31 @@ final class Recovery {
 
     /**
      * Recovers the store in {@code options.dataDirectory()}, its tables caching blocks in {@code blocks}.
+     * If the disk has no room for what recovery writes, it starts over writing nothing, so that a store
+     * opened on a full disk serves reads and refuses writes until space returns, as a running one does.
      * REQUIRES: its directory lock held.
      */
     static Recovered recover(DaoOptions options, BlockCache blocks, Quarantine quarantine) throws IOException {
+        try {
+            return recover(options, blocks, quarantine, true);
+        } catch (IOException e) {
+            if (!(SpaceLedger.noSpaceOr(e, "recovery") instanceof InsufficientStorageException)) {
+                throw e;
+            }
+            LOG.warn("{} opens on a full disk ({}): its logs are replayed into memtables that are flushed once there is"
+                    + " room; reads are served, writes are refused until then", options.dataDirectory(), e.getMessage());
+            return recover(options, blocks, quarantine, false);
+        }
+    }
+
+    /**
+     * Recovers as {@link #recover(DaoOptions, BlockCache, Quarantine)} says; with {@code writable} false,
+     * writes nothing a full disk could refuse: each log is replayed into a frozen memtable of its own
+     * and stays until that memtable is flushed, as if the store had not stopped, the manifest is left as
+     * it is, and the new log is made by the first write that finds room for it.
+     */
+    private static Recovered recover(DaoOptions options, BlockCache blocks, Quarantine quarantine, boolean writable)
+            throws IOException {
         Storage storage = options.storage();
         Path dir = options.dataDirectory();
         Manifest manifest = Manifest.read(storage, dir);
@@ -103,6 +130,21 @@ final class Recovery {
         for (Damaged d : damaged) {
             quarantineAtOpen(options, quarantine, manifest, opened, d);
         }
+        try {
+            return writable ? replayIntoTables(options, blocks, logs, next, tables, levels, inherited)
+                    : replayIntoMemtables(options, logs, next, tables, levels, inherited);
+        } catch (IOException | RuntimeException e) {
+            VersionSet.release(tables.toArray(new SsTable[0]));
+            throw e;
+        }
+    }
+
+    /** Replays {@code logs} into level 0 tables, writes the manifest and deletes the logs. */
+    private static Recovered replayIntoTables(DaoOptions options, BlockCache blocks, List<Long> logs, long next,
+                                              List<SsTable> tables, List<Integer> levels, List<Boolean> inherited)
+            throws IOException {
+        Storage storage = options.storage();
+        Path dir = options.dataDirectory();
         // The logs are replayed into memtables of the running store's size, each written out as a level 0
         // table once full, as the store would have flushed it: one memtable for all the logs a crash left
         // (the active one and every frozen one) could outgrow what a memtable can hold.
@@ -110,42 +152,77 @@ final class Recovery {
         Memtable[] replaying = {new Memtable(-1, options.flushThresholdBytes())};
         long[] sequence = {0};
         for (long number : logs) {
-            Path file = FileNames.log(dir, number);
-            LogReader.Result result = LogReader.replay(storage, file, entry -> {
+            replay(options, number, entry -> {
                 if (replaying[0].sizeBytes() >= options.flushThresholdBytes()) {
                     addFlushed(options, blocks, replaying[0], numbers[0]++, tables, levels, inherited);
                     replaying[0] = new Memtable(-1, options.flushThresholdBytes());
                 }
                 replaying[0].put(entry, ++sequence[0]);
             });
-            if (result.tornBytes > 0) {
-                // After a crash: a record cut short, or the zeros of the log's last mapped window.
-                LOG.warn("Cut a torn or zero-filled tail of {} bytes at offset {} of {}", result.tornBytes,
-                        result.validLength, file);
-            }
         }
         if (!replaying[0].isEmpty()) {
             addFlushed(options, blocks, replaying[0], numbers[0]++, tables, levels, inherited);
         }
         next = numbers[0];
         long logNumber = next++;
+        Version initial = version(options, logNumber, new Memtable[0], tables, levels, inherited);
+        Manifest.of(initial, next, options.compactionStyle() == CompactionStyle.LEVELED).write(storage, dir);
+        for (long number : logs) {
+            storage.delete(FileNames.log(dir, number));
+        }
+        LOG.debug("Opened {} with {} tables after replaying {} logs", dir, initial.tables.length, logs.size());
+        return recovered(options, initial, next, logNumber, 0);
+    }
+
+    /**
+     * Replays each of {@code logs} into a frozen memtable of its own, which the store flushes and whose
+     * log it then deletes, as it does a memtable frozen while it runs; writes nothing.
+     */
+    private static Recovered replayIntoMemtables(DaoOptions options, List<Long> logs, long next, List<SsTable> tables,
+                                                 List<Integer> levels, List<Boolean> inherited) throws IOException {
+        Memtable[] frozen = new Memtable[logs.size()];
+        long[] sequence = {0};
+        for (int i = 0; i < logs.size(); i++) {
+            Memtable memtable = new Memtable(logs.get(i), options.flushThresholdBytes());
+            replay(options, logs.get(i), entry -> memtable.put(entry, ++sequence[0]));
+            frozen[frozen.length - 1 - i] = memtable; // the newest first
+        }
+        long logNumber = next++;
+        Version initial = version(options, logNumber, frozen, tables, levels, inherited);
+        LOG.debug("Opened {} with {} tables and {} logs replayed into memory", options.dataDirectory(),
+                initial.tables.length, logs.size());
+        return recovered(options, initial, next, logNumber, sequence[0]);
+    }
+
+    /** Replays log {@code number} into {@code sink}; a torn tail is cut with a warning. */
+    private static void replay(DaoOptions options, long number, LogReader.Sink sink) throws IOException {
+        Path file = FileNames.log(options.dataDirectory(), number);
+        LogReader.Result result = LogReader.replay(options.storage(), file, sink);
+        if (result.tornBytes > 0) {
+            // After a crash: a record cut short, or the zeros of the log's last mapped window.
+            LOG.warn("Cut a torn or zero-filled tail of {} bytes at offset {} of {}", result.tornBytes,
+                    result.validLength, file);
+        }
+    }
+
+    private static Version version(DaoOptions options, long logNumber, Memtable[] frozen, List<SsTable> tables,
+                                   List<Integer> levels, List<Boolean> inherited) {
         int[] levelArray = new int[levels.size()];
         boolean[] inheritedArray = new boolean[levelArray.length];
         for (int i = 0; i < levelArray.length; i++) {
             levelArray[i] = levels.get(i);
             inheritedArray[i] = inherited.get(i);
         }
-        Version initial = new Version(new Memtable(logNumber, options.flushThresholdBytes()), new Memtable[0],
+        return new Version(new Memtable(logNumber, options.flushThresholdBytes()), frozen,
                 tables.toArray(new SsTable[0]), levelArray, inheritedArray);
-        Manifest.of(initial, next, options.compactionStyle() == CompactionStyle.LEVELED).write(storage, dir);
-        for (long number : logs) {
-            storage.delete(FileNames.log(dir, number));
-        }
+    }
+
+    private static Recovered recovered(DaoOptions options, Version initial, long next, long logNumber, long lastSequence)
+            throws IOException {
         DaoStats stats = new DaoStats();
-        WriteAheadLog wal = new WriteAheadLog(storage, FileNames.log(dir, logNumber), options.syncPolicy(),
-                options.groupCommitIntervalMillis(), stats);
-        LOG.debug("Opened {} with {} tables after replaying {} logs", dir, initial.tables.length, logs.size());
-        return new Recovered(initial, next, wal, stats);
+        WriteAheadLog wal = new WriteAheadLog(options.storage(), FileNames.log(options.dataDirectory(), logNumber),
+                options.syncPolicy(), options.groupCommitIntervalMillis(), stats);
+        return new Recovered(initial, next, wal, stats, lastSequence);
     }
 
     /** A table of the manifest, its {@code index} there, that did not open: {@code damage} says why. */

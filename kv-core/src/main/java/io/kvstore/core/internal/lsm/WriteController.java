@@ -94,9 +94,12 @@ final class WriteController {
     /** Size at which the active memtable is frozen (GUARDED_BY writeLock); see {@link #nextFlushAt()}. */
     private long flushAt;
 
+    /** Writes after {@code lastSequence}, the sequence of the last entry the recovered memtables hold. */
     WriteController(DaoOptions options, WriteAheadLog wal, VersionSet versions, StoreState state, DaoStats stats,
-                    Flusher flusher) {
+                    Flusher flusher, long lastSequence) {
         this.stats = stats;
+        this.lastSequence = lastSequence;
+        this.visibleSequence = lastSequence;
         this.options = options;
         this.dir = options.dataDirectory();
         this.wal = wal;

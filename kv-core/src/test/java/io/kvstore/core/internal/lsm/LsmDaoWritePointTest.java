@@ -9,7 +9,7 @@ import io.kvstore.core.SyncPolicy;
 import io.kvstore.core.WritesStoppedException;
 import io.kvstore.core.testing.FaultyStorage;
 import io.kvstore.core.testing.FaultyStorage.Fault;
-import io.kvstore.core.testing.FaultyStorage.Op;
+import io.kvstore.core.testing.WritePointFault;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,15 +46,6 @@ class LsmDaoWritePointTest {
     private static final int MOST_RUNS = 400;
     private static final String VALUE_PAD = " ".repeat(1000);
 
-    /** What each run does to the disk. */
-    enum Injected {
-        /** The disk is full from the nth write on, until it is given space again. */
-        NO_SPACE_FROM_NTH_WRITE,
-        /** The nth fsync (of a file or a directory) fails with ENOSPC. */
-        NTH_FSYNC_FAILS,
-        /** No fault: the power is cut after the nth step of the workload. */
-        POWER_CUT_AFTER_NTH_STEP
-    }
 
     @TempDir
     Path root;
@@ -97,11 +88,11 @@ class LsmDaoWritePointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Injected.class)
-    void everyWritePointFailsAsSpecifiedAndLosesNoAcknowledgedWrite(Injected kind) throws IOException {
+    @EnumSource(WritePointFault.class)
+    void everyWritePointFailsAsSpecifiedAndLosesNoAcknowledgedWrite(WritePointFault kind) throws IOException {
         Set<String> hit = new TreeSet<>();
         int runs = 0;
-        for (int nth = 1; nth <= (kind == Injected.POWER_CUT_AFTER_NTH_STEP ? STEPS : MOST_RUNS); nth++) {
+        for (int nth = 1; nth <= (kind == WritePointFault.POWER_CUT_AFTER_NTH_STEP ? STEPS : MOST_RUNS); nth++) {
             Path dir = root.resolve("run-" + nth);
             FaultyStorage storage = new FaultyStorage();
             Map<String, String> acknowledged = new LinkedHashMap<>();
@@ -110,11 +101,7 @@ class LsmDaoWritePointTest {
             try {
                 write(dao, "base", 6, acknowledged); // a table and a log before the fault
                 dao.flush();
-                fault = switch (kind) {
-                    case NO_SPACE_FROM_NTH_WRITE -> storage.noSpace(".*", nth);
-                    case NTH_FSYNC_FAILS -> storage.failNth(Op.FSYNC, ".*", nth, FaultyStorage.NO_SPACE);
-                    case POWER_CUT_AFTER_NTH_STEP -> null;
-                };
+                fault = kind.inject(storage, nth);
                 for (int step = 1; step <= STEPS; step++) {
                     step(dao, step, acknowledged);
                     if (fault == null && step == nth) {
@@ -134,10 +121,10 @@ class LsmDaoWritePointTest {
                 runs++;
                 String where = "run " + nth + (fault == null ? " (cut after step " + nth + ")" : ", failed on " + fault.firedOn());
                 if (fault != null) {
-                    hit.add(kind(fault.firedOn(), dir));
+                    hit.add(WritePointFault.fileKind(fault.firedOn(), dir));
                 }
                 assertAllPresent(dao, acknowledged); // reads go on whatever happened
-                if (kind == Injected.NO_SPACE_FROM_NTH_WRITE) {
+                if (kind == WritePointFault.NO_SPACE_FROM_NTH_WRITE) {
                     assertFalse(dao.diskSpace().stopsWrites(), where + ": a full disk stops nothing: " + dao.diskSpace());
                     storage.repair();
                     try {
@@ -149,7 +136,7 @@ class LsmDaoWritePointTest {
                     }
                     assertFalse(dao.diskSpace().refusesWrites(), where + ": " + dao.diskSpace());
                     assertEquals(3, acknowledged.keySet().stream().filter(key -> key.startsWith("after-")).count(), where);
-                } else if (kind == Injected.NTH_FSYNC_FAILS) {
+                } else if (kind == WritePointFault.NTH_FSYNC_FAILS) {
                     DiskSpace space = dao.diskSpace();
                     assertTrue(space.stopsWrites() && space.writesStopped().contains(dir.toString()),
                             where + ": a failed fsync stops writes, naming the file: " + space);
@@ -171,32 +158,14 @@ class LsmDaoWritePointTest {
             }
         }
         System.out.println(kind + ": " + runs + " runs, faults on " + hit);
-        if (kind == Injected.POWER_CUT_AFTER_NTH_STEP) {
+        if (kind == WritePointFault.POWER_CUT_AFTER_NTH_STEP) {
             assertEquals(STEPS, runs);
         } else {
             assertTrue(runs < MOST_RUNS, "the workload never ran out of write points");
             assertTrue(hit.containsAll(Set.of("log", "table", "manifest")), "the faults met only " + hit);
-            if (kind == Injected.NTH_FSYNC_FAILS) {
+            if (kind == WritePointFault.NTH_FSYNC_FAILS) {
                 assertTrue(hit.contains("directory"), "the faults met only " + hit);
             }
         }
-    }
-
-    /** Which of the store's files {@code file} is. */
-    private static String kind(Path file, Path dir) {
-        String name = file.getFileName().toString();
-        if (file.equals(dir.toAbsolutePath().normalize())) {
-            return "directory";
-        }
-        if (name.endsWith(".wal")) {
-            return "log";
-        }
-        if (name.endsWith(FileNames.TABLE_SUFFIX)) {
-            return "table";
-        }
-        if (name.startsWith(FileNames.MANIFEST)) {
-            return "manifest";
-        }
-        return name;
     }
 }
