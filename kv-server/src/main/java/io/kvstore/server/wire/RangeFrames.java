@@ -157,32 +157,29 @@ public final class RangeFrames {
                 this.position = position;
             }
 
-            private void need(int bytes) {
+            /** The position of the next {@code bytes} bytes, which it moves past. */
+            private int take(int bytes) {
                 if (pending.length() - position < bytes) {
                     throw NotWhole.INSTANCE;
                 }
+                int at = position;
+                position += bytes;
+                return at;
             }
 
             @Override
             public byte readByte() {
-                need(1);
-                return pending.getByte(position++);
+                return pending.getByte(take(1));
             }
 
             @Override
             public int readInt() {
-                need(4);
-                int value = pending.getInt(position);
-                position += 4;
-                return value;
+                return pending.getInt(take(4));
             }
 
             @Override
             public long readLong() {
-                need(8);
-                long value = pending.getLong(position);
-                position += 8;
-                return value;
+                return pending.getLong(take(8));
             }
 
             @Override
@@ -203,10 +200,8 @@ public final class RangeFrames {
             }
 
             private byte[] bytes(int length) {
-                need(length);
-                byte[] bytes = pending.getBytes(position, position + length);
-                position += length;
-                return bytes;
+                int at = take(length);
+                return pending.getBytes(at, at + length);
             }
 
             @Override
