@@ -147,7 +147,7 @@ public final class EpochCommits implements Callable<Integer> {
     }
 
     private static KvServerConfig.Builder config(String self, Path dir) {
-        return KvServerConfig.builder().port(URI.create(self).getPort()).self(self).dataDirectory(dir).eventLoops(1)
+        return KvServerConfig.builder().port(URI.create(self).getPort()).self(self).dataDirectory(dir).network(network -> network.eventLoops(1))
                 .antiEntropyInterval(Duration.ZERO);
     }
 

@@ -171,7 +171,8 @@ public final class RepairBenchmark implements Callable<Integer> {
 
     private static KvServer start(String self, List<String> cluster, Path dir) throws Exception {
         return KvServer.start(KvServerConfig.builder().port(URI.create(self).getPort()).self(self).cluster(cluster)
-                .dataDirectory(dir).antiEntropyInterval(Duration.ZERO).idleTimeout(Duration.ofMinutes(30)).build())
+                .dataDirectory(dir).antiEntropyInterval(Duration.ZERO)
+                .network(network -> network.idleTimeout(Duration.ofMinutes(30))).build())
                 .toCompletableFuture().get();
     }
 

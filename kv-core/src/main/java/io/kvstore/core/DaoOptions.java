@@ -57,8 +57,10 @@ public final class DaoOptions {
     public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
     /** Default {@link #diskFailurePolicy()}: {@link DiskFailurePolicy#KEEP_SERVING}. */
     public static final DiskFailurePolicy DEFAULT_DISK_FAILURE_POLICY = DiskFailurePolicy.KEEP_SERVING;
+    /** Default {@link #scrubPeriod()} in seconds: a week. */
+    public static final long DEFAULT_SCRUB_PERIOD_SECONDS = 7 * 24 * 3600;
     /** Default {@link #scrubPeriod()}: a week. */
-    public static final Duration DEFAULT_SCRUB_PERIOD = Duration.ofDays(7);
+    public static final Duration DEFAULT_SCRUB_PERIOD = Duration.ofSeconds(DEFAULT_SCRUB_PERIOD_SECONDS);
     /** Default time a tombstone is kept before compaction may drop it: 10 days. */
     public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(10);
     /**
@@ -424,7 +426,7 @@ public final class DaoOptions {
 
     /** Builds {@link DaoOptions}; {@link #build()} rejects out-of-range values. */
     public static final class Builder {
-        private final Path dataDirectory;
+        private Path dataDirectory;
         private long flushThresholdBytes = DEFAULT_FLUSH_THRESHOLD_BYTES;
         private double flushThresholdSpread;
         private SyncPolicy syncPolicy = SyncPolicy.NONE;
@@ -453,6 +455,12 @@ public final class DaoOptions {
 
         private Builder(Path dataDirectory) {
             this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
+        }
+
+        /** Where the store keeps its files (created if missing), in place of the one the builder started with. */
+        public Builder dataDirectory(Path dataDirectory) {
+            this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
+            return this;
         }
 
         public Builder flushThresholdBytes(long bytes) {

@@ -63,17 +63,30 @@ public final class Entry {
      * the winner the same before and after the expiry.
      */
     public static int compareVersions(Entry a, Entry b) {
-        int byTimestamp = Long.compare(a.timestamp, b.timestamp);
+        int byHeads = compareVersionHeads(a.timestamp, a.value == null, a.expiresAtMillis,
+                b.timestamp, b.value == null, b.expiresAtMillis);
+        if (byHeads != 0 || a.value == null) {
+            return byHeads;
+        }
+        return Arrays.compareUnsigned(a.value, b.value);
+    }
+
+    /**
+     * {@link #compareVersions} as far as it goes without the values: by timestamp, then tombstone, then
+     * expiry. Zero if only the values can tell (two values of one timestamp and one expiry) or both are
+     * tombstones of one timestamp. For code that holds versions in another form than an {@code Entry}; a
+     * tombstone's expiry is {@link #NEVER}.
+     */
+    public static int compareVersionHeads(long timestampA, boolean tombstoneA, long expiresAtMillisA,
+                                          long timestampB, boolean tombstoneB, long expiresAtMillisB) {
+        int byTimestamp = Long.compare(timestampA, timestampB);
         if (byTimestamp != 0) {
             return byTimestamp;
         }
-        if (a.value == null || b.value == null) {
-            return (a.value == null ? 1 : 0) - (b.value == null ? 1 : 0);
+        if (tombstoneA || tombstoneB) {
+            return (tombstoneA ? 1 : 0) - (tombstoneB ? 1 : 0);
         }
-        if (a.expiresAtMillis != b.expiresAtMillis) {
-            return Long.compare(b.expiresAtMillis, a.expiresAtMillis);
-        }
-        return Arrays.compareUnsigned(a.value, b.value);
+        return Long.compare(expiresAtMillisB, expiresAtMillisA);
     }
 
     /**

@@ -3,6 +3,8 @@ package io.kvstore.core;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -86,5 +88,28 @@ class EntryTest {
         assertSame(a, Entry.newerOf(a, null));
         assertSame(a, Entry.newerOf(null, a));
         assertNull(Entry.newerOf(null, null));
+    }
+
+    @Test
+    void theHeadsOfTwoVersionsDecideAsTheWholeRuleDoesUnlessOnlyTheValuesCanTell() {
+        byte[] k = "k".getBytes(StandardCharsets.UTF_8);
+        List<Entry> versions = new ArrayList<>();
+        for (long timestamp : new long[] {1, 2}) {
+            versions.add(Entry.tombstone(k, timestamp));
+            versions.add(Entry.value(k, new byte[] {1}, timestamp));
+            versions.add(Entry.value(k, new byte[] {2}, timestamp));
+            versions.add(Entry.value(k, new byte[] {1}, timestamp, 50));
+            versions.add(Entry.value(k, new byte[] {1}, timestamp, 60));
+        }
+        for (Entry a : versions) {
+            for (Entry b : versions) {
+                int heads = Entry.compareVersionHeads(a.timestamp(), a.isTombstone(), a.expiresAtMillis(),
+                        b.timestamp(), b.isTombstone(), b.expiresAtMillis());
+                int whole = Entry.compareVersions(a, b);
+                boolean valuesTell = !a.isTombstone() && !b.isTombstone() && a.timestamp() == b.timestamp()
+                        && a.expiresAtMillis() == b.expiresAtMillis();
+                assertEquals(valuesTell ? 0 : Integer.signum(whole), Integer.signum(heads), a + " vs " + b);
+            }
+        }
     }
 }

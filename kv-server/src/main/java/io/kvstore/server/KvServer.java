@@ -13,6 +13,8 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
 import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.config.NetworkOptions;
+import io.kvstore.server.config.SecurityOptions;
 import io.kvstore.server.http.BodyMemoryBudget;
 import io.kvstore.server.http.ClusterRange;
 import io.kvstore.server.http.DamageHandler;
@@ -41,6 +43,7 @@ import io.kvstore.server.metrics.StorageMetrics;
 import io.kvstore.server.metrics.StoreHealthMetrics;
 import io.kvstore.server.security.Authenticator;
 import io.kvstore.server.security.HandshakeFailureLog;
+import io.kvstore.server.security.NodeSecurity;
 import io.kvstore.server.security.RequestSignature;
 import io.kvstore.server.wire.Routes;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -163,9 +166,14 @@ public final class KvServer {
 
     private static CompletionStage<KvServer> start(KvServerConfig config, Dao dao, String engine) {
         ReplicationOptions replication = config.replication();
+        NetworkOptions network = config.network();
+        NodeSecurity security;
         HybridClock clock;
         ClusterMapStore maps;
         try {
+            SecurityOptions files = config.security();
+            security = NodeSecurity.load(files.clusterSecretFile(), files.adminTokenFile(), files.clientTokenFile(),
+                    files.tlsCertificate(), files.tlsKey(), files.tlsCa(), files.tlsEngine());
             // The lease file lives beside the store's files: a clock and its data are moved together.
             clock = new HybridClock(System::currentTimeMillis, ClockLease.open(config.storeOptions().storage(), config.dataDirectory()));
             // A kept map wins; without one, a --cluster node first asks its peers (see findOrSeedMap).
@@ -179,8 +187,8 @@ public final class KvServer {
             return CompletableFuture.failedFuture(e);
         }
         NodeMetrics metrics = config.metrics() ? new NodeMetrics() : null;
-        VertxOptions vertxOptions = new VertxOptions().setEventLoopPoolSize(config.eventLoops())
-                .setPreferNativeTransport(config.nativeTransport());
+        VertxOptions vertxOptions = new VertxOptions().setEventLoopPoolSize(network.eventLoops())
+                .setPreferNativeTransport(network.nativeTransport());
         Vertx vertx = metrics == null ? Vertx.vertx(vertxOptions) : metrics.vertx(vertxOptions);
         ExecutorService storagePool = config.storageThreads() == 0 ? null
                 : Executors.newFixedThreadPool(config.storageThreads(), r -> {
@@ -189,14 +197,14 @@ public final class KvServer {
                     return t;
                 });
         Executor storage = storagePool == null ? Runnable::run : storagePool;
-        WebClient client = InternodeClients.create(vertx, config,
-                new WebClientOptions().setKeepAlive(true).setKeepAliveTimeout(InternodeClients.keepAliveSeconds(config.idleTimeout()))
+        WebClient client = InternodeClients.create(vertx, security,
+                new WebClientOptions().setKeepAlive(true).setKeepAliveTimeout(InternodeClients.keepAliveSeconds(network.idleTimeout()))
                         .setTcpNoDelay(true)
                         .setPipelining(true).setPipeliningLimit(INTERNODE_PIPELINING_LIMIT)
-                        .setConnectTimeout((int) config.replicaTimeout().toMillis()),
+                        .setConnectTimeout((int) network.replicaTimeout().toMillis()),
                 new PoolOptions().setHttp1MaxSize(INTERNODE_CONNECTIONS_PER_PEER));
         LocalReplica local = new LocalReplica(dao, storage);
-        Membership membership = new Membership(config, replication, vertx, dao, clock, local, client, maps,
+        Membership membership = new Membership(config, security, replication, vertx, dao, clock, local, client, maps,
                 metrics == null ? (node, peer) -> peer : (node, peer) -> new MeteredReplica(peer, node, metrics.registry()));
         ClusterMap kept = maps.current();
         boolean member = kept != null && kept.contains(config.self()) && kept.state(config.self()) != NodeState.JOINING;
@@ -230,8 +238,8 @@ public final class KvServer {
                 return;
             }
             try {
-                serve(config, engine, vertx, dao, clock, local, client, storagePool, membership, metrics, ready.result(),
-                        started);
+                serve(config, security, engine, vertx, dao, clock, local, client, storagePool, membership, metrics,
+                        ready.result(), started);
             } catch (RuntimeException e) {
                 LOG.error("node {} cannot start", config.self(), e);
                 started.completeExceptionally(e);
@@ -374,33 +382,34 @@ public final class KvServer {
                 });
     }
 
-    private static void serve(KvServerConfig config, String engine, Vertx vertx, Dao dao, HybridClock clock, LocalReplica local,
-                              WebClient client, ExecutorService storagePool, Membership membership, NodeMetrics metrics,
-                              boolean joins, CompletableFuture<KvServer> started) {
+    private static void serve(KvServerConfig config, NodeSecurity security, String engine, Vertx vertx, Dao dao,
+                              HybridClock clock, LocalReplica local, WebClient client, ExecutorService storagePool,
+                              Membership membership, NodeMetrics metrics, boolean joins, CompletableFuture<KvServer> started) {
         ReplicationOptions replication = config.replication();
+        NetworkOptions network = config.network();
         ClusterMap map = membership.map();
         // Anti-entropy follows the current map's owners; a node that is not one (it joins) takes the
         // entries streamed to it and repairs with no one until it is.
-        NodeRepair repair = NodeRepair.create(vertx, config, dao, () -> membership.get().coordinator().partitioner(), clock,
+        NodeRepair repair = NodeRepair.create(vertx, config, security, dao, () -> membership.get().coordinator().partitioner(), clock,
                 () -> membership.get().replicationFactor(), config.antiEntropyInterval(), config.repairScanBytesPerSecond());
         NodeCleanup cleanup = new NodeCleanup(dao, membership::map, config.self(), config.storeOptions().backgroundPriority());
         MapChanges changes = new MapChanges(membership, cleanup, config.streamUnreachableTimeout().toMillis());
-        BodyMemoryBudget bodyBudget = new BodyMemoryBudget(config.maxBufferedBodyBytes());
-        MembershipHandler membershipHandler = new MembershipHandler(membership, changes, cleanup, vertx, config.idleTimeout(),
+        BodyMemoryBudget bodyBudget = new BodyMemoryBudget(network.maxBufferedBodyBytes());
+        MembershipHandler membershipHandler = new MembershipHandler(membership, changes, cleanup, vertx, network.idleTimeout(),
                 bodyBudget);
         KvServer server = new KvServer(config, vertx, dao, membership, client, storagePool, repair, cleanup, membershipHandler);
         if (!joins) {
             server.joined.complete(null);
         }
         AtomicInteger inFlight = new AtomicInteger();
-        RangeHandler ranges = new RangeHandler(dao, config.maxKeyBytes());
+        RangeHandler ranges = new RangeHandler(dao, network.maxKeyBytes());
         // Range streams have their own connections: a long stream must not hold up point requests
         // pipelined behind it on the internode client's.
-        HttpClient rangeClient = InternodeClients.createHttpClient(vertx, config, new HttpClientOptions().setTcpNoDelay(true)
-                .setConnectTimeout((int) config.replicaTimeout().toMillis()));
+        HttpClient rangeClient = InternodeClients.createHttpClient(vertx, security, new HttpClientOptions().setTcpNoDelay(true)
+                .setConnectTimeout((int) network.replicaTimeout().toMillis()));
         server.rangeClient = rangeClient;
         ranges.cluster(new ClusterRange(() -> membership.map().owners(), config.self(), ranges, rangeClient,
-                config.replicaTimeout().toMillis(), config.maxKeyBytes(), config.maxBodyBytes()));
+                network.replicaTimeout().toMillis(), network.maxKeyBytes(), network.maxBodyBytes()));
         StorageMetrics storageMetrics = null;
         if (metrics != null) {
             storageMetrics = new StorageMetrics(dao, metrics.registry());
@@ -409,25 +418,25 @@ public final class KvServer {
             ReplicationMetrics.bind(metrics.registry(), membership::readRepairs, membership.divergence(), membership.batches(),
                     membership.hints(), repair.antiEntropy());
         }
-        RequestRouter router = new RequestRouter(inFlight, config.maxInFlight(),
-                new EntityHandler(membership, membership, config.replicaTimeout(), config.maxKeyBytes(),
-                        config.maxBodyBytes(), bodyBudget,
+        RequestRouter router = new RequestRouter(inFlight, network.maxInFlight(),
+                new EntityHandler(membership, membership, network.replicaTimeout(), network.maxKeyBytes(),
+                        network.maxBodyBytes(), bodyBudget,
                         metrics == null ? CoordinatorMetrics.NONE : new CoordinatorMetrics(metrics.registry())),
                 ranges,
-                new InternalHandler(new ReplicaEndpoint(local, clock), config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget,
+                new InternalHandler(new ReplicaEndpoint(local, clock), network.maxKeyBytes(), network.maxBodyBytes(), bodyBudget,
                         membership, membership.divergence()),
                 new StatusHandler(config, engine, dao, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget,
                         ranges, server.slowConnectionsClosed, new ReplicationStatus(membership, replication,
                         membership.hints()), membership::map),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
-                new DamageHandler(dao, config.idleTimeout(), config.repairScanBytesPerSecond()),
+                new DamageHandler(dao, network.idleTimeout(), config.repairScanBytesPerSecond()),
                 new MetricsHandler(metrics, storageMetrics), membershipHandler);
         Authenticator front = new Authenticator(router,
-                config.clusterSecrets() == null ? null : new RequestSignature(config.clusterSecrets()),
-                config.adminTokens(), config.clientTokens(), config.tlsCa() != null, System::currentTimeMillis);
+                security.clusterSecrets() == null ? null : new RequestSignature(security.clusterSecrets()),
+                security.adminTokens(), security.clientTokens(), config.security().tlsCa() != null, System::currentTimeMillis);
         HttpServerOptions options = new HttpServerOptions()
                 .setTcpNoDelay(true)
-                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toMillis()))
+                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, network.idleTimeout().toMillis()))
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setMaxHeaderSize(16 << 10)
                 .setMaxInitialLineLength(16 << 10)
@@ -436,12 +445,12 @@ public final class KvServer {
                 // 1.1. (Vert.x also holds back a connection's handler until it knows, so the
                 // SlowClientGuard would not see a connection that never completes a request.)
                 .setHttp2ClearTextEnabled(false);
-        config.tls().configureServer(options);
+        security.tls().configureServer(options);
         // One listener per event loop, all on one port. Vert.x gives listeners asking for port 0 a
         // random port each, and listeners asking for the same negative number one shared random port.
         int listenPort = config.port() == 0 ? -1 : config.port();
         server.deploy(metrics == null ? front : new RequestMetrics(front, metrics.registry()), options, listenPort,
-                        config.eventLoops())
+                        network.eventLoops())
                 .compose(ok -> {
                     membership.start(changes::resume);
                     changes.resume();
@@ -451,10 +460,10 @@ public final class KvServer {
                     LOG.info("kvstore node {} listening on port {} ({} engine, {} partitioner, cluster map epoch {} of {} nodes,"
                                     + " {} event loops on {}{})",
                             config.self(), server.port, engine, map.partitioner(), map.epoch(), map.members().size(),
-                            config.eventLoops(), vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio",
-                            config.tlsCertificate() == null ? "" : ", TLS by " + config.tlsEngine().effective().id());
+                            network.eventLoops(), vertx.isNativeTransportEnabled() ? "the native transport" : "java.nio",
+                            config.security().tlsCertificate() == null ? "" : ", TLS by " + config.security().tlsEngine().effective().id());
                     warnAboutOpenRoutes(config);
-                    if (config.nativeTransport() && !vertx.isNativeTransportEnabled()) {
+                    if (network.nativeTransport() && !vertx.isNativeTransportEnabled()) {
                         LOG.warn("native transport unavailable, using java.nio: {}", String.valueOf(vertx.unavailableNativeTransportCause()));
                     }
                     started.complete(server);
@@ -533,11 +542,11 @@ public final class KvServer {
 
     /** Says which routes are open: a warning for a cluster's internal routes, a note for admin routes. */
     private static void warnAboutOpenRoutes(KvServerConfig config) {
-        if (config.clusterSecrets() == null && config.cluster().size() > 1) {
+        if (config.security().clusterSecretFile() == null && config.cluster().size() > 1) {
             LOG.warn("no --cluster-secret-file: the internal routes of node {} are open, so anyone who can reach"
                     + " its port can write any key with any timestamp (docs/OPERATIONS.md#security)", config.self());
         }
-        if (config.clusterSecrets() == null && config.adminTokens() == null) {
+        if (config.security().clusterSecretFile() == null && config.security().adminTokenFile() == null) {
             LOG.info("neither --admin-token-file nor --cluster-secret-file: admin routes ({}...) answer only"
                     + " loopback connections", Routes.ADMIN_PREFIX);
         }
@@ -546,7 +555,7 @@ public final class KvServer {
     private Future<Void> deploy(Handler<HttpServerRequest> router, HttpServerOptions options, int listenPort, int instances) {
         HandshakeFailureLog handshakeFailures = new HandshakeFailureLog();
         return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort,
-                        new SlowClientGuard(vertx, config.requestTimeout(), config.idleTimeout(), slowConnectionsClosed),
+                        new SlowClientGuard(vertx, config.network().requestTimeout(), config.network().idleTimeout(), slowConnectionsClosed),
                         handshakeFailures, this::listening),
                         new DeploymentOptions().setInstances(instances))
                 .map(id -> {

@@ -6,11 +6,13 @@ import io.kvstore.cluster.internal.repair.AntiEntropy;
 import io.kvstore.cluster.internal.repair.RepairResponder;
 import io.kvstore.core.Dao;
 import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.config.NetworkOptions;
 import io.kvstore.server.http.AdminRepairHandler;
 import io.kvstore.server.http.BodyMemoryBudget;
 import io.kvstore.server.http.RepairHandler;
 import io.kvstore.server.internode.HttpRepairPeer;
 import io.kvstore.server.internode.InternodeClients;
+import io.kvstore.server.security.NodeSecurity;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.client.WebClient;
@@ -53,19 +55,20 @@ final class NodeRepair {
      * moment, keeping {@code replicationFactor} replicas in sync; exchanges with every peer every
      * {@code interval} ({@link Duration#ZERO}: only on demand).
      */
-    static NodeRepair create(Vertx vertx, KvServerConfig config, Dao dao, Supplier<Partitioner> placement, HybridClock clock,
+    static NodeRepair create(Vertx vertx, KvServerConfig config, NodeSecurity security, Dao dao, Supplier<Partitioner> placement,
+            HybridClock clock,
             IntSupplier replicationFactor, Duration interval, long scanBytesPerSecond) {
         // Repair scans the whole store: at the background priority it takes the cores requests leave idle.
         ExecutorService executor = Executors.newFixedThreadPool(SCAN_THREADS,
                 config.storeOptions().backgroundPriority().threadFactory("kv-repair"));
-        WebClient client = InternodeClients.create(vertx, config,
+        WebClient client = InternodeClients.create(vertx, security,
                 new WebClientOptions().setKeepAlive(true).setTcpNoDelay(true)
-                        .setKeepAliveTimeout(InternodeClients.keepAliveSeconds(config.idleTimeout()))
-                        .setConnectTimeout((int) config.replicaTimeout().toMillis()),
+                        .setKeepAliveTimeout(InternodeClients.keepAliveSeconds(config.network().idleTimeout()))
+                        .setConnectTimeout((int) config.network().replicaTimeout().toMillis()),
                 new PoolOptions().setHttp1MaxSize(CONNECTIONS_PER_PEER));
         RepairResponder responder = new RepairResponder(config.self(), dao, placement, executor, clock, scanBytesPerSecond);
         AntiEntropy antiEntropy = new AntiEntropy(responder,
-                node -> new HttpRepairPeer(client, node, REQUEST_TIMEOUT_MILLIS, config.maxKeyBytes()),
+                node -> new HttpRepairPeer(client, node, REQUEST_TIMEOUT_MILLIS, config.network().maxKeyBytes()),
                 replicationFactor, AntiEntropy.DEFAULT_DEPTH, executor);
         if (!interval.isZero()) {
             // Even alone: a node that joins later is a peer of the next run.
@@ -75,7 +78,8 @@ final class NodeRepair {
     }
 
     RepairHandler handler(KvServerConfig config, BodyMemoryBudget bodyBudget) {
-        return new RepairHandler(responder, config.maxKeyBytes(), config.maxBodyBytes(), bodyBudget, config.idleTimeout());
+        NetworkOptions network = config.network();
+        return new RepairHandler(responder, network.maxKeyBytes(), network.maxBodyBytes(), bodyBudget, network.idleTimeout());
     }
 
     AntiEntropy antiEntropy() {
@@ -83,7 +87,7 @@ final class NodeRepair {
     }
 
     AdminRepairHandler adminHandler(KvServerConfig config) {
-        return new AdminRepairHandler(antiEntropy, config.idleTimeout());
+        return new AdminRepairHandler(antiEntropy, config.network().idleTimeout());
     }
 
     /** Stops the periodic runs and the scans (an exchange under way fails); call before the store closes. */

@@ -83,7 +83,7 @@ class KvClientClusterTest {
 
     @Test
     void errorsOfRealNodesMapToTheirExceptions() throws Exception {
-        try (Nodes nodes = new Nodes(dir, 3, b -> b.maxBodyBytes(1024));
+        try (Nodes nodes = new Nodes(dir, 3, b -> b.network(network -> network.maxBodyBytes(1024)));
              KvClient client = KvClient.connect(nodes.urls.toArray(new String[0]))) {
             BlockingKvClient blocking = client.blocking();
             assertTrue(blocking.get("absent".getBytes(StandardCharsets.UTF_8)).isEmpty());

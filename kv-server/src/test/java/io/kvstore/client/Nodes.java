@@ -22,8 +22,8 @@ final class Nodes implements AutoCloseable {
         }
         for (int i = 0; i < size; i++) {
             KvServerConfig.Builder b = KvServerConfig.builder().port(URI.create(urls.get(i)).getPort()).self(urls.get(i))
-                    .cluster(urls).dataDirectory(root.resolve("node-" + i)).eventLoops(1)
-                    .replicaTimeout(Duration.ofSeconds(2));
+                    .cluster(urls).dataDirectory(root.resolve("node-" + i))
+                    .network(network -> network.eventLoops(1).replicaTimeout(Duration.ofSeconds(2)));
             servers[i] = KvServer.start(tweak.apply(b).build()).toCompletableFuture().get();
         }
     }

@@ -39,7 +39,7 @@ class BatchingClusterTest {
     @Test
     void batchesAreSignedWithAClusterSecret() throws Exception {
         Path secret = SecurityTest.secretFile(dir, "secret", SecurityTest.SECRET);
-        callUntilBatched(b -> b.clusterSecretFile(secret));
+        callUntilBatched(b -> b.security(security -> security.clusterSecretFile(secret)));
     }
 
     private void callUntilBatched(UnaryOperator<KvServerConfig.Builder> tweak) throws Exception {

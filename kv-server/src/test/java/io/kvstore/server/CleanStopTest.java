@@ -38,7 +38,7 @@ class CleanStopTest {
     void aNodeStoppedWhileReplayingHintsRepairingAndServingLogsNoWarningOrError() throws Exception {
         cluster = new TestCluster(dir, 3, b -> b.antiEntropyInterval(Duration.ofMillis(200))
                 // Slow enough that the replay to node 1 is still under way when node 2 stops.
-                .hintReplayBytesPerSecond(10_000));
+                .replication(replication -> replication.hintReplayBytesPerSecond(10_000)));
         // Node 2 keeps hints for node 1 while it is down, and replays them once it is back.
         cluster.stop(1);
         String value = "v".repeat(100);

@@ -211,8 +211,9 @@ class ClusterTest {
             String self = "http://127.0.0.1:" + TestCluster.freePort();
             String peer = "http://127.0.0.1:" + silent.getLocalPort();
             KvServer node = KvServer.start(KvServerConfig.builder().port(URI.create(self).getPort()).self(self)
-                    .cluster(List.of(self, peer)).dataDirectory(dir.resolve("node")).eventLoops(1)
-                    .replicaTimeout(Duration.ofMillis(300)).build()).toCompletableFuture().get();
+                    .cluster(List.of(self, peer)).dataDirectory(dir.resolve("node"))
+                    .network(network -> network.eventLoops(1).replicaTimeout(Duration.ofMillis(300)))
+                    .build()).toCompletableFuture().get();
             try {
                 HttpClient http = HttpClient.newHttpClient();
                 for (int round = 0; round < 2; round++) {

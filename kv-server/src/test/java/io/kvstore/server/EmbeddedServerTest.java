@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 class EmbeddedServerTest {
     @Test
     void portZeroWithSeveralEventLoopsListensOnOneFreePort(@TempDir Path dir) throws Exception {
-        KvServer server = KvServer.start(KvServerConfig.builder().port(0).eventLoops(3).dataDirectory(dir).build())
+        KvServer server = KvServer.start(KvServerConfig.builder().port(0)
+                .network(network -> network.eventLoops(3)).dataDirectory(dir).build())
                 .toCompletableFuture().get();
         try {
             assertTrue(server.port() > 0, "port " + server.port());

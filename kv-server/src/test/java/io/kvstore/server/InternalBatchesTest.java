@@ -39,7 +39,8 @@ class InternalBatchesTest {
 
     @BeforeEach
     void start() throws Exception {
-        node = new TestCluster(dir, 1, b -> b.maxKeyBytes(MAX_KEY_BYTES).maxBodyBytes(MAX_VALUE_BYTES));
+        node = new TestCluster(dir, 1, b -> b
+                .network(network -> network.maxKeyBytes(MAX_KEY_BYTES).maxBodyBytes(MAX_VALUE_BYTES)));
     }
 
     @AfterEach

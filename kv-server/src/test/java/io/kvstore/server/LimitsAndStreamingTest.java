@@ -34,7 +34,8 @@ class LimitsAndStreamingTest {
 
     @Test
     void bodiesBeyondTheNodesMemoryBudgetGet503UntilItIsFreeAgain() throws Exception {
-        node = new TestCluster(dir, 1, b -> b.maxBodyBytes(1 << 20).maxBufferedBodyBytes(1 << 20));
+        node = new TestCluster(dir, 1, b -> b
+                .network(network -> network.maxBodyBytes(1 << 20).maxBufferedBodyBytes(1 << 20)));
         try (Socket slow = new Socket("127.0.0.1", port())) {
             // A declared 1 MiB body reserves the whole budget while its bytes trickle in.
             OutputStream out = slow.getOutputStream();
@@ -75,7 +76,7 @@ class LimitsAndStreamingTest {
 
     @Test
     void idleAndStalledConnectionsAreClosed() throws Exception {
-        node = new TestCluster(dir, 1, b -> b.idleTimeout(java.time.Duration.ofMillis(300)));
+        node = new TestCluster(dir, 1, b -> b.network(network -> network.idleTimeout(java.time.Duration.ofMillis(300))));
         try (Socket idle = new Socket("127.0.0.1", port()); Socket stalled = new Socket("127.0.0.1", port())) {
             idle.setSoTimeout(10_000);
             stalled.setSoTimeout(10_000);
@@ -90,8 +91,8 @@ class LimitsAndStreamingTest {
     @Test
     void requestsTrickledSlowerThanTheDeadlineAreCutOffAndQuickOnesAreNot() throws Exception {
         // The idle timeout never fires on a byte every 50 ms; the whole request takes too long.
-        node = new TestCluster(dir, 1, b -> b.requestTimeout(java.time.Duration.ofMillis(300))
-                .idleTimeout(java.time.Duration.ofMillis(300)));
+        node = new TestCluster(dir, 1, b -> b
+                .network(network -> network.requestTimeout(java.time.Duration.ofMillis(300)).idleTimeout(java.time.Duration.ofMillis(300))));
         // Trickled headers: Vert.x's idle timeout (which counts whole messages, not bytes) or the guard.
         long headers = trickleUntilClosed("GET /v0/entity?id=k HTTP/1.1\r\nHost: x\r\nX-Slow: ");
         long closedByGuard = status().getLong("slowConnectionsClosed");
@@ -119,7 +120,7 @@ class LimitsAndStreamingTest {
 
     @Test
     void aResponseThatTakesLongerThanTheRequestTimeoutIsNotCutAndHttp2IsNotOffered() throws Exception {
-        node = new TestCluster(dir, 1, b -> b.requestTimeout(java.time.Duration.ofMillis(200)));
+        node = new TestCluster(dir, 1, b -> b.network(network -> network.requestTimeout(java.time.Duration.ofMillis(200))));
         byte[] value = new byte[100_000];
         Arrays.fill(value, (byte) 'v');
         for (int i = 0; i < 300; i++) { // 30 MB: more than sockets and the HTTP/2 window hold
@@ -220,7 +221,7 @@ class LimitsAndStreamingTest {
         node = new TestCluster(dir.resolve("native"), 1, b -> b);
         assertEquals("native", status().getString("transport"));
         node.close();
-        node = new TestCluster(dir.resolve("nio"), 1, b -> b.nativeTransport(false));
+        node = new TestCluster(dir.resolve("nio"), 1, b -> b.network(network -> network.nativeTransport(false)));
         assertEquals("nio", status().getString("transport"));
         assertEquals(201, node.put(0, "id=k", "v"));
     }

@@ -56,9 +56,9 @@ final class MembershipNodes implements AutoCloseable {
                 .port(URI.create(urls.get(i)).getPort())
                 .self(urls.get(i))
                 .dataDirectory(dirs.get(i))
-                .eventLoops(1)
-                .replicationFactor(replicationFactor)
-                .replicaTimeout(Duration.ofSeconds(2))
+                .network(network -> network.eventLoops(1))
+                .replication(replication -> replication.replicationFactor(replicationFactor))
+                .network(network -> network.replicaTimeout(Duration.ofSeconds(2)))
                 .antiEntropyInterval(Duration.ZERO));
     }
 

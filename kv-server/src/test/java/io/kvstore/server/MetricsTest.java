@@ -107,7 +107,8 @@ class MetricsTest {
     void requestsRefusedBeforeRoutingAndUnusualMethodsAreCountedUnderBoundedLabels() throws Exception {
         cluster = new TestCluster(dir, 1, b -> {
             try {
-                return b.clusterSecretFile(SecurityTest.secretFile(dir, "secret", "a-cluster-secret-of-some-length\n"));
+                Path secret = SecurityTest.secretFile(dir, "secret", "a-cluster-secret-of-some-length\n");
+                return b.security(security -> security.clusterSecretFile(secret));
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
@@ -131,7 +132,7 @@ class MetricsTest {
 
     @Test
     void storageMetricsFollowTheStore() throws Exception {
-        cluster = new TestCluster(dir, 1, b -> b.flushThresholdBytes(64 << 10));
+        cluster = new TestCluster(dir, 1, b -> b.store(store -> store.flushThresholdBytes(64 << 10)));
         PrometheusText empty = scrape(0);
         assertEquals(0, empty.value("kv_storage_memtable_bytes"));
         assertEquals(0, empty.value("kv_storage_tables{level=\"0\"}"));
@@ -163,8 +164,8 @@ class MetricsTest {
 
     @Test
     void blockCacheMetricsCountAMissThenAHit() throws Exception {
-        cluster = new TestCluster(dir, 1, b -> b.flushThresholdBytes(64 << 10).compression(Compression.LZ4)
-                .blockCacheBytes(1 << 20));
+        cluster = new TestCluster(dir, 1, b -> b
+                .store(store -> store.flushThresholdBytes(64 << 10).compression(Compression.LZ4).blockCacheBytes(1 << 20)));
         PrometheusText empty = scrape(0);
         assertEquals(1 << 20, empty.value("kv_storage_block_cache_capacity_bytes"));
         assertEquals(0, empty.value("kv_storage_block_cache_bytes"));
@@ -194,7 +195,7 @@ class MetricsTest {
     @Test
     void aPeerThatIsDownShowsInOutcomesAndPeerLatency() throws Exception {
         // Without hints, whose replays would be peer calls too.
-        cluster = new TestCluster(dir, 2, b -> b.hints(false));
+        cluster = new TestCluster(dir, 2, b -> b.replication(replication -> replication.hints(false)));
         cluster.stop(1);
         PrometheusText before = scrape(0);
         assertEquals(504, cluster.put(0, "id=k&ack=2&from=2", "v"));

@@ -102,7 +102,8 @@ class RepairClusterTest {
     @Test
     void aRepairOutlastingTheIdleTimeoutStillGetsItsAnswer() throws Exception {
         // 200 KB scanned at 64 KB/s by each side: a repair of about 3 s against an idle timeout of 1 s.
-        TestCluster cluster = new TestCluster(dir, 2, b -> b.idleTimeout(Duration.ofSeconds(1)).repairScanBytesPerSecond(64 << 10));
+        TestCluster cluster = new TestCluster(dir, 2, b -> b
+                .network(network -> network.idleTimeout(Duration.ofSeconds(1))).repairScanBytesPerSecond(64 << 10));
         try {
             for (int i = 0; i < 200; i++) {
                 assertEquals(201, cluster.put(0, "id=key-" + i + "&ack=1&from=1", "x".repeat(1000)));
@@ -119,7 +120,7 @@ class RepairClusterTest {
     @Test
     void deletesMadeWhileAReplicaWasDownNeverComeBackThroughRepair() throws Exception {
         // Without hints, which would carry the deletes to the replica when it is back: repair alone here.
-        TestCluster cluster = new TestCluster(dir, 3, b -> b.hints(false));
+        TestCluster cluster = new TestCluster(dir, 3, b -> b.replication(replication -> replication.hints(false)));
         try {
             for (int i = 0; i < 200; i++) {
                 assertEquals(201, cluster.put(i % 3, "id=key-" + i + "&ack=3", "value-" + i));
@@ -164,7 +165,9 @@ class RepairClusterTest {
         String cluster = urlA + "," + urlB;
         // Without hints, which A would replay to B meanwhile: B gets the keys through repair alone.
         KvServer a = KvServer.start(KvServerConfig.builder().port(portA).self(urlA).cluster(List.of(urlA, urlB))
-                .dataDirectory(dir.resolve("a")).eventLoops(1).replicaTimeout(Duration.ofSeconds(2)).hints(false).build())
+                .dataDirectory(dir.resolve("a"))
+                .network(network -> network.eventLoops(1).replicaTimeout(Duration.ofSeconds(2)))
+                .replication(replication -> replication.hints(false)).build())
                 .toCompletableFuture().get();
         ChildServer b = null;
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

@@ -36,12 +36,13 @@ class SecureClusterTest {
         Path admin = SecurityTest.secretFile(dir, "admin", SecurityTest.ADMIN_TOKEN);
         int[] started = new int[1];
         int[] engines = new int[1];
-        return new TestCluster(dir, 3, b -> b.tls(pki.nodeCert, pki.nodeKey).tlsCa(pki.caPem).adminTokenFile(admin)
+        return new TestCluster(dir, 3, b -> b
+                .security(security -> security.tls(pki.nodeCert, pki.nodeKey).tlsCa(pki.caPem).adminTokenFile(admin))
                 // Nodes on either TLS engine talk to each other.
-                .tlsEngine(io.kvstore.client.TlsEngine.values()[engines[0]++ % 2])
+                .security(security -> security.tlsEngine(io.kvstore.client.TlsEngine.values()[engines[0]++ % 2]))
                 .antiEntropyInterval(Duration.ZERO)
                 // The last node to start first gets the other secret, if any.
-                .clusterSecretFile(otherSecret != null && started[0]++ == 2 ? otherSecret : secret),
+                .security(security -> security.clusterSecretFile(otherSecret != null && started[0]++ == 2 ? otherSecret : secret)),
                 pki.trustingClient());
     }
 

@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -59,9 +60,11 @@ class SecurityTest {
     }
 
     private void start(UnaryOperator<KvServerConfig.Builder> tweak) throws Exception {
-        KvServerConfig.Builder config = KvServerConfig.builder().port(0).dataDirectory(dir.resolve("data")).eventLoops(1)
-                .clusterSecretFile(secretFile(dir, "secret", SECRET + "\n"))
-                .adminTokenFile(secretFile(dir, "admin", ADMIN_TOKEN + "\n"));
+        Path secret = secretFile(dir, "secret", SECRET + "\n");
+        Path admin = secretFile(dir, "admin", ADMIN_TOKEN + "\n");
+        KvServerConfig.Builder config = KvServerConfig.builder().port(0).dataDirectory(dir.resolve("data"))
+                .network(network -> network.eventLoops(1))
+                .security(security -> security.clusterSecretFile(secret).adminTokenFile(admin));
         server = KvServer.start(tweak.apply(config).build()).toCompletableFuture().get();
     }
 
@@ -274,7 +277,8 @@ class SecurityTest {
 
     @Test
     void withoutSecretOrTokenAdminRoutesAnswerLoopbackOnly() throws Exception {
-        server = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir.resolve("data")).eventLoops(1).build())
+        server = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir.resolve("data"))
+                .network(network -> network.eventLoops(1)).build())
                 .toCompletableFuture().get();
         assertEquals(200, send(plain(Routes.ADMIN_REPAIR, "POST", null)).statusCode());
         java.net.InetAddress external = nonLoopbackAddress();
@@ -294,7 +298,8 @@ class SecurityTest {
         server = null;
         start(b -> {
             try {
-                return b.clientTokenFile(secretFile(dir, "client", CLIENT_TOKEN));
+                Path client = secretFile(dir, "client", CLIENT_TOKEN);
+                return b.security(security -> security.clientTokenFile(client));
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
@@ -314,7 +319,8 @@ class SecurityTest {
         String status = send(plain("/v0/status", "GET", null)).body();
         assertFalse(status.contains(SECRET) || status.contains(ADMIN_TOKEN), status);
         assertFalse(server.config().toString().contains(SECRET));
-        assertFalse(server.config().clusterSecrets().toString().contains(SECRET));
+        assertFalse(SecretFile.read(server.config().security().clusterSecretFile(), "--cluster-secret-file").toString()
+                .contains(SECRET));
     }
 
     @Test
@@ -345,12 +351,12 @@ class SecurityTest {
                 "--cluster-secret-file", secret.toString(), "--admin-token-file", admin.toString(),
                 "--client-token-file", client.toString(), "--tls-cert", pem.toString(), "--tls-key", pem.toString(),
                 "--tls-ca", pem.toString());
-        assertEquals(secret, c.clusterSecretFile());
-        assertEquals(admin, c.adminTokenFile());
-        assertEquals(client, c.clientTokenFile());
-        assertEquals(pem, c.tlsCertificate());
-        assertEquals(pem, c.tlsKey());
-        assertEquals(pem, c.tlsCa());
+        assertEquals(secret, c.security().clusterSecretFile());
+        assertEquals(admin, c.security().adminTokenFile());
+        assertEquals(client, c.security().clientTokenFile());
+        assertEquals(pem, c.security().tlsCertificate());
+        assertEquals(pem, c.security().tlsKey());
+        assertEquals(pem, c.security().tlsCa());
         assertEquals("https", c.scheme());
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-r--r--"));
         picocli.CommandLine.ParameterException e = assertThrows(picocli.CommandLine.ParameterException.class,
@@ -358,9 +364,21 @@ class SecurityTest {
         assertTrue(e.getMessage().contains("--cluster-secret-file " + secret) && e.getMessage().contains("chmod 600"), e.getMessage());
     }
 
+    @Test
+    void aConfigurationIsBuiltWithoutReadingItsFilesAndTheNodeRefusesToStartOnABadOne() {
+        Path missing = dir.resolve("missing");
+        KvServerConfig config = KvServerConfig.builder().port(0).dataDirectory(dir.resolve("data"))
+                .security(security -> security.clusterSecretFile(missing).tls(missing, missing)).build();
+        assertEquals(missing, config.security().clusterSecretFile());
+        ExecutionException e = assertThrows(ExecutionException.class, () -> KvServer.start(config).toCompletableFuture().get());
+        assertTrue(e.getCause() instanceof IllegalArgumentException
+                && e.getCause().getMessage().contains("--tls-cert " + missing + " cannot be read"), String.valueOf(e.getCause()));
+    }
+
     private void assertRefused(Path file, String why) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> KvServerConfig.builder()
-                .dataDirectory(dir.resolve("data")).clusterSecretFile(file).build());
+        KvServerConfig config = KvServerConfig.builder().dataDirectory(dir.resolve("data"))
+                .security(security -> security.clusterSecretFile(file)).build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> config.security().check());
         assertTrue(e.getMessage().contains("--cluster-secret-file " + file) && e.getMessage().contains(why), e.getMessage());
         assertFalse(e.getMessage().contains(SECRET), e.getMessage());
     }

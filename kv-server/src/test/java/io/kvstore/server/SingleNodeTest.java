@@ -29,7 +29,7 @@ class SingleNodeTest {
 
     @BeforeEach
     void start() throws Exception {
-        node = new TestCluster(dir, 1, b -> b.maxBodyBytes(5 << 20).maxKeyBytes(1000));
+        node = new TestCluster(dir, 1, b -> b.network(network -> network.maxBodyBytes(5 << 20).maxKeyBytes(1000)));
     }
 
     @AfterEach
@@ -200,7 +200,7 @@ class SingleNodeTest {
     @Test
     void aStrayPercentSignIsA400AndHoldsNoRequestSlot() throws Exception {
         node.close();
-        node = new TestCluster(dir.resolve("limited"), 1, b -> b.maxInFlight(2));
+        node = new TestCluster(dir.resolve("limited"), 1, b -> b.network(network -> network.maxInFlight(2)));
         for (String target : new String[] {"/v0/entity?id=a%", "/v0/entity?id=ab%", "/v0/entity?id=%41%",
                 "/v0/entities?start=a%", "/v0/entity?id=k&ack=1%"}) {
             String answer = node.raw(0, "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -300,7 +300,7 @@ class SingleNodeTest {
     @Test
     void tooManyRequestsInFlightGet503WithRetryAfter() throws Exception {
         node.close();
-        node = new TestCluster(dir.resolve("limited"), 1, b -> b.maxInFlight(1));
+        node = new TestCluster(dir.resolve("limited"), 1, b -> b.network(network -> network.maxInFlight(1)));
         try (Socket slow = new Socket("127.0.0.1", port())) {
             // A PUT whose body never completes keeps one request in flight.
             slow.getOutputStream().write("PUT /v0/entity?id=slow HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nab"

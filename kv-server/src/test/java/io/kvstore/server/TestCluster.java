@@ -114,8 +114,7 @@ final class TestCluster {
                 .self(urls.get(i))
                 .cluster(urls)
                 .dataDirectory(dirs.get(i))
-                .eventLoops(1)
-                .replicaTimeout(Duration.ofSeconds(2));
+                .network(network -> network.eventLoops(1).replicaTimeout(Duration.ofSeconds(2)));
         nodes[i] = KvServer.start(tweak.apply(b).build()).toCompletableFuture().get();
     }
 

@@ -41,9 +41,11 @@ class TlsTest {
     @BeforeEach
     void start() throws Exception {
         pki = TestCertificates.shared();
-        server = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir.resolve("data")).eventLoops(1)
-                .tls(pki.nodeCert, pki.nodeKey).tlsCa(pki.caPem)
-                .clusterSecretFile(SecurityTest.secretFile(dir, "secret", SecurityTest.SECRET)).build())
+        Path secret = SecurityTest.secretFile(dir, "secret", SecurityTest.SECRET);
+        server = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir.resolve("data"))
+                .network(network -> network.eventLoops(1))
+                .security(security -> security.tls(pki.nodeCert, pki.nodeKey).tlsCa(pki.caPem).clusterSecretFile(secret))
+                .build())
                 .toCompletableFuture().get();
     }
 
@@ -114,9 +116,11 @@ class TlsTest {
     @EnumSource(TlsEngine.class)
     void eachTlsEngineServesClientsPeersAndTheJavaClient(TlsEngine engine) throws Exception {
         assertEquals(engine, engine.effective(), "the engine's library loads on this machine");
-        KvServer node = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir.resolve(engine.id())).eventLoops(1)
-                .tls(pki.nodeCert, pki.nodeKey).tlsCa(pki.caPem).tlsEngine(engine)
-                .clusterSecretFile(SecurityTest.secretFile(dir, "engine-secret", SecurityTest.SECRET)).build())
+        Path secret = SecurityTest.secretFile(dir, "engine-secret", SecurityTest.SECRET);
+        KvServer node = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir.resolve(engine.id()))
+                .network(network -> network.eventLoops(1))
+                .security(security -> security.tls(pki.nodeCert, pki.nodeKey).tlsCa(pki.caPem).tlsEngine(engine)
+                        .clusterSecretFile(secret)).build())
                 .toCompletableFuture().get();
         try {
             String base = "https://127.0.0.1:" + node.port();
@@ -147,13 +151,16 @@ class TlsTest {
     void tlsOptionsAreCheckedWhenTheConfigurationIsBuilt() {
         Path data = dir.resolve("other");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> KvServerConfig.builder().dataDirectory(data)
-                .tls(pki.nodeCert, null).build()).getMessage().contains("--tls-key"));
+                .security(security -> security.tls(pki.nodeCert, null)).build()).getMessage().contains("--tls-key"));
+        // Files are read when the node starts, or when asked to check them; not while building.
+        KvServerConfig missingKey = KvServerConfig.builder().dataDirectory(data)
+                .security(security -> security.tls(pki.nodeCert, dir.resolve("missing.key"))).build();
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> missingKey.security().check()).getMessage()
+                .contains("--tls-key " + dir.resolve("missing.key") + " cannot be read"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> KvServerConfig.builder().dataDirectory(data)
-                .tls(pki.nodeCert, dir.resolve("missing.key")).build()).getMessage().contains("cannot be read"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> KvServerConfig.builder().dataDirectory(data)
-                .tlsCa(pki.caPem).build()).getMessage().contains("--tls-ca needs"));
+                .security(security -> security.tlsCa(pki.caPem)).build()).getMessage().contains("--tls-ca needs"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> KvServerConfig.builder().dataDirectory(data).port(7001)
-                .tls(pki.nodeCert, pki.nodeKey).self("http://127.0.0.1:7001")
+                .security(security -> security.tls(pki.nodeCert, pki.nodeKey)).self("http://127.0.0.1:7001")
                 .cluster(List.of("http://127.0.0.1:7001", "http://127.0.0.1:7002")).build()).getMessage().contains("https://"));
     }
 }

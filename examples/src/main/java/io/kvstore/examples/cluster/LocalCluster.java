@@ -44,7 +44,7 @@ public final class LocalCluster {
                     .self(urls.get(i))
                     .cluster(urls)
                     .dataDirectory(dir.resolve("node-" + i))
-                    .eventLoops(1)
+                    .network(network -> network.eventLoops(1))
                     .build();
             nodes.add(KvServer.start(config).toCompletableFuture().get());
         }

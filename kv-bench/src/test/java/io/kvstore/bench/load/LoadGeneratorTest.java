@@ -202,7 +202,8 @@ class LoadGeneratorTest {
         try {
             for (int i = 0; i < 3; i++) {
                 nodes.add(KvServer.start(KvServerConfig.builder().port(Integer.parseInt(urls.get(i).substring(17)))
-                        .self(urls.get(i)).cluster(urls).dataDirectory(dir.resolve("node-" + i)).eventLoops(1).build())
+                        .self(urls.get(i)).cluster(urls).dataDirectory(dir.resolve("node-" + i))
+                        .network(network -> network.eventLoops(1)).build())
                         .toCompletableFuture().get());
             }
             String report = run(0, "--targets", urls.get(2) + "," + urls.get(0), "--routing", "replica", "--ops", "put=1,get=1",

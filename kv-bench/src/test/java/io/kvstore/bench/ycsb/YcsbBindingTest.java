@@ -43,7 +43,8 @@ class YcsbBindingTest {
 
     @Test
     void httpBindingAgainstARealNode(@TempDir Path dir) throws Exception {
-        KvServer server = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir).eventLoops(1).build())
+        KvServer server = KvServer.start(KvServerConfig.builder().port(0).dataDirectory(dir)
+                .network(network -> network.eventLoops(1)).build())
                 .toCompletableFuture().get();
         try {
             Properties p = new Properties();

@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Layout of one hint in the store, ordered so that a node's hints are one key range, oldest first:
  * <pre>
  *   key   = target node (UTF-8) | 0x00 | write timestamp (8 bytes, big-endian) | key of the write
- *   value = kind (1 byte: 0 value, 1 tombstone, 2 expiring value) | write timestamp (8 bytes)
+ *   value = the write in {@link EntryCodec}'s hint framing: kind (1 byte: 0 value, 1 tombstone,
+ *           2 expiring value) | write timestamp (8 bytes)
  *           | [expiry, milliseconds since the epoch (8 bytes), kind 2 only] | value bytes
  * </pre>
  * A hint keeps the write's expiry, so that it reaches the target expiring as the write did; an expired
@@ -44,9 +45,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Calls block on the store: run them off event loops. Thread-safe.
  */
 final class HintStore implements AutoCloseable {
-    private static final byte VALUE = 0;
-    private static final byte TOMBSTONE = 1;
-    private static final byte EXPIRING_VALUE = 2;
     private final Dao dao;
     private final HybridClock clock;
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
@@ -86,16 +84,9 @@ final class HintStore implements AutoCloseable {
         if (existing != null && !existing.isTombstone()) {
             return;
         }
-        byte[] value = entry.isTombstone() ? new byte[0] : entry.value();
-        boolean expires = !entry.isTombstone() && entry.expires();
-        ByteBuffer encoded = ByteBuffer.allocate(9 + (expires ? 8 : 0) + value.length);
-        encoded.put(entry.isTombstone() ? TOMBSTONE : expires ? EXPIRING_VALUE : VALUE).putLong(entry.timestamp());
-        if (expires) {
-            encoded.putLong(entry.expiresAtMillis());
-        }
-        encoded.put(value);
+        byte[] encoded = EntryCodec.hintRecord(entry);
         try {
-            dao.upsert(Entry.value(storedKey, encoded.array(), now()));
+            dao.upsert(Entry.value(storedKey, encoded, now()));
         } catch (IOException e) {
             // A write that failed after reaching the store (its log's fsync did) is served all the same:
             // such a hint is counted and replayed like any other, once at least.
@@ -273,23 +264,16 @@ final class HintStore implements AutoCloseable {
                 break;
             }
         }
-        byte kind = value.length == 0 ? -1 : value[0];
-        if (separator < 0 || key.length < separator + 9 || value.length < 9 || kind < VALUE || kind > EXPIRING_VALUE
-                || (kind == EXPIRING_VALUE && value.length < 17)) {
+        if (separator < 0 || key.length < separator + 9) {
             throw new IOException("malformed hint " + stored + " in the hint store " + dao);
         }
         String target = new String(key, 0, separator, StandardCharsets.UTF_8);
         byte[] writeKey = Arrays.copyOfRange(key, separator + 9, key.length);
-        ByteBuffer fields = ByteBuffer.wrap(value, 1, value.length - 1);
-        long timestamp = fields.getLong();
         Entry entry;
-        if (kind == TOMBSTONE) {
-            entry = Entry.tombstone(writeKey, timestamp);
-        } else if (kind == EXPIRING_VALUE) {
-            long expiresAtMillis = fields.getLong();
-            entry = Entry.value(writeKey, Arrays.copyOfRange(value, 17, value.length), timestamp, expiresAtMillis);
-        } else {
-            entry = Entry.value(writeKey, Arrays.copyOfRange(value, 9, value.length), timestamp);
+        try {
+            entry = EntryCodec.readHintRecord(writeKey, value);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("malformed hint " + stored + " in the hint store " + dao + ": " + e.getMessage(), e);
         }
         return new Hint(target, entry, key);
     }

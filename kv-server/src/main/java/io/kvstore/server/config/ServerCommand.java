@@ -36,12 +36,14 @@ import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine;
 
 /**
- * The standalone server's command line: each option sets one field of a {@link KvServerConfig.Builder},
- * and {@link KvServerConfig.Builder#build()} alone decides what is valid; its refusal is a usage error
- * like a malformed number or an unknown option.
+ * The standalone server's command line: each option sets one setting of a {@link KvServerConfig.Builder}
+ * or of the options it is made of ({@link io.kvstore.core.DaoOptions}, {@link io.kvstore.cluster.ReplicationOptions},
+ * {@link NetworkOptions}, {@link SecurityOptions}), and their {@code build()} alone decides what is valid;
+ * its refusal is a usage error like a malformed number or an unknown option, and so is a secret or TLS
+ * file the node could not use ({@link SecurityOptions#check()}).
  *
- * <p>Adding an option takes its field, setter and check in {@link KvServerConfig.Builder}, then one
- * method here: annotated with {@link Option}, its long name as the flag, the builder's default constant
+ * <p>Adding an option takes its field, setter and check in the builder it belongs to, then one method
+ * here: annotated with {@link Option}, its long name as the flag, the options class's default constant
  * as {@code defaultValue} (none when the default depends on other options: say it in the description),
  * and a body that calls the setter. The same name without {@code --} becomes its key in a
  * {@code --config} file, {@code --help} lists it with its default, and docs/OPERATIONS.md must list it
@@ -123,36 +125,36 @@ public final class ServerCommand {
             description = "none | group | every: when the write-ahead log reaches the disk; none survives a"
                     + " killed process, not a power cut")
     void syncPolicy(SyncPolicy policy) {
-        config.syncPolicy(policy);
+        config.store(store -> store.syncPolicy(policy));
     }
 
     @Option(names = "--flush-threshold", paramLabel = "BYTES",
             description = "memtable size before it is written to a table"
-                    + " (default: " + KvServerConfig.DEFAULT_FLUSH_THRESHOLD_BYTES + ", or a sixteenth of the heap if that is less)")
+                    + " (default: " + DaoOptions.DEFAULT_FLUSH_THRESHOLD_BYTES + ", or a sixteenth of the heap if that is less)")
     void flushThresholdBytes(long bytes) {
-        config.flushThresholdBytes(bytes);
+        config.store(store -> store.flushThresholdBytes(bytes));
     }
 
     @Option(names = "--min-free-bytes", paramLabel = "BYTES", defaultValue = "" + DaoOptions.DEFAULT_MIN_FREE_BYTES,
             description = "free space on the data directory's disk below which writes are refused with 507 (reads go on,"
                     + " writes resume once space returns); 0: no floor")
     void minFreeBytes(long bytes) {
-        config.minFreeBytes(bytes);
+        config.store(store -> store.minFreeBytes(bytes));
     }
 
-    @Option(names = "--scrub-period-s", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_SCRUB_PERIOD_SECONDS,
+    @Option(names = "--scrub-period-s", paramLabel = "N", defaultValue = "" + DaoOptions.DEFAULT_SCRUB_PERIOD_SECONDS,
             description = "seconds over which a background scrub reads every table and checks its checksums, once"
                     + " per period; a damaged table is quarantined and its keys refused until repaired; 0 = only on"
                     + " POST /v0/admin/scrub")
     void scrubPeriodSeconds(long seconds) {
-        config.scrubPeriod(Duration.ofSeconds(seconds));
+        config.store(store -> store.scrubPeriod(Duration.ofSeconds(seconds)));
     }
 
     @Option(names = "--disk-failure-policy", paramLabel = "POLICY", defaultValue = "keep-serving",
             description = "keep-serving | stop: on a damaged table or a failed write, refuse only what is lost (the"
                     + " table's keys; writes after a failed fsync), or stop serving every request until restarted")
     void diskFailurePolicy(DiskFailurePolicy policy) {
-        config.diskFailurePolicy(policy);
+        config.store(store -> store.diskFailurePolicy(policy));
     }
 
     @Option(names = "--flush-threshold-spread", paramLabel = "FRACTION",
@@ -167,14 +169,14 @@ public final class ServerCommand {
             description = "lz4 | zstd | none: how new tables' data blocks are compressed; tables written under"
                     + " another setting stay readable")
     void compression(Compression codec) {
-        config.compression(codec);
+        config.store(store -> store.compression(codec));
     }
 
     @Option(names = "--block-cache-bytes", paramLabel = "BYTES",
             description = "heap bytes that decompressed blocks of compressed tables may hold, so that reads of"
                     + " a block held there do not decompress it again; 0 = no cache (default: an eighth of the heap)")
     void blockCacheBytes(long bytes) {
-        config.blockCacheBytes(bytes);
+        config.store(store -> store.blockCacheBytes(bytes));
     }
 
     @Option(names = "--compaction-bytes-per-s", paramLabel = "N",
@@ -182,7 +184,7 @@ public final class ServerCommand {
             description = "bytes per second compactions write, at most, while level 0 keeps up (beyond twice the"
                     + " compaction trigger they run unlimited); 0 = no limit; flushes are never limited")
     void compactionBytesPerSecond(long bytes) {
-        config.compactionBytesPerSecond(bytes);
+        config.store(store -> store.compactionBytesPerSecond(bytes));
     }
 
     @Option(names = "--compaction-style", paramLabel = "STYLE", defaultValue = "leveled",
@@ -190,52 +192,52 @@ public final class ServerCommand {
                     + " versions, level 0 held back by slowing writers); size-tiered merges runs of similar-sized"
                     + " tables (no writer slowdown, old versions wait in large tables)")
     void compactionStyle(CompactionStyle style) {
-        config.compactionStyle(style);
+        config.store(store -> store.compactionStyle(style));
     }
 
-    @Option(names = "--max-key-bytes", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_MAX_KEY_BYTES,
-            description = "longest id after percent-decoding, at most " + KvServerConfig.LARGEST_MAX_KEY_BYTES)
+    @Option(names = "--max-key-bytes", paramLabel = "N", defaultValue = "" + NetworkOptions.DEFAULT_MAX_KEY_BYTES,
+            description = "longest id after percent-decoding, at most " + NetworkOptions.LARGEST_MAX_KEY_BYTES)
     void maxKeyBytes(int bytes) {
-        config.maxKeyBytes(bytes);
+        config.network(network -> network.maxKeyBytes(bytes));
     }
 
-    @Option(names = "--max-body-bytes", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_MAX_BODY_BYTES,
+    @Option(names = "--max-body-bytes", paramLabel = "N", defaultValue = "" + NetworkOptions.DEFAULT_MAX_BODY_BYTES,
             description = "largest request body; larger gets 413")
     void maxBodyBytes(int bytes) {
-        config.maxBodyBytes(bytes);
+        config.network(network -> network.maxBodyBytes(bytes));
     }
 
-    @Option(names = "--max-in-flight", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_MAX_IN_FLIGHT,
+    @Option(names = "--max-in-flight", paramLabel = "N", defaultValue = "" + NetworkOptions.DEFAULT_MAX_IN_FLIGHT,
             description = "requests in progress before 503 + Retry-After")
     void maxInFlight(int requests) {
-        config.maxInFlight(requests);
+        config.network(network -> network.maxInFlight(requests));
     }
 
     @Option(names = "--max-buffered-bytes", paramLabel = "N",
             description = "request body bytes held at once over all requests; beyond: 503"
                     + " (default: an eighth of the heap, at least --max-body-bytes)")
     void maxBufferedBodyBytes(long bytes) {
-        config.maxBufferedBodyBytes(bytes);
+        config.network(network -> network.maxBufferedBodyBytes(bytes));
     }
 
-    @Option(names = "--replica-timeout-ms", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_REPLICA_TIMEOUT_MILLIS,
+    @Option(names = "--replica-timeout-ms", paramLabel = "N", defaultValue = "" + NetworkOptions.DEFAULT_REPLICA_TIMEOUT_MILLIS,
             description = "how long a request waits for ack replicas before 504")
     void replicaTimeoutMillis(long millis) {
-        config.replicaTimeout(Duration.ofMillis(millis));
+        config.network(network -> network.replicaTimeout(Duration.ofMillis(millis)));
     }
 
-    @Option(names = "--idle-timeout-s", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_IDLE_TIMEOUT_SECONDS,
+    @Option(names = "--idle-timeout-s", paramLabel = "N", defaultValue = "" + NetworkOptions.DEFAULT_IDLE_TIMEOUT_SECONDS,
             description = "idle connections are closed after this; connections to peers after half of it,"
                     + " so give every node of a cluster the same")
     void idleTimeoutSeconds(long seconds) {
-        config.idleTimeout(Duration.ofSeconds(seconds));
+        config.network(network -> network.idleTimeout(Duration.ofSeconds(seconds)));
     }
 
-    @Option(names = "--request-timeout-s", paramLabel = "N", defaultValue = "" + KvServerConfig.DEFAULT_REQUEST_TIMEOUT_SECONDS,
+    @Option(names = "--request-timeout-s", paramLabel = "N", defaultValue = "" + NetworkOptions.DEFAULT_REQUEST_TIMEOUT_SECONDS,
             description = "connections that take longer than this to send a request's body, or than this and the"
                     + " idle timeout to send its headers, however steadily the bytes trickle in, are closed")
     void requestTimeoutSeconds(long seconds) {
-        config.requestTimeout(Duration.ofSeconds(seconds));
+        config.network(network -> network.requestTimeout(Duration.ofSeconds(seconds)));
     }
 
     @Option(names = "--anti-entropy-interval-s", paramLabel = "N",
@@ -269,7 +271,7 @@ public final class ServerCommand {
 
     @Option(names = "--event-loops", paramLabel = "N", description = "HTTP event loops (default: one per core)")
     void eventLoops(int count) {
-        config.eventLoops(count);
+        config.network(network -> network.eventLoops(count));
     }
 
     @Option(names = "--storage-threads", paramLabel = "N",
@@ -283,54 +285,54 @@ public final class ServerCommand {
     @Option(names = "--transport", paramLabel = "NAME", defaultValue = "native",
             description = "native | nio: native epoll where it loads (Linux), else java.nio")
     void transport(Transport transport) {
-        config.nativeTransport(transport == Transport.NATIVE);
+        config.network(network -> network.nativeTransport(transport == Transport.NATIVE));
     }
 
     @Option(names = "--background-priority", paramLabel = "P", defaultValue = "idle",
             description = "CPU priority of the background threads (flushes, compactions, streams to a joining"
                     + " node, cleanups, repair scans), so that they yield the cores to requests: idle (Linux's SCHED_IDLE) or a nice value 0-19, 0 the normal priority")
     void backgroundPriority(BackgroundPriority priority) {
-        config.backgroundPriority(priority);
+        config.store(store -> store.backgroundPriority(priority));
     }
 
     @Option(names = "--replication-factor", paramLabel = "N",
             description = "RF: the default from, and how many replicas of each key repair keeps in sync"
                     + " (default: the number of nodes in --cluster)")
     void replicationFactor(int replicationFactor) {
-        config.replicationFactor(replicationFactor);
+        config.replication(replication -> replication.replicationFactor(replicationFactor));
     }
 
     @Option(names = "--hints", paramLabel = "on|off", defaultValue = "on",
             description = "hinted handoff: writes a replica did not acknowledge are kept on this node and replayed"
                     + " when it is back")
     void hints(Switch hints) {
-        config.hints(hints == Switch.ON);
+        config.replication(replication -> replication.hints(hints == Switch.ON));
     }
 
     @Option(names = "--hint-window-s", paramLabel = "N", defaultValue = "" + ReplicationOptions.DEFAULT_HINT_WINDOW_SECONDS,
             description = "a node down longer than this gets no new hints (anti-entropy covers it)")
     void hintWindowSeconds(long seconds) {
-        config.hintWindow(Duration.ofSeconds(seconds));
+        config.replication(replication -> replication.hintWindow(Duration.ofSeconds(seconds)));
     }
 
     @Option(names = "--hint-replay-bytes-per-s", paramLabel = "N",
             defaultValue = "" + ReplicationOptions.DEFAULT_HINT_REPLAY_BYTES_PER_SECOND,
             description = "rate at which hints are replayed to a node that is back")
     void hintReplayBytesPerSecond(long bytes) {
-        config.hintReplayBytesPerSecond(bytes);
+        config.replication(replication -> replication.hintReplayBytesPerSecond(bytes));
     }
 
     @Option(names = "--max-hint-bytes", paramLabel = "N", defaultValue = "" + ReplicationOptions.DEFAULT_MAX_HINT_BYTES,
             description = "hints kept for one node at most; past it new hints are dropped and counted")
     void maxHintBytes(long bytes) {
-        config.maxHintBytes(bytes);
+        config.replication(replication -> replication.maxHintBytes(bytes));
     }
 
     @Option(names = "--read-repair", paramLabel = "MODE", defaultValue = "blocking",
             description = "blocking | async | off: what a GET does when its replicas disagree; blocking answers once"
                     + " the newest version is on ack replicas (monotonic quorum reads)")
     void readRepair(ReadRepair mode) {
-        config.readRepair(mode);
+        config.replication(replication -> replication.readRepair(mode));
     }
 
     @Option(names = "--tombstone-grace-s", paramLabel = "N", defaultValue = "" + ReplicationOptions.DEFAULT_TOMBSTONE_GRACE_SECONDS,
@@ -338,13 +340,13 @@ public final class ServerCommand {
                     + " replica first (a replica down for longer may bring a deleted key back); hints older than"
                     + " this are dropped")
     void tombstoneGraceSeconds(long seconds) {
-        config.tombstoneGrace(Duration.ofSeconds(seconds));
+        config.replication(replication -> replication.tombstoneGrace(Duration.ofSeconds(seconds)));
     }
 
     @Option(names = "--batch-replica-requests", paramLabel = "on|off", defaultValue = "on",
             description = "send the reads and writes made for one peer in one round of an event loop's work as one request")
     void batchReplicaRequests(Switch batch) {
-        config.batchReplicaRequests(batch == Switch.ON);
+        config.network(network -> network.batchReplicaRequests(batch == Switch.ON));
     }
 
     @Option(names = "--metrics", paramLabel = "on|off", defaultValue = "on",
@@ -362,21 +364,21 @@ public final class ServerCommand {
                     + " accepted); internal and admin requests are signed with it. Without it a cluster's internal"
                     + " routes are open")
     void clusterSecretFile(Path file) {
-        config.clusterSecretFile(file);
+        config.security(security -> security.clusterSecretFile(file));
     }
 
     @Option(names = "--admin-token-file", paramLabel = "FILE",
             description = "a token (one or two lines) operators send as 'Authorization: Bearer <token>' to admin"
                     + " routes; with neither it nor a cluster secret, admin routes answer loopback only")
     void adminTokenFile(Path file) {
-        config.adminTokenFile(file);
+        config.security(security -> security.adminTokenFile(file));
     }
 
     @Option(names = "--client-token-file", paramLabel = "FILE",
             description = "a token (one or two lines) clients must send as 'Authorization: Bearer <token>'"
                     + " (default: client routes are open)")
     void clientTokenFile(Path file) {
-        config.clientTokenFile(file);
+        config.security(security -> security.clientTokenFile(file));
     }
 
     @Option(names = "--tls-cert", paramLabel = "FILE",
@@ -395,7 +397,7 @@ public final class ServerCommand {
             description = "PEM CA that issued the nodes' certificates: peers are verified against it, and internal"
                     + " routes need a client certificate it issued (mutual TLS)")
     void tlsCa(Path file) {
-        config.tlsCa(file);
+        config.security(security -> security.tlsCa(file));
     }
 
     @Option(names = "--tls-engine", paramLabel = "jdk|openssl", defaultValue = "openssl",
@@ -403,7 +405,7 @@ public final class ServerCommand {
                     + " cheaper handshakes; the JDK's engine, with a warning, where its native library does not load)"
                     + " or jdk")
     void tlsEngine(TlsEngine engine) {
-        config.tlsEngine(engine);
+        config.security(security -> security.tlsEngine(engine));
     }
 
     private Path tlsCertificate;
@@ -435,10 +437,13 @@ public final class ServerCommand {
         ParseResult parsed = commandLine.getParseResult();
         try {
             ServerCommand command = commandLine.getCommand();
-            return command.config.tls(command.tlsCertificate, command.tlsKey)
+            KvServerConfig config = command.config.security(security -> security.tls(command.tlsCertificate, command.tlsKey))
                     .placementDefaulted(!parsed.hasMatchedOption("--partitioner"), !parsed.hasMatchedOption("--vnodes"),
                             !parsed.hasMatchedOption("--ring-tokens"))
                     .build();
+            // A file the node could not use is a usage error, reported before the node starts.
+            config.security().check();
+            return config;
         } catch (IllegalArgumentException e) {
             throw new ParameterException(commandLine, e.getMessage(), e);
         }

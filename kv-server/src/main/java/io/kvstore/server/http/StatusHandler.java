@@ -70,7 +70,7 @@ public final class StatusHandler {
                 .put("ringTokens", map.ringTokens().id())
                 .put("engine", engine)
                 .put("transport", transport)
-                .put("tlsEngine", config.tlsCertificate() == null ? null : config.tlsEngine().effective().id())
+                .put("tlsEngine", config.security().tlsCertificate() == null ? null : config.security().tlsEngine().effective().id())
                 .put("dataDirectory", config.dataDirectory().toAbsolutePath().toString())
                 .put("dataBytes", storage.tableBytes())
                 .put("storage", new JsonObject()

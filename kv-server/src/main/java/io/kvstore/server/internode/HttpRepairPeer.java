@@ -6,6 +6,7 @@ import io.kvstore.cluster.internal.repair.VersionPage;
 import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.core.Entry;
 import io.kvstore.server.wire.Decimal;
+import io.kvstore.server.wire.InternalCodec;
 import io.kvstore.server.wire.RepairProtocol;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
@@ -83,10 +84,10 @@ public final class HttpRepairPeer implements RepairPeer {
         StringBuilder uri = new StringBuilder(RepairProtocol.VERSIONS).append('?').append(RepairProtocol.TREE_ID).append('=').append(tree)
                 .append('&').append(RepairProtocol.MAX).append('=').append(maxVersions);
         if (after != null) {
-            uri.append('&').append(RepairProtocol.AFTER).append('=').append(RepairProtocol.encodeKey(after));
+            uri.append('&').append(RepairProtocol.AFTER).append('=').append(InternalCodec.encodeKey(after));
         }
         if (upTo != null) {
-            uri.append('&').append(RepairProtocol.UP_TO).append('=').append(RepairProtocol.encodeKey(upTo));
+            uri.append('&').append(RepairProtocol.UP_TO).append('=').append(InternalCodec.encodeKey(upTo));
         }
         return send(HttpMethod.POST, uri.toString(), Buffer.buffer(segments.toByteArray()), 200,
                 body -> reader(body, "version page").page()).toCompletionStage();

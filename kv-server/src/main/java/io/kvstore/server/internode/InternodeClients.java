@@ -1,6 +1,6 @@
 package io.kvstore.server.internode;
 
-import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.security.NodeSecurity;
 import io.kvstore.server.security.RequestSignature;
 import io.kvstore.server.security.RequestSigner;
 import io.kvstore.server.security.SigningHttpClient;
@@ -36,12 +36,12 @@ public final class InternodeClients {
      * A web client with {@code options} and {@code pool}, plus the node's TLS settings and signer, whose
      * requests closed before they are sent fail cleanly ({@link ClosedBeforeSendGuard}).
      */
-    public static WebClient create(Vertx vertx, KvServerConfig config, WebClientOptions options, PoolOptions pool) {
-        config.tls().configureClient(options);
+    public static WebClient create(Vertx vertx, NodeSecurity security, WebClientOptions options, PoolOptions pool) {
+        security.tls().configureClient(options);
         WebClient client = WebClient.create(vertx, options, pool);
-        if (config.clusterSecrets() != null) {
+        if (security.clusterSecrets() != null) {
             ((WebClientInternal) client).addInterceptor(
-                    new RequestSigner(new RequestSignature(config.clusterSecrets()), System::currentTimeMillis));
+                    new RequestSigner(new RequestSignature(security.clusterSecrets()), System::currentTimeMillis));
         }
         // Last, so that no interceptor runs between its check and the request being sent.
         ((WebClientInternal) client).addInterceptor(new ClosedBeforeSendGuard());
@@ -52,10 +52,10 @@ public final class InternodeClients {
      * An HTTP client with {@code options} plus the node's TLS settings and signer, for answers read as a
      * stream; its requests carry no body ({@link SigningHttpClient}).
      */
-    public static HttpClient createHttpClient(Vertx vertx, KvServerConfig config, HttpClientOptions options) {
-        config.tls().configureClient(options);
+    public static HttpClient createHttpClient(Vertx vertx, NodeSecurity security, HttpClientOptions options) {
+        security.tls().configureClient(options);
         HttpClient client = vertx.createHttpClient(options);
-        return config.clusterSecrets() == null ? client
-                : new SigningHttpClient(client, new RequestSignature(config.clusterSecrets()), System::currentTimeMillis);
+        return security.clusterSecrets() == null ? client
+                : new SigningHttpClient(client, new RequestSignature(security.clusterSecrets()), System::currentTimeMillis);
     }
 }

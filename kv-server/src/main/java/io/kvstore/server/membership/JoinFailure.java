@@ -21,16 +21,16 @@ public final class JoinFailure {
         if (error instanceof MembershipClient.RefusedException refused
                 && (refused.status() == 401 || refused.status() == 403)) {
             why = "it refused this node's request for its cluster map with " + refused.status() + " ("
-                    + refused.body() + "); " + (config.clusterSecrets() == null
+                    + refused.body() + "); " + (config.security().clusterSecretFile() == null
                     ? "this node has no --cluster-secret-file: start it with the cluster's secret"
                     : "check that this node's --cluster-secret-file holds the cluster's secret"
-                            + (config.tlsCa() == null ? "" : " and that --tls-ca issued its --tls-cert"));
+                            + (config.security().tlsCa() == null ? "" : " and that --tls-ca issued its --tls-cert"));
         } else if (causedBy(error, SSLException.class)) {
-            why = "the TLS handshake failed (" + causes(error) + "): " + (config.tlsCertificate() == null
+            why = "the TLS handshake failed (" + causes(error) + "): " + (config.security().tlsCertificate() == null
                     ? "the member asked for TLS"
                     : "if the cluster's nodes are http:// (no TLS), start this node without --tls-cert and --tls-key;"
                             + " if they are https://, its --tls-ca must trust their certificates and theirs this node's");
-        } else if (config.tlsCertificate() == null && causedBy(error, HttpClosedException.class)) {
+        } else if (config.security().tlsCertificate() == null && causedBy(error, HttpClosedException.class)) {
             why = "it closed the connection without an answer, as a TLS port does to plain HTTP: if the cluster's"
                     + " nodes are https://, start this node with --tls-cert, --tls-key (and --tls-ca) as theirs, and"
                     + " name them with https://";

@@ -34,6 +34,7 @@ import io.kvstore.server.internode.MapDivergence;
 import io.kvstore.server.internode.MembershipClient;
 import io.kvstore.server.internode.PlacementHistory;
 import io.kvstore.server.internode.Topology;
+import io.kvstore.server.security.NodeSecurity;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.client.WebClient;
@@ -134,7 +135,8 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
     private long leftAcceptedSinceMillis;
     private final java.util.concurrent.atomic.AtomicBoolean finishing = new java.util.concurrent.atomic.AtomicBoolean();
 
-    public Membership(KvServerConfig config, ReplicationOptions replication, Vertx vertx, Dao dao, HybridClock clock,
+    public Membership(KvServerConfig config, NodeSecurity security, ReplicationOptions replication, Vertx vertx, Dao dao,
+               HybridClock clock,
                LocalReplica local, WebClient replicaClient, ClusterMapStore store,
                java.util.function.BiFunction<String, Replica, Replica> peerWrapper) {
         this.peerWrapper = peerWrapper;
@@ -146,9 +148,9 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
         this.local = local;
         this.replicaClient = replicaClient;
         this.store = store;
-        this.client = InternodeClients.create(vertx, config, new WebClientOptions().setKeepAlive(true).setTcpNoDelay(true)
-                        .setKeepAliveTimeout(InternodeClients.keepAliveSeconds(config.idleTimeout()))
-                        .setConnectTimeout((int) Math.min(REQUEST_TIMEOUT_MILLIS, config.replicaTimeout().toMillis() * 2)),
+        this.client = InternodeClients.create(vertx, security, new WebClientOptions().setKeepAlive(true).setTcpNoDelay(true)
+                        .setKeepAliveTimeout(InternodeClients.keepAliveSeconds(config.network().idleTimeout()))
+                        .setConnectTimeout((int) Math.min(REQUEST_TIMEOUT_MILLIS, config.network().replicaTimeout().toMillis() * 2)),
                 new PoolOptions().setHttp1MaxSize(2));
         this.membershipClient = new MembershipClient(client, config.self(), this::epoch, REQUEST_TIMEOUT_MILLIS);
         this.divergence = new MapDivergence(config.self(), () -> {
@@ -522,7 +524,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
     }
 
     private CompletableFuture<Void> sendBatch(String node, List<io.kvstore.core.Entry> entries) {
-        return new HttpRepairPeer(client, node, STREAM_BATCH_TIMEOUT_MILLIS, config.maxKeyBytes()).apply(entries)
+        return new HttpRepairPeer(client, node, STREAM_BATCH_TIMEOUT_MILLIS, config.network().maxKeyBytes()).apply(entries)
                 .toCompletableFuture();
     }
 
@@ -531,7 +533,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
         List<String> owners = map.owners();
         HintedHandoff handoff = hints;
         ReplicaCoordinator coordinator = ReplicaCoordinator.builder(map.placement(), replicas, clock)
-                .timeout(config.replicaTimeout())
+                .timeout(config.network().replicaTimeout())
                 .options(options)
                 .failureDetector(detector)
                 // By URL: the coordinator's indexes are of this map, hinted handoff may follow a newer one.
@@ -577,8 +579,8 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
         List<Replica> replicas = new ArrayList<>(nodes.size());
         for (String node : nodes) {
             replicas.add(node.equals(config.self()) ? local : peerWrapper.apply(node, new HttpReplica(replicaClient, node,
-                    config.replicaTimeout().toMillis(), config.self(), map, this,
-                    config.batchReplicaRequests() ? batches : null)));
+                    config.network().replicaTimeout().toMillis(), config.self(), map, this,
+                    config.network().batchReplicaRequests() ? batches : null)));
         }
         return replicas;
     }

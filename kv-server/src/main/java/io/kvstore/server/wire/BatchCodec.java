@@ -124,7 +124,7 @@ public final class BatchCodec {
         return outcomes(Routes.READS, keys.size(), status, answer, node, (reader, i) -> {
             Entry entry = reader.entry();
             if (!Arrays.equals(entry.key(), keys.get(i))) {
-                throw reader.bad("a version of another key for read " + i);
+                throw reader.malformed("a version of another key for read " + i);
             }
             return entry;
         });
@@ -162,7 +162,7 @@ public final class BatchCodec {
                 } else if (outcome == VERSION && versions != null) {
                     outcomes.add(Future.succeededFuture(versions.read(reader, i)));
                 } else {
-                    throw reader.bad("outcome " + outcome);
+                    throw reader.malformed("outcome " + outcome);
                 }
             }
             reader.end();

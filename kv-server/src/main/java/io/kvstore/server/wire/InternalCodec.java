@@ -1,5 +1,6 @@
 package io.kvstore.server.wire;
 
+import io.kvstore.cluster.internal.EntryCodec;
 import io.kvstore.core.Entry;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
@@ -12,8 +13,8 @@ import java.util.Base64;
  * requests and decodes answers with it, {@link io.kvstore.server.http.InternalHandler} decodes requests and encodes answers.
  * It carries what the public protocol hides: the exact key bytes (base64url in {@code key}), the
  * write's timestamp ({@code ts}), the tombstone flag and a value's absolute expiry ({@code exp},
- * milliseconds since the epoch; absent for a value that never expires). A node serves it from its own
- * store only; it is never proxied again.
+ * milliseconds since the epoch; absent for a value that never expires), by {@link EntryCodec}'s convention.
+ * A node serves it from its own store only; it is never proxied again.
  *
  * <pre>
  * GET    /internal/v0/entity?key=K        200 + value, headers X-Kv-Timestamp, X-Kv-Tombstone,
@@ -51,7 +52,7 @@ public final class InternalCodec {
     /** The URI writing {@code entry}: its key, timestamp and, for an expiring value, its expiry. */
     public static String writeUri(Entry entry) {
         String uri = readUri(entry.key()) + '&' + TIMESTAMP_PARAM + '=' + entry.timestamp();
-        return entry.isTombstone() || !entry.expires() ? uri : uri + '&' + EXPIRY_PARAM + '=' + entry.expiresAtMillis();
+        return carriesExpiry(entry) ? uri + '&' + EXPIRY_PARAM + '=' + entry.expiresAtMillis() : uri;
     }
 
     /** PUT for a value, DELETE for a tombstone. */
@@ -77,9 +78,9 @@ public final class InternalCodec {
     public static Entry requestEntry(HttpMethod method, byte[] key, String query, byte[] value) {
         long timestamp = parseTimestamp(QueryParameters.text(query, TIMESTAMP_PARAM));
         if (method == HttpMethod.DELETE) {
-            return Entry.tombstone(key, timestamp);
+            return entry(key, true, timestamp, null, value, EXPIRY_PARAM);
         }
-        return Entry.value(key, value, timestamp, parseExpiry(QueryParameters.text(query, EXPIRY_PARAM), EXPIRY_PARAM));
+        return entry(key, false, timestamp, QueryParameters.text(query, EXPIRY_PARAM), value, EXPIRY_PARAM);
     }
 
     // ---- answers
@@ -91,7 +92,7 @@ public final class InternalCodec {
             return;
         }
         response.setStatusCode(200);
-        if (!entry.isTombstone() && entry.expires()) {
+        if (carriesExpiry(entry)) {
             response.putHeader(Headers.EXPIRES, Long.toString(entry.expiresAtMillis()));
         }
         response.putHeader(Headers.TIMESTAMP, Long.toString(entry.timestamp()))
@@ -124,17 +125,13 @@ public final class InternalCodec {
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("GET " + node + Routes.INTERNAL_ENTITY + " answered " + e.getMessage(), e);
         }
-        if ("true".equals(response.getHeader(Headers.TOMBSTONE))) {
-            return Entry.tombstone(key, parsed);
-        }
         Buffer body = response.body();
-        long expiresAtMillis;
         try {
-            expiresAtMillis = parseExpiry(response.getHeader(Headers.EXPIRES), Headers.EXPIRES);
+            return entry(key, "true".equals(response.getHeader(Headers.TOMBSTONE)), parsed,
+                    response.getHeader(Headers.EXPIRES), body == null ? EMPTY : body.getBytes(), Headers.EXPIRES);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("GET " + node + Routes.INTERNAL_ENTITY + " answered " + e.getMessage(), e);
         }
-        return Entry.value(key, body == null ? EMPTY : body.getBytes(), parsed, expiresAtMillis);
     }
 
     /** @throws IllegalStateException unless the answer acknowledges the write of {@code entry} */
@@ -159,6 +156,25 @@ public final class InternalCodec {
 
     // ---- fields
 
+    /** Whether {@code entry}'s text form has an expiry: an expiring value's only. */
+    private static boolean carriesExpiry(Entry entry) {
+        return EntryCodec.carriesExpiry(EntryCodec.kind(entry));
+    }
+
+    /**
+     * The entry of the fields of a text form: a tombstone, or a value that expires if {@code expiry} is
+     * present (read as parameter or header {@code expiryName}).
+     */
+    private static Entry entry(byte[] key, boolean tombstone, long timestamp, String expiry, byte[] value,
+                               String expiryName) {
+        if (tombstone) {
+            return EntryCodec.entry(key, EntryCodec.TOMBSTONE, timestamp, Entry.NEVER, null);
+        }
+        long expiresAtMillis = parseExpiry(expiry, expiryName);
+        byte kind = expiry == null ? EntryCodec.VALUE : EntryCodec.EXPIRING_VALUE;
+        return EntryCodec.entry(key, kind, timestamp, expiresAtMillis, value);
+    }
+
     public static String encodeKey(byte[] key) {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(key);
     }
@@ -178,7 +194,7 @@ public final class InternalCodec {
             return Entry.NEVER;
         }
         long expiresAtMillis = Decimal.parse(value, name);
-        if (expiresAtMillis == 0) {
+        if (EntryCodec.expiryRefusal(expiresAtMillis) != null) {
             throw new IllegalArgumentException("non-positive " + name + " " + expiresAtMillis);
         }
         return expiresAtMillis;

@@ -1,5 +1,6 @@
 package io.kvstore.server.wire;
 
+import io.kvstore.cluster.internal.EntryCodec;
 import io.kvstore.core.Entry;
 import io.vertx.core.buffer.Buffer;
 import java.util.ArrayDeque;
@@ -9,9 +10,10 @@ import java.util.ArrayDeque;
  * range, tombstones included, as a sequence of frames, all integers big-endian.
  *
  * <pre>
- * entry frame: 0x01, key length (int32, &gt;= 1), key bytes, timestamp (int64, &gt;= 0),
- *              flags (one byte: 0 a value, 1 a tombstone, 2 an expiring value), value length (int32, 0 for a
- *              tombstone), [expiry (int64, milliseconds since the epoch, &gt; 0): flags 2 only], value bytes
+ * entry frame: 0x01, then the entry in {@link EntryCodec}'s frame framing: key length (int32, &gt;= 1), key bytes,
+ *              timestamp (int64, &gt;= 0), flags (one byte, the entry's kind: 0 a value, 1 a tombstone, 2 an
+ *              expiring value), value length (int32, 0 for a tombstone), [expiry (int64, milliseconds since
+ *              the epoch, &gt; 0): flags 2 only], value bytes
  * end frame:   0x00, after the last entry: the range is complete
  * </pre>
  *
@@ -21,37 +23,19 @@ import java.util.ArrayDeque;
 public final class RangeFrames {
     static final byte ENTRY = 1;
     static final byte END = 0;
-    private static final byte VALUE = 0;
-    private static final byte TOMBSTONE = 1;
-    private static final byte EXPIRING_VALUE = 2;
-    /** Frame bytes around the key and the value, the expiry of an expiring value not counted. */
-    static final int OVERHEAD = 1 + 4 + 8 + 1 + 4;
-    private static final int EXPIRY_BYTES = 8;
 
     private RangeFrames() {
     }
 
     /** Appends {@code entry}'s frame to {@code out}. */
     public static Buffer append(Buffer out, Entry entry) {
-        byte[] key = entry.key();
-        out.appendByte(ENTRY).appendInt(key.length).appendBytes(key).appendLong(entry.timestamp());
-        if (entry.isTombstone()) {
-            return out.appendByte(TOMBSTONE).appendInt(0);
-        }
-        byte[] value = entry.value();
-        if (entry.expires()) {
-            return out.appendByte(EXPIRING_VALUE).appendInt(value.length).appendLong(entry.expiresAtMillis())
-                    .appendBytes(value);
-        }
-        return out.appendByte(VALUE).appendInt(value.length).appendBytes(value);
+        EntryCodec.writeFrame(new BufferOutput(out.appendByte(ENTRY)), entry);
+        return out;
     }
 
     /** The bytes of {@code entry}'s frame. */
     static int frameBytes(Entry entry) {
-        if (entry.isTombstone()) {
-            return OVERHEAD + entry.key().length;
-        }
-        return OVERHEAD + entry.key().length + entry.value().length + (entry.expires() ? EXPIRY_BYTES : 0);
+        return 1 + EntryCodec.frameBytes(entry);
     }
 
     public static Buffer end() {
@@ -111,7 +95,6 @@ public final class RangeFrames {
 
         /** Decodes the frame at {@code at} of {@code pending}; returns its length, or 0 if it is not whole yet. */
         private int frame(int at) {
-            int available = pending.length() - at;
             byte type = pending.getByte(at);
             if (type == END) {
                 ended = true;
@@ -121,48 +104,14 @@ public final class RangeFrames {
             if (type != ENTRY) {
                 throw malformed(offset, "frame type " + type);
             }
-            if (available < 5) {
-                return 0;
-            }
-            int keyLength = pending.getInt(at + 1);
-            if (KeyLimit.refusal(keyLength, maxKeyBytes, "key") != null) {
-                throw malformed(offset, "key length " + keyLength);
-            }
-            if (available < 1 + 4 + keyLength + 8 + 1 + 4) {
-                return 0;
-            }
-            int p = at + 5 + keyLength;
-            long timestamp = pending.getLong(p);
-            byte flags = pending.getByte(p + 8);
-            int valueLength = pending.getInt(p + 9);
-            if (timestamp < 0) {
-                throw malformed(offset, "timestamp " + timestamp);
-            }
-            if (flags != VALUE && flags != TOMBSTONE && flags != EXPIRING_VALUE) {
-                throw malformed(offset, "flags " + flags);
-            }
-            if (valueLength < 0 || valueLength > maxValueBytes || (flags == TOMBSTONE && valueLength != 0)) {
-                throw malformed(offset, "value length " + valueLength);
-            }
-            int expiryBytes = flags == EXPIRING_VALUE ? EXPIRY_BYTES : 0;
-            int length = OVERHEAD + keyLength + expiryBytes + valueLength;
-            if (available < length) {
-                return 0;
-            }
-            byte[] key = pending.getBytes(at + 5, at + 5 + keyLength);
-            int valueAt = p + 13 + expiryBytes;
+            FrameInput in = new FrameInput(at + 1);
             Entry entry;
-            if (flags == TOMBSTONE) {
-                entry = Entry.tombstone(key, timestamp);
-            } else if (flags == EXPIRING_VALUE) {
-                long expiresAtMillis = pending.getLong(p + 13);
-                if (expiresAtMillis <= 0) {
-                    throw malformed(offset, "expiry " + expiresAtMillis);
-                }
-                entry = Entry.value(key, pending.getBytes(valueAt, valueAt + valueLength), timestamp, expiresAtMillis);
-            } else {
-                entry = Entry.value(key, pending.getBytes(valueAt, valueAt + valueLength), timestamp);
+            try {
+                entry = EntryCodec.readFrame(in);
+            } catch (NotWhole e) {
+                return 0;
             }
+            int length = in.position - at;
             entries.add(entry);
             queuedBytes += length;
             offset += length;
@@ -197,9 +146,82 @@ public final class RangeFrames {
             return ended;
         }
 
+        /**
+         * The frame at a position of {@code pending}: each length is checked against the limits as soon as
+         * it is read, and a read past what arrived is {@link NotWhole}.
+         */
+        private final class FrameInput implements EntryCodec.Input {
+            private int position;
+
+            FrameInput(int position) {
+                this.position = position;
+            }
+
+            /** The position of the next {@code bytes} bytes, which it moves past. */
+            private int take(int bytes) {
+                if (pending.length() - position < bytes) {
+                    throw NotWhole.INSTANCE;
+                }
+                int at = position;
+                position += bytes;
+                return at;
+            }
+
+            @Override
+            public byte readByte() {
+                return pending.getByte(take(1));
+            }
+
+            @Override
+            public int readInt() {
+                return pending.getInt(take(4));
+            }
+
+            @Override
+            public long readLong() {
+                return pending.getLong(take(8));
+            }
+
+            @Override
+            public byte[] readKey() {
+                int length = readInt();
+                if (KeyLimit.refusal(length, maxKeyBytes, "key") != null) {
+                    throw malformed("key length " + length);
+                }
+                return bytes(length);
+            }
+
+            @Override
+            public byte[] readValue(int length) {
+                if (length < 0 || length > maxValueBytes) {
+                    throw malformed("value length " + length);
+                }
+                return bytes(length);
+            }
+
+            private byte[] bytes(int length) {
+                int at = take(length);
+                return pending.getBytes(at, at + length);
+            }
+
+            @Override
+            public RuntimeException malformed(String problem) {
+                return Decoder.this.malformed(offset, problem);
+            }
+        }
+
         /** Whether a frame has begun and not finished. */
         boolean midFrame() {
             return pending.length() > 0;
+        }
+    }
+
+    /** A frame that has not arrived whole: the decoder waits for more. */
+    private static final class NotWhole extends RuntimeException {
+        static final NotWhole INSTANCE = new NotWhole();
+
+        private NotWhole() {
+            super(null, null, false, false);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.kvstore.server.wire;
 
+import io.kvstore.cluster.internal.EntryCodec;
 import io.kvstore.cluster.internal.repair.EntryBatch;
 import io.kvstore.cluster.internal.repair.KeyVersion;
 import io.kvstore.cluster.internal.repair.VersionPage;
@@ -7,7 +8,6 @@ import io.kvstore.core.Entry;
 import io.vertx.core.buffer.Buffer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.BitSet;
 import java.util.List;
 
@@ -27,7 +27,7 @@ import java.util.List;
  *
  * key     = int length, bytes               (after, upTo: base64url in the query)
  * version = key, long timestamp, byte tombstone, long value hash (0 for a tombstone)
- * entry   = key, long timestamp, int valueLength (-1: tombstone), value bytes,
+ * entry   = {@link EntryCodec}'s body framing: key, long timestamp, int valueLength (-1: tombstone), value bytes,
  *           long expiry (values only: milliseconds since the epoch, Long.MAX_VALUE for never)
  * segment bit set = java.util.BitSet#toByteArray (little-endian bit order)
  * </pre>
@@ -56,14 +56,10 @@ public final class RepairProtocol {
     private RepairProtocol() {
     }
 
-    public static String encodeKey(byte[] key) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(key);
-    }
-
     /** @throws IllegalArgumentException if {@code key} is not base64url */
     public static byte[] decodeKey(String name, String key) {
         try {
-            return Base64.getUrlDecoder().decode(key);
+            return InternalCodec.decodeKey(key);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("bad " + name + " '" + key + "': not base64url");
         }
@@ -127,12 +123,7 @@ public final class RepairProtocol {
 
     /** Appends one {@code entry} as the pre block above describes it. */
     static Buffer appendEntry(Buffer out, Entry entry) {
-        out.appendInt(entry.key().length).appendBytes(entry.key()).appendLong(entry.timestamp());
-        if (entry.isTombstone()) {
-            out.appendInt(-1);
-        } else {
-            out.appendInt(entry.value().length).appendBytes(entry.value()).appendLong(entry.expiresAtMillis());
-        }
+        EntryCodec.writeBody(new BufferOutput(out), entry);
         return out;
     }
 
@@ -142,7 +133,7 @@ public final class RepairProtocol {
      * Reads one body; every length is checked against what is left and against the limits, so a
      * malformed body is an {@link IllegalArgumentException} saying what and at which offset.
      */
-    public static final class Reader {
+    public static final class Reader implements EntryCodec.Input {
         private final byte[] bytes;
         private final String what;
         private final int maxKeyBytes;
@@ -156,7 +147,7 @@ public final class RepairProtocol {
 
         public int[] ints(int max) {
             if (bytes.length % 4 != 0 || bytes.length / 4 > max) {
-                throw bad("a body of " + bytes.length + " bytes is not at most " + max + " 4-byte indexes");
+                throw malformed("a body of " + bytes.length + " bytes is not at most " + max + " 4-byte indexes");
             }
             int[] values = new int[bytes.length / 4];
             for (int i = 0; i < values.length; i++) {
@@ -167,7 +158,7 @@ public final class RepairProtocol {
 
         public long[] longs() {
             if (bytes.length % 8 != 0) {
-                throw bad("a body of " + bytes.length + " bytes is not a list of 8-byte hashes");
+                throw malformed("a body of " + bytes.length + " bytes is not a list of 8-byte hashes");
             }
             long[] values = new long[bytes.length / 8];
             for (int i = 0; i < values.length; i++) {
@@ -180,7 +171,7 @@ public final class RepairProtocol {
             int count = count(max);
             List<byte[]> keys = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                keys.add(key());
+                keys.add(readKey());
             }
             end();
             return keys;
@@ -188,11 +179,11 @@ public final class RepairProtocol {
 
         public VersionPage page() {
             boolean complete = flag();
-            byte[] through = complete ? null : key();
+            byte[] through = complete ? null : readKey();
             int count = count(Integer.MAX_VALUE);
             List<KeyVersion> versions = new ArrayList<>(Math.min(count, 1 << 16));
             for (int i = 0; i < count; i++) {
-                versions.add(new KeyVersion(key(), readLong(), flag(), readLong()));
+                versions.add(new KeyVersion(readKey(), readLong(), flag(), readLong()));
             }
             end();
             return new VersionPage(versions, complete, through);
@@ -214,28 +205,15 @@ public final class RepairProtocol {
         }
 
         Entry entry() {
-            byte[] key = key();
-            long timestamp = readLong();
-            int length = readInt();
-            if (timestamp < 0) {
-                throw bad("negative timestamp " + timestamp);
-            }
-            if (length == -1) {
-                return Entry.tombstone(key, timestamp);
-            }
-            byte[] value = take(length, "value");
-            long expiresAtMillis = readLong();
-            if (expiresAtMillis <= 0) {
-                throw bad("non-positive expiry " + expiresAtMillis);
-            }
-            return Entry.value(key, value, timestamp, expiresAtMillis);
+            return EntryCodec.readBody(this);
         }
 
-        byte[] key() {
+        @Override
+        public byte[] readKey() {
             int length = readInt();
             String refusal = KeyLimit.refusal(length, maxKeyBytes, "key");
             if (refusal != null) {
-                throw bad(refusal);
+                throw malformed(refusal);
             }
             return take(length, "key");
         }
@@ -243,7 +221,7 @@ public final class RepairProtocol {
         int count(int max) {
             int count = readInt();
             if (count < 0 || count > max) {
-                throw bad("count " + count + " outside [0, " + max + "]");
+                throw malformed("count " + count + " outside [0, " + max + "]");
             }
             return count;
         }
@@ -251,23 +229,35 @@ public final class RepairProtocol {
         boolean flag() {
             byte b = take(1, "flag")[0];
             if (b != 0 && b != 1) {
-                throw bad("flag " + b + " is neither 0 nor 1");
+                throw malformed("flag " + b + " is neither 0 nor 1");
             }
             return b == 1;
         }
 
-        int readInt() {
+        @Override
+        public byte readByte() {
+            return take(1, "byte")[0];
+        }
+
+        @Override
+        public int readInt() {
             byte[] b = take(4, "int");
             return (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | (b[3] & 0xFF);
         }
 
-        long readLong() {
+        @Override
+        public long readLong() {
             return (long) readInt() << 32 | (readInt() & 0xFFFFFFFFL);
+        }
+
+        @Override
+        public byte[] readValue(int length) {
+            return take(length, "value");
         }
 
         byte[] take(int length, String field) {
             if (length < 0 || length > bytes.length - offset) {
-                throw bad(field + " of " + length + " bytes runs past the end of the body (" + bytes.length + " bytes)");
+                throw malformed(field + " of " + length + " bytes runs past the end of the body (" + bytes.length + " bytes)");
             }
             byte[] out = Arrays.copyOfRange(bytes, offset, offset + length);
             offset += length;
@@ -276,11 +266,12 @@ public final class RepairProtocol {
 
         void end() {
             if (offset != bytes.length) {
-                throw bad((bytes.length - offset) + " bytes left over");
+                throw malformed((bytes.length - offset) + " bytes left over");
             }
         }
 
-        IllegalArgumentException bad(String problem) {
+        @Override
+        public IllegalArgumentException malformed(String problem) {
             return new IllegalArgumentException("malformed " + what + " at offset " + offset + ": " + problem);
         }
     }

@@ -45,17 +45,17 @@ class ServerCommandTest {
         assertEquals(built.virtualNodes(), parsed.virtualNodes());
         assertEquals(built.engine(), parsed.engine());
         assertEquals(built.storeOptions().toString(), parsed.storeOptions().toString());
-        assertEquals(built.maxKeyBytes(), parsed.maxKeyBytes());
-        assertEquals(built.maxBodyBytes(), parsed.maxBodyBytes());
-        assertEquals(built.maxInFlight(), parsed.maxInFlight());
-        assertEquals(built.maxBufferedBodyBytes(), parsed.maxBufferedBodyBytes());
-        assertEquals(built.replicaTimeout(), parsed.replicaTimeout());
-        assertEquals(built.idleTimeout(), parsed.idleTimeout());
-        assertEquals(built.requestTimeout(), parsed.requestTimeout());
-        assertEquals(built.eventLoops(), parsed.eventLoops());
+        assertEquals(built.network().maxKeyBytes(), parsed.network().maxKeyBytes());
+        assertEquals(built.network().maxBodyBytes(), parsed.network().maxBodyBytes());
+        assertEquals(built.network().maxInFlight(), parsed.network().maxInFlight());
+        assertEquals(built.network().maxBufferedBodyBytes(), parsed.network().maxBufferedBodyBytes());
+        assertEquals(built.network().replicaTimeout(), parsed.network().replicaTimeout());
+        assertEquals(built.network().idleTimeout(), parsed.network().idleTimeout());
+        assertEquals(built.network().requestTimeout(), parsed.network().requestTimeout());
+        assertEquals(built.network().eventLoops(), parsed.network().eventLoops());
         assertEquals(built.storageThreads(), parsed.storageThreads());
-        assertEquals(built.nativeTransport(), parsed.nativeTransport());
-        assertEquals(built.tlsEngine(), parsed.tlsEngine());
+        assertEquals(built.network().nativeTransport(), parsed.network().nativeTransport());
+        assertEquals(built.security().tlsEngine(), parsed.security().tlsEngine());
         assertEquals(built.antiEntropyInterval(), parsed.antiEntropyInterval());
         assertEquals(Duration.ofHours(1), parsed.antiEntropyInterval());
         assertEquals(64L << 20, parsed.repairScanBytesPerSecond());
@@ -88,16 +88,16 @@ class ServerCommandTest {
         assertEquals(SyncPolicy.GROUP_COMMIT, c.storeOptions().syncPolicy());
         assertEquals(1048576, c.storeOptions().flushThresholdBytes());
         assertEquals(0.3, c.storeOptions().flushThresholdSpread());
-        assertEquals(100, c.maxKeyBytes());
-        assertEquals(1000, c.maxBodyBytes());
-        assertEquals(10, c.maxInFlight());
-        assertEquals(5000, c.maxBufferedBodyBytes());
-        assertEquals(Duration.ofMillis(300), c.replicaTimeout());
-        assertEquals(Duration.ofSeconds(9), c.idleTimeout());
-        assertEquals(Duration.ofSeconds(7), c.requestTimeout());
-        assertEquals(3, c.eventLoops());
+        assertEquals(100, c.network().maxKeyBytes());
+        assertEquals(1000, c.network().maxBodyBytes());
+        assertEquals(10, c.network().maxInFlight());
+        assertEquals(5000, c.network().maxBufferedBodyBytes());
+        assertEquals(Duration.ofMillis(300), c.network().replicaTimeout());
+        assertEquals(Duration.ofSeconds(9), c.network().idleTimeout());
+        assertEquals(Duration.ofSeconds(7), c.network().requestTimeout());
+        assertEquals(3, c.network().eventLoops());
         assertEquals(0, c.storageThreads());
-        assertFalse(c.nativeTransport());
+        assertFalse(c.network().nativeTransport());
         assertEquals(BackgroundPriority.IDLE, c.storeOptions().backgroundPriority());
         assertEquals(Duration.ZERO, c.antiEntropyInterval());
         assertEquals(Duration.ofSeconds(60), c.storeOptions().tombstoneGrace());
@@ -129,13 +129,13 @@ class ServerCommandTest {
                 ServerCommand.parse("--disk-failure-policy", "keep-serving").storeOptions().diskFailurePolicy());
         assertUsageError("Invalid value for option '--disk-failure-policy': must be keep-serving or stop, got 'ignore'",
                 "--disk-failure-policy", "ignore");
-        assertUsageError("scrub period must be >= 0, got PT-1S", "--scrub-period-s", "-1");
+        assertUsageError("scrubPeriod must not be negative (0: off), got PT-1S", "--scrub-period-s", "-1");
     }
 
     @Test
     void namesAreCaseInsensitiveWhereTheyWereBefore() {
-        assertTrue(ServerCommand.parse("--transport", "NATIVE").nativeTransport());
-        assertEquals(io.kvstore.client.TlsEngine.JDK, ServerCommand.parse("--tls-engine", "JDK").tlsEngine());
+        assertTrue(ServerCommand.parse("--transport", "NATIVE").network().nativeTransport());
+        assertEquals(io.kvstore.client.TlsEngine.JDK, ServerCommand.parse("--tls-engine", "JDK").security().tlsEngine());
         assertTrue(ServerCommand.parse("--metrics", "On").metrics());
         assertEquals(SyncPolicy.EVERY_WRITE, ServerCommand.parse("--sync", "Every").storeOptions().syncPolicy());
         assertEquals(BackgroundPriority.NORMAL, ServerCommand.parse("--background-priority", "0").storeOptions().backgroundPriority());
@@ -151,7 +151,7 @@ class ServerCommandTest {
             assertTrue(usage.contains(option.longestName()), option.longestName());
         }
         assertTrue(usage.contains("Default: 8080"), usage);
-        assertTrue(usage.contains("default: " + KvServerConfig.DEFAULT_FLUSH_THRESHOLD_BYTES + ", or a sixteenth"), usage);
+        assertTrue(usage.contains("default: " + DaoOptions.DEFAULT_FLUSH_THRESHOLD_BYTES + ", or a sixteenth"), usage);
     }
 
     @Test
@@ -245,7 +245,7 @@ class ServerCommandTest {
         assertUsageError("replica timeout must be positive", "--replica-timeout-ms", "0");
         assertUsageError("anti-entropy interval must be >= 0, got PT-1S", "--anti-entropy-interval-s", "-1");
         assertUsageError("repair scan bytes per second must be >= 1, got 0", "--repair-scan-bytes-per-s", "0");
-        assertUsageError("tombstoneGrace must not be negative", "--tombstone-grace-s", "-1");
+        assertUsageError("tombstone grace must be positive, got PT-1S", "--tombstone-grace-s", "-1");
         assertUsageError("Unmatched argument at index 0: 'serve'", "serve");
         assertUsageError("Invalid value for option '--compression': must be lz4, zstd or none, got 'gzip'",
                 "--compression", "gzip");
@@ -253,11 +253,11 @@ class ServerCommandTest {
                 "--compaction-style", "universal");
         assertUsageError("Invalid value for option '--compaction-style': must be tiered or leveled, got 'size_tiered'",
                 "--compaction-style", "size_tiered");
-        assertUsageError("compaction bytes per second must be >= 0 (0: no limit), got -1",
+        assertUsageError("compactionBytesPerSecond must be >= 0 (0: no limit), got -1",
                 "--compaction-bytes-per-s", "-1");
         assertUsageError("Invalid value for option '--compaction-bytes-per-s': '1M' is not a long",
                 "--compaction-bytes-per-s", "1M");
-        assertUsageError("block cache bytes must be >= 0 (0: no cache), got -1", "--block-cache-bytes", "-1");
+        assertUsageError("blockCacheBytes must be >= 0 (0: no cache), got -1", "--block-cache-bytes", "-1");
     }
 
     @Test
@@ -271,10 +271,10 @@ class ServerCommandTest {
         assertEquals(8081, c.port());
         assertEquals(List.of("http://127.0.0.1:8081", "http://127.0.0.1:8082"), c.cluster());
         assertEquals(SyncPolicy.EVERY_WRITE, c.storeOptions().syncPolicy());
-        assertEquals(77, c.maxInFlight());
+        assertEquals(77, c.network().maxInFlight());
 
         KvServerConfig overridden = ServerCommand.parse("--max-in-flight", "5", "--config", file.toString());
-        assertEquals(5, overridden.maxInFlight());
+        assertEquals(5, overridden.network().maxInFlight());
         assertEquals(8081, overridden.port());
     }
 

@@ -31,10 +31,7 @@ public record KeyVersion(byte[] key, long timestamp, boolean tombstone, long val
      * timestamp are neither newer: see {@link #conflictsWith}.
      */
     public boolean newerThan(KeyVersion other) {
-        if (timestamp != other.timestamp) {
-            return timestamp > other.timestamp;
-        }
-        return tombstone && !other.tombstone;
+        return Entry.compareVersionHeads(timestamp, tombstone, Entry.NEVER, other.timestamp, other.tombstone, Entry.NEVER) > 0;
     }
 
     /**

@@ -250,19 +250,14 @@ final class Memtable {
     private int compareWith(Entry entry, int version) {
         byte[] c = chunk(version);
         int at = offset(version);
-        int byTimestamp = Long.compare(entry.timestamp(), (long) LONG.get(c, at + VERSION_TIMESTAMP));
-        if (byTimestamp != 0) {
-            return byTimestamp;
-        }
         int stored = (int) INT.get(c, at + VERSION_VALUE_LENGTH);
-        byte[] value = entry.value();
-        if (value == null || stored == TOMBSTONE) {
-            return (value == null ? 1 : 0) - (stored == TOMBSTONE ? 1 : 0);
-        }
-        boolean storedExpires = (stored & EXPIRES) != 0;
+        boolean storedExpires = stored != TOMBSTONE && (stored & EXPIRES) != 0;
         long storedExpiry = storedExpires ? (long) LONG.get(c, at + VERSION_VALUE) : Entry.NEVER;
-        if (entry.expiresAtMillis() != storedExpiry) {
-            return Long.compare(storedExpiry, entry.expiresAtMillis());
+        int byHeads = Entry.compareVersionHeads(entry.timestamp(), entry.isTombstone(), entry.expiresAtMillis(),
+                (long) LONG.get(c, at + VERSION_TIMESTAMP), stored == TOMBSTONE, storedExpiry);
+        byte[] value = entry.value();
+        if (byHeads != 0 || value == null) {
+            return byHeads;
         }
         int valueAt = at + VERSION_VALUE + (storedExpires ? 8 : 0);
         int storedLength = stored & ~EXPIRES;

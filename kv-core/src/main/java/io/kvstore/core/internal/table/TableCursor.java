@@ -70,17 +70,10 @@ public final class TableCursor {
      * {@link Entry#compareVersions} does: positive if this one wins.
      */
     public int compareVersion(TableCursor other) {
-        int byTimestamp = Long.compare(timestamp(), other.timestamp());
-        if (byTimestamp != 0) {
-            return byTimestamp;
-        }
-        if (isTombstone() || other.isTombstone()) {
-            return (isTombstone() ? 1 : 0) - (other.isTombstone() ? 1 : 0);
-        }
-        long expires = expiresAtMillis();
-        long otherExpires = other.expiresAtMillis();
-        if (expires != otherExpires) {
-            return Long.compare(otherExpires, expires);
+        int byHeads = Entry.compareVersionHeads(timestamp(), isTombstone(), expiresAtMillis(),
+                other.timestamp(), other.isTombstone(), other.expiresAtMillis());
+        if (byHeads != 0 || isTombstone()) {
+            return byHeads;
         }
         return Block.compareBytes(cursor.buf, valuePosition(), valueLength(),
                 other.cursor.buf, other.valuePosition(), other.valueLength());
