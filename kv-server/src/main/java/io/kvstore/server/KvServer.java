@@ -531,11 +531,11 @@ public final class KvServer {
                                 RangeHandler ranges) {
         Gauge.builder("kv.requests.in.flight", inFlight, AtomicInteger::get)
                 .description("Requests being served (admission control answers 503 past --max-in-flight)")
-                .register(registry);
+                .strongReference(true).register(registry);
         Gauge.builder("kv.buffered.body", bodyBudget, BodyMemoryBudget::inUse).baseUnit("bytes")
-                .description("Request body bytes held in memory").register(registry);
+                .description("Request body bytes held in memory").strongReference(true).register(registry);
         Gauge.builder("kv.range.streams.open", ranges, RangeHandler::openIterators)
-                .description("Range streams open").register(registry);
+                .description("Range streams open").strongReference(true).register(registry);
         FunctionCounter.builder("kv.slow.connections.closed", slowConnectionsClosed, LongAdder::sum)
                 .description("Connections closed for sending a request too slowly").register(registry);
     }

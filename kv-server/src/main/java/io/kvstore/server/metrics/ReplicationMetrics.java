@@ -25,7 +25,9 @@ public final class ReplicationMetrics {
      */
     public static void bind(MeterRegistry registry, LongSupplier readRepairs, MapDivergence divergence, BatchCounters batches,
                             HintedHandoff hints, AntiEntropy antiEntropy) {
-        FunctionCounter.builder("kv.read.repairs", readRepairs, LongSupplier::getAsLong)
+        // A function counter holds its object weakly: the registry, which lives as long as the node, rather
+        // than the supplier, which nothing else holds and a collection would take.
+        FunctionCounter.builder("kv.read.repairs", registry, r -> readRepairs.getAsLong())
                 .description("Versions read repair wrote to replicas that answered an older one").register(registry);
         FunctionCounter.builder("kv.cluster.map.diverged", divergence, MapDivergence::count)
                 .description("Replica requests refused and map pulls made because a peer holds another map of this node's epoch")

@@ -36,7 +36,7 @@ public final class StorageMetrics {
                     })
                     .description("Live tables in each level (size-tiered compaction has one level)")
                     .tag("level", Integer.toString(level))
-                    .register(registry);
+                    .strongReference(true).register(registry);
         }
         counter(registry, "kv.storage.flushes", null, "Memtables written to tables", DaoProperties::flushes);
         counter(registry, "kv.storage.flushed", "bytes", "Bytes written by flushes", DaoProperties::flushedBytes);
@@ -57,19 +57,19 @@ public final class StorageMetrics {
         blockCache(registry);
         Gauge.builder("kv.disk.free", this, m -> known(m.disk.freeBytes()))
                 .description("Bytes free on the data directory's disk, as the store last saw them").baseUnit("bytes")
-                .register(registry);
+                .strongReference(true).register(registry);
         Gauge.builder("kv.disk.writes.refused", this, m -> m.disk.refusesWrites() ? 1 : 0)
                 .description("1 while writes are refused: the disk's free bytes are below --min-free-bytes, or it is full")
-                .register(registry);
+                .strongReference(true).register(registry);
         Gauge.builder("kv.disk.reserved", this, m -> m.disk.reservedBytes())
                 .description("Bytes reserved by the flushes and compactions running now").baseUnit("bytes")
-                .register(registry);
+                .strongReference(true).register(registry);
         Gauge.builder("kv.disk.compaction.waiting", this, m -> m.disk.compactionWaitsForSpace() ? 1 : 0)
                 .description("1 while a compaction that is due waits for space to be freed")
-                .register(registry);
+                .strongReference(true).register(registry);
         Gauge.builder("kv.disk.writes.stopped", this, m -> m.disk.stopsWrites() ? 1 : 0)
                 .description("1 once a failed fsync or write stopped writes until the node restarts (the log names the file)")
-                .register(registry);
+                .strongReference(true).register(registry);
     }
 
     private void blockCache(MeterRegistry registry) {
@@ -96,7 +96,7 @@ public final class StorageMetrics {
                        ToLongFunction<DaoProperties> value) {
         Gauge.builder(name, this, m -> known(value.applyAsLong(m.last)))
                 .description(description).baseUnit(unit)
-                .register(registry);
+                .strongReference(true).register(registry);
     }
 
     private void counter(MeterRegistry registry, String name, String unit, String description,

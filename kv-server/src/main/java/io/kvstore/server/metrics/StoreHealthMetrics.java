@@ -18,10 +18,10 @@ public final class StoreHealthMetrics {
     public static void bind(Dao dao, MeterRegistry registry) {
         Gauge.builder("kv.storage.tables.quarantined", dao, d -> d.health().quarantined().size())
                 .description("Tables quarantined as damaged: their key intervals are refused until healed")
-                .register(registry);
+                .strongReference(true).register(registry);
         Gauge.builder("kv.storage.stopped", dao, d -> d.health().stopped() ? 1 : 0)
                 .description("1 once the store stopped serving after a disk error (--disk-failure-policy stop)")
-                .register(registry);
+                .strongReference(true).register(registry);
         FunctionCounter.builder("kv.storage.scrubbed", dao, d -> d.health().scrubbedBytes())
                 .description("Bytes of tables the scrubs read and checked").baseUnit("bytes")
                 .register(registry);
