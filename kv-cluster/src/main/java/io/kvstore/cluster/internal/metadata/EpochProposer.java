@@ -45,6 +45,9 @@ public final class EpochProposer {
         }
     }
 
+    /** Rounds a proposer may use within one millisecond of its start before it runs into a later start's. */
+    private static final int ROUND_COUNTER_BITS = 20;
+
     private final String self;
     private final EpochTransport transport;
     private final Scheduler scheduler;
@@ -52,8 +55,13 @@ public final class EpochProposer {
     private final RandomGenerator random;
     private final long phaseTimeoutMillis;
     private final IntUnaryOperator quorum;
-    /** The highest round this proposer used or saw refused: its next ballot is above it. */
-    private final AtomicLong highestRound = new AtomicLong();
+    /**
+     * The highest round this proposer used or saw refused: its next ballot is above it. It starts at the
+     * clock's milliseconds shifted past a counter's bits, so that a proposer restarted on the same node never
+     * reuses a ballot of its earlier life (one ballot carrying two values could let two values be chosen),
+     * unless the clock was stepped back across the restart.
+     */
+    private final AtomicLong highestRound;
 
     /**
      * @param self               this node's URL, which makes its ballots unique
@@ -77,6 +85,7 @@ public final class EpochProposer {
         this.random = random;
         this.phaseTimeoutMillis = phaseTimeoutMillis;
         this.quorum = quorum;
+        this.highestRound = new AtomicLong(Math.max(0, clockMillis.getAsLong()) << ROUND_COUNTER_BITS);
     }
 
     /**
