@@ -6,6 +6,8 @@ import io.kvstore.cluster.LocalReplica;
 import io.kvstore.cluster.ReplicaEndpoint;
 import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.cluster.internal.membership.ClusterMapStore;
+import io.kvstore.cluster.internal.membership.ChangeOperation;
+import io.kvstore.cluster.internal.membership.MapChanges;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.cluster.membership.NodeState;
@@ -29,7 +31,6 @@ import io.kvstore.server.http.StatusHandler;
 import io.kvstore.server.internode.InternodeClients;
 import io.kvstore.server.internode.MembershipClient;
 import io.kvstore.server.membership.JoinFailure;
-import io.kvstore.server.membership.MapChanges;
 import io.kvstore.server.membership.Membership;
 import io.kvstore.server.membership.MembershipHandler;
 import io.kvstore.server.membership.NodeCleanup;
@@ -393,7 +394,7 @@ public final class KvServer {
         NodeRepair repair = NodeRepair.create(vertx, config, security, dao, () -> membership.get().coordinator().partitioner(), clock,
                 () -> membership.get().replicationFactor(), config.antiEntropyInterval(), config.repairScanBytesPerSecond());
         NodeCleanup cleanup = new NodeCleanup(dao, membership::map, config.self(), config.storeOptions().backgroundPriority());
-        MapChanges changes = new MapChanges(membership, cleanup, config.streamUnreachableTimeout().toMillis());
+        MapChanges changes = membership.changes(cleanup, config.streamUnreachableTimeout().toMillis());
         BodyMemoryBudget bodyBudget = new BodyMemoryBudget(network.maxBufferedBodyBytes());
         MembershipHandler membershipHandler = new MembershipHandler(membership, changes, cleanup, vertx, network.idleTimeout(),
                 bodyBudget);
@@ -477,7 +478,7 @@ public final class KvServer {
      */
     private Future<Void> requestJoin() {
         String member = config.join();
-        return membership.client().change(member, MapChanges.JOIN, config.self()).transform(sent -> {
+        return membership.client().change(member, ChangeOperation.JOIN.id(), config.self()).transform(sent -> {
             if (sent.failed()) {
                 return Future.failedFuture(new IllegalStateException("cannot reach " + member + " to join: "
                         + sent.cause().getMessage(), sent.cause()));
@@ -490,7 +491,7 @@ public final class KvServer {
             JsonObject change = new JsonObject(answer.body());
             LOG.info("node {} is joining the cluster (change {} at the claimant {})", config.self(), change.getLong("id"),
                     change.getString("claimant"));
-            membershipHandler.awaitChange(change.getString("claimant"), change.getLong("id"), MapChanges.JOIN, config.self())
+            membershipHandler.awaitChange(change.getString("claimant"), change.getLong("id"), ChangeOperation.JOIN, config.self())
                     .onComplete(done -> {
                 if (done.succeeded() && done.result().status() == 200) {
                     LOG.info("node {} joined the cluster", config.self());

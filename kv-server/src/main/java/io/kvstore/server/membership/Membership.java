@@ -9,14 +9,19 @@ import io.kvstore.cluster.Replica;
 import io.kvstore.cluster.ReplicaCoordinator;
 import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.cluster.internal.HintedHandoff;
+import io.kvstore.cluster.internal.Scheduler;
 import io.kvstore.cluster.internal.membership.ClusterMapStore;
 import io.kvstore.cluster.internal.membership.KeyMovement;
 import io.kvstore.cluster.internal.membership.KeyStreamer;
+import io.kvstore.cluster.internal.membership.MapChanges;
+import io.kvstore.cluster.internal.membership.MapLog;
+import io.kvstore.cluster.internal.membership.PlacementHistory;
 import io.kvstore.cluster.internal.metadata.EpochAcceptor;
 import io.kvstore.cluster.internal.metadata.EpochProposer;
 import io.kvstore.cluster.internal.metadata.EpochReply;
 import io.kvstore.cluster.internal.metadata.EpochRequest;
 import io.kvstore.cluster.internal.metadata.MetadataGroup;
+import io.kvstore.cluster.internal.metadata.NoMajorityException;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.core.AtomicFile;
@@ -32,7 +37,6 @@ import io.kvstore.server.internode.HttpReplica;
 import io.kvstore.server.internode.InternodeClients;
 import io.kvstore.server.internode.MapDivergence;
 import io.kvstore.server.internode.MembershipClient;
-import io.kvstore.server.internode.PlacementHistory;
 import io.kvstore.server.internode.Topology;
 import io.kvstore.server.security.NodeSecurity;
 import io.vertx.core.Vertx;
@@ -73,7 +77,7 @@ import org.slf4j.LoggerFactory;
  * claimant ({@link MapChanges}). It is the {@link EpochFence} of this node's internal routes and of its
  * requests to its peers.
  */
-public final class Membership implements Supplier<Topology>, EpochFence, AutoCloseable {
+public final class Membership implements Supplier<Topology>, EpochFence, MapLog, AutoCloseable {
     /** How often each peer is pinged when there is no traffic to tell whether it is up. */
     public static final Duration PROBE_INTERVAL = Duration.ofMillis(500);
     /** The subdirectory of the data directory holding the hint store. */
@@ -181,9 +185,24 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
                     ClusterMap committed = store.current();
                     return committed == null ? null : new EpochAcceptor.Committed(committed.epoch(), bytes(committed));
                 });
-        proposer = new EpochProposer(config.self(), this::sendVote,
-                (delay, task) -> vertx.setTimer(Math.max(1, delay), id -> runOnWorker(task)),
+        proposer = new EpochProposer(config.self(), this::sendVote, scheduler(),
                 System::currentTimeMillis, () -> ThreadLocalRandom.current().nextLong(), PHASE_TIMEOUT_MILLIS);
+    }
+
+    /**
+     * The driver of this node's changes of the map, over the membership routes.
+     *
+     * @param cleanup           this node's cleanup, asked for (as every owner's) when a change completed
+     * @param unreachableMillis how long a node streaming keys may stay unreachable before the change fails
+     */
+    public MapChanges changes(NodeCleanup cleanup, long unreachableMillis) {
+        return new MapChanges(config.self(), this, new HttpMembershipTransport(config.self(), membershipClient, cleanup, worker),
+                scheduler(), System::currentTimeMillis, unreachableMillis);
+    }
+
+    /** Runs tasks later on the membership worker, by the node's timers. */
+    Scheduler scheduler() {
+        return (delay, task) -> vertx.setTimer(Math.max(1, delay), id -> runOnWorker(task));
     }
 
     /** This node's acceptor of the epoch log. */
@@ -307,7 +326,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
      *
      * @throws NoMajorityException if no majority of the group answered within {@value #COMMIT_TIMEOUT_MILLIS} ms
      */
-    boolean commit(long expectedEpoch, ClusterMap next) throws IOException {
+    private boolean commitThroughTheLog(long expectedEpoch, ClusterMap next) throws IOException {
         ClusterMap current = map();
         if (current.epoch() != expectedEpoch || next.epoch() != expectedEpoch + 1) {
             return false;
@@ -326,12 +345,24 @@ public final class Membership implements Supplier<Topology>, EpochFence, AutoClo
         throw new NoMajorityException(none.reason(), none.valueSent());
     }
 
+    /** {@inheritDoc} Runs on the membership worker: a round trip to the group and file syncs. */
+    @Override
+    public CompletionStage<Boolean> commit(long expectedEpoch, ClusterMap next, boolean force) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return force ? commitUnsafely(expectedEpoch, next) : commitThroughTheLog(expectedEpoch, next);
+            } catch (IOException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }, worker);
+    }
+
     /**
      * Keeps {@code next} without asking the metadata group, if this node's map is still at
      * {@code expectedEpoch}: only for an operator's forced removal when no majority is left. Another
      * side of a partition may commit its own map of that epoch meanwhile.
      */
-    synchronized boolean commitUnsafely(long expectedEpoch, ClusterMap next) throws IOException {
+    private synchronized boolean commitUnsafely(long expectedEpoch, ClusterMap next) throws IOException {
         LOG.warn("node {} commits the map of epoch {} WITHOUT a majority of the metadata group {} (forced by an operator): {}",
                 config.self(), next.epoch(), MetadataGroup.after(map()).members(), next);
         if (!store.compareAndSet(expectedEpoch, next)) {

@@ -1,7 +1,11 @@
 package io.kvstore.server.membership;
 
+import io.kvstore.cluster.internal.membership.ChangeOperation;
+import io.kvstore.cluster.internal.membership.ChangeRefusedException;
 import io.kvstore.cluster.internal.membership.KeyMovement;
 import io.kvstore.cluster.internal.membership.KeyMovementCodec;
+import io.kvstore.cluster.internal.membership.MapChange;
+import io.kvstore.cluster.internal.membership.MapChanges;
 import io.kvstore.cluster.internal.metadata.EpochRequest;
 import io.kvstore.cluster.internal.metadata.MetadataGroup;
 import io.kvstore.cluster.membership.ClusterMap;
@@ -28,6 +32,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -99,7 +104,7 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
                 break;
             case Routes.DECOMMISSION:
                 if (allow(request, HttpMethod.POST)) {
-                    operate(request, MapChanges.DECOMMISSION, membership.self(), false);
+                    operate(request, ChangeOperation.DECOMMISSION, membership.self(), false);
                 }
                 break;
             case Routes.NODES:
@@ -111,7 +116,7 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
                     } else if (force != null && !force.equals("true") && !force.equals("false")) {
                         Responses.send(request, 400, "force must be true or false, got '" + force + "'");
                     } else {
-                        operate(request, MapChanges.REMOVE, url, "true".equals(force));
+                        operate(request, ChangeOperation.REMOVE, url, "true".equals(force));
                     }
                 }
                 break;
@@ -182,7 +187,8 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
                 .put("committedEpoch", map.epoch())
                 .put("changeInProgress", map.inTransition()));
         changes.running().ifPresent(change -> view.getJsonObject("metadata").put("change", new JsonObject()
-                .put("id", change.id).put("operation", change.operation).put("node", change.node).put("step", change.step)));
+                .put("id", change.id()).put("operation", change.operation().id()).put("node", change.node())
+                .put("step", change.step())));
         request.response().setStatusCode(200).putHeader("Content-Type", "application/json").end(view.encode());
     }
 
@@ -253,8 +259,15 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
             Responses.send(request, 400, "a change needs op and url");
             return;
         }
+        ChangeOperation op;
+        try {
+            op = ChangeOperation.parse(operation);
+        } catch (ChangeRefusedException e) {
+            Responses.send(request, e.status(), e.getMessage());
+            return;
+        }
         String force = QueryParameters.text(request.query(), "force");
-        requestChange(operation, url, "true".equals(force), request.getHeader(Headers.FORWARDED) != null).onComplete(answer -> {
+        requestChange(op, url, "true".equals(force), request.getHeader(Headers.FORWARDED) != null).onComplete(answer -> {
             if (answer.failed()) {
                 Responses.failure(request, answer.cause());
             } else {
@@ -266,20 +279,23 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
     }
 
     /** Starts the change here or at the claimant; the answer is 202 with {@code {"id", "claimant"}} or a refusal. */
-    private Future<MembershipClient.Answer> requestChange(String operation, String url, boolean force, boolean forwarded) {
+    private Future<MembershipClient.Answer> requestChange(ChangeOperation operation, String url, boolean force, boolean forwarded) {
         String claimant = MapChanges.claimantFor(membership.map(), operation, url);
         if (claimant.equals(membership.self()) || forwarded) {
-            return blocking(() -> {
-                try {
-                    MapChanges.Change change = changes.start(operation, url, force);
-                    return new MembershipClient.Answer(202, new JsonObject().put("id", change.id)
+            return Future.fromCompletionStage(changes.start(operation, url, force).handle((change, error) -> {
+                if (error == null) {
+                    return new MembershipClient.Answer(202, new JsonObject().put("id", change.id())
                             .put("claimant", membership.self()).encode());
-                } catch (ChangeRefusedException e) {
-                    return new MembershipClient.Answer(e.status(), e.getMessage() + "\n");
                 }
-            });
+                Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                        ? error.getCause() : error;
+                if (cause instanceof ChangeRefusedException refused) {
+                    return new MembershipClient.Answer(refused.status(), refused.getMessage() + "\n");
+                }
+                return new MembershipClient.Answer(500, "cannot start the change: " + cause + "\n");
+            }), vertx.getOrCreateContext());
         }
-        return membership.client().forwardChange(claimant, operation, url, force)
+        return membership.client().forwardChange(claimant, operation.id(), url, force)
                 .recover(error -> Future.succeededFuture(new MembershipClient.Answer(503, "the claimant " + claimant
                         + " is unreachable, and no change is made while it is: " + error.getMessage() + "\n")));
     }
@@ -291,7 +307,7 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
     private void listChanges(HttpServerRequest request) {
         String claimant = membership.map().claimant();
         Future<MembershipClient.Answer> answer = claimant.equals(membership.self())
-                ? Future.succeededFuture(new MembershipClient.Answer(200, changes.list().encode()))
+                ? Future.succeededFuture(new MembershipClient.Answer(200, changeList().encode()))
                 : membership.client().changes(claimant).recover(error -> Future.succeededFuture(new MembershipClient.Answer(503,
                         "the claimant " + claimant + " is unreachable: " + error.getMessage() + "\n")));
         answer.onSuccess(done -> {
@@ -338,7 +354,7 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
 
     private MembershipClient.Answer cancel(long id) {
         try {
-            return new MembershipClient.Answer(202, changes.cancel(id).toJson(membership.map()).encode());
+            return new MembershipClient.Answer(202, toJson(changes.cancel(id)).encode());
         } catch (ChangeRefusedException e) {
             return new MembershipClient.Answer(e.status(), e.getMessage() + "\n");
         }
@@ -347,23 +363,48 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
     /** {@code GET /internal/v0/membership/change}: one change with {@code id}, or, without, every change this node drove. */
     private void changeStatus(HttpServerRequest request) {
         if (QueryParameters.text(request.query(), "id") == null) {
-            request.response().setStatusCode(200).putHeader("Content-Type", "application/json").end(changes.list().encode());
+            request.response().setStatusCode(200).putHeader("Content-Type", "application/json").end(changeList().encode());
             return;
         }
-        MapChanges.Change change = changes.change(parseId(request));
-        if (change == null) {
+        java.util.Optional<MapChange> change = changes.change(parseId(request));
+        if (change.isEmpty()) {
             Responses.send(request, 404, "no change " + request.query() + " on this node");
             return;
         }
         request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
-                .end(change.toJson(membership.map()).encode());
+                .end(toJson(change.get()).encode());
+    }
+
+    /** The changes this node drove since it started, newest first. */
+    private JsonArray changeList() {
+        JsonArray list = new JsonArray();
+        for (MapChange change : changes.list()) {
+            list.add(toJson(change));
+        }
+        return list;
+    }
+
+    private JsonObject toJson(MapChange change) {
+        JsonObject json = new JsonObject().put("id", change.id()).put("operation", change.operation().id())
+                .put("node", change.node()).put("status", change.status()).put("step", change.step())
+                .put("epoch", membership.map().epoch()).put("resumed", change.resumed()).put("force", change.force())
+                .put("startedAt", Instant.ofEpochMilli(change.startedAtMillis()).toString())
+                .put("streams", change.streams()).put("streamsDone", change.streamsDone())
+                .put("entriesStreamed", change.entriesStreamed());
+        if (change.finishedAtMillis() != 0) {
+            json.put("finishedAt", Instant.ofEpochMilli(change.finishedAtMillis()).toString());
+        }
+        if (change.reason() != null) {
+            json.put("reason", change.reason());
+        }
+        return json;
     }
 
     /**
      * Decommission or removal asked by an operator: answered once the change is over, which takes as long
      * as streaming the node's keys, so interim answers keep the connection from closing as idle meanwhile.
      */
-    private void operate(HttpServerRequest request, String operation, String url, boolean force) {
+    private void operate(HttpServerRequest request, ChangeOperation operation, String url, boolean force) {
         String async = QueryParameters.text(request.query(), "async");
         if (async != null && !async.equals("true") && !async.equals("false")) {
             Responses.send(request, 400, "async must be true or false, got '" + async + "'");
@@ -409,13 +450,13 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
      * drives a change it finds in progress on to its end, or it was rolled back): the outcome is then
      * read from this node's map once no change is in progress.
      */
-    public Future<MembershipClient.Answer> awaitChange(String claimant, long id, String operation, String node) {
+    public Future<MembershipClient.Answer> awaitChange(String claimant, long id, ChangeOperation operation, String node) {
         Promise<MembershipClient.Answer> result = Promise.promise();
         poll(claimant, id, operation, node, System.nanoTime(), result);
         return result.future();
     }
 
-    private void poll(String claimant, long id, String operation, String node, long lastAnswer,
+    private void poll(String claimant, long id, ChangeOperation operation, String node, long lastAnswer,
                       Promise<MembershipClient.Answer> result) {
         membership.client().changeStatus(claimant, id).onComplete(status -> {
             long answered = lastAnswer;
@@ -456,17 +497,17 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
     }
 
     /** The outcome of a change its claimant forgot, as this node's map shows it; null while a change is in progress. */
-    private MembershipClient.Answer outcomeOnTheMap(long id, String operation, String node) {
+    private MembershipClient.Answer outcomeOnTheMap(long id, ChangeOperation operation, String node) {
         ClusterMap map = membership.map();
         if (map.inTransition()) {
             return null;
         }
-        boolean done = MapChanges.JOIN.equals(operation) ? map.state(node) == NodeState.NORMAL : !map.contains(node);
+        boolean done = operation == ChangeOperation.JOIN ? map.state(node) == NodeState.NORMAL : !map.contains(node);
         if (!done) {
-            return new MembershipClient.Answer(500, "the " + operation + " of " + node + " failed: its claimant restarted"
+            return new MembershipClient.Answer(500, "the " + operation.id() + " of " + node + " failed: its claimant restarted"
                     + " and the change was rolled back; map: " + map + "\n");
         }
-        JsonObject change = new JsonObject().put("id", id).put("operation", operation).put("node", node).put("status", "done")
+        JsonObject change = new JsonObject().put("id", id).put("operation", operation.id()).put("node", node).put("status", "done")
                 .put("epoch", map.epoch()).put("map", new JsonObject(ClusterMapCodec.toJson(map)));
         return new MembershipClient.Answer(200, change.encode());
     }

@@ -1,5 +1,6 @@
 package io.kvstore.server.membership;
 
+import io.kvstore.cluster.internal.membership.ChangeRefusedException;
 import io.kvstore.cluster.internal.membership.CleanupFilter;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.core.BackgroundPriority;

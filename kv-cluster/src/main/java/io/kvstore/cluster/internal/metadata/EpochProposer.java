@@ -1,5 +1,6 @@
 package io.kvstore.cluster.internal.metadata;
 
+import io.kvstore.cluster.internal.Scheduler;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -20,12 +21,6 @@ import java.util.random.RandomGenerator;
  * timeouts and pauses through the {@link Scheduler}, so that a simulation drives it deterministically.
  */
 public final class EpochProposer {
-    /** Runs a task later: a timer in the server, virtual time in a simulation. */
-    @FunctionalInterface
-    public interface Scheduler {
-        void schedule(long delayMillis, Runnable task);
-    }
-
     /** How a proposal ended. */
     public sealed interface Outcome {
         /** Epoch {@code epoch} is decided with {@code value}: the proposer's own value if {@code ours}. */

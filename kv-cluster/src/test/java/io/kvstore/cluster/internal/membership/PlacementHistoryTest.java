@@ -1,4 +1,4 @@
-package io.kvstore.server.internode;
+package io.kvstore.cluster.internal.membership;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package io.kvstore.server.internode;
+package io.kvstore.cluster.internal.membership;
 
 import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.membership.ClusterMap;
@@ -25,7 +25,10 @@ public final class PlacementHistory {
         }
     }
 
-    /** See {@link EpochFence#movedSince}. */
+    /**
+     * The replica's epoch fence: the epoch of the newest map if {@code key}'s replicas changed since the
+     * map of {@code epoch} (or that map is no longer kept), else -1.
+     */
     public long movedSince(long epoch, byte[] key) {
         Map.Entry<Long, Placement> newest = placements.lastEntry();
         if (newest == null || epoch >= newest.getKey()) {
