@@ -57,6 +57,7 @@ final class MembershipSimulation {
     private static final long LEFT_ACCEPTED_MILLIS = 2_000;
     private static final long UNREACHABLE_MILLIS = 4_000;
     private static final int STREAM_BATCH = 8;
+    private static final int SMALL_MESSAGE_BYTES = 200;
     private static final String[] PARTITIONERS = {"ring", "rendezvous", "jump", "modn", "maglev"};
 
     /** A bug planted on purpose, to show the simulation finds it. */
@@ -86,6 +87,7 @@ final class MembershipSimulation {
     private final long seed;
     private final SplittableRandom random;
     private final PlantedBug bug;
+    private final int valueBytes;
     private final PriorityQueue<Event> events = new PriorityQueue<>((a, b) -> a.time != b.time
             ? Long.compare(a.time, b.time) : Long.compare(a.sequence, b.sequence));
     private final Map<String, Node> nodes = new LinkedHashMap<>();
@@ -94,9 +96,19 @@ final class MembershipSimulation {
     /** The newest acknowledged version of each key. */
     private final Map<String, Version> acknowledged = new TreeMap<>();
     private final Set<String> cut = new HashSet<>();
+    /** The scale runs' settings; null in the chaos runs. */
+    private final Scale scale;
+    /** When each node's link is free to send the next message (scale runs). */
+    private final Map<String, Long> linkFreeAt = new HashMap<>();
+    private final Map<String, Integer> mapBytes = new HashMap<>();
+    /** When each epoch was first acted on, and when the last node learned it (microseconds). */
+    private final Map<Long, Long> firstInstalled = new HashMap<>();
+    private final Map<Long, Long> lastLearned = new HashMap<>();
+    private long keysScanned;
     private final String partitioner;
     private final int replicationFactor;
-    private long now;
+    /** Virtual time, in microseconds: a hop of the scale runs takes half a millisecond. */
+    private long micros;
     private long sequence;
     private boolean chaos = true;
     private double loss;
@@ -117,6 +129,8 @@ final class MembershipSimulation {
         this.seed = seed;
         this.random = new SplittableRandom(seed);
         this.bug = bug;
+        this.scale = null;
+        this.valueBytes = 100;
         this.partitioner = PARTITIONERS[random.nextInt(PARTITIONERS.length)];
         this.replicationFactor = 2 + random.nextInt(2);
         int count = 5 + random.nextInt(3);
@@ -127,13 +141,136 @@ final class MembershipSimulation {
         for (int i = count; i < count + 3; i++) {
             spares.add("http://n" + i + ":1");
         }
-        ClusterMap first = ClusterMap.seed(names, replicationFactor, partitioner, 16);
-        installed.put(first.epoch(), ClusterMapCodec.toJson(first));
-        for (String name : names) {
-            nodes.put(name, new Node(name, first));
-        }
+        seedNodes(ClusterMap.seed(names, replicationFactor, partitioner, 16));
         loss = random.nextDouble() * 0.05;
         duplication = random.nextDouble() * 0.05;
+    }
+
+    /** A scale run: no chaos, no clients; {@link #runScale} joins one node to a cluster holding data. */
+    MembershipSimulation(long seed, Scale scale) {
+        this.seed = seed;
+        this.random = new SplittableRandom(seed);
+        this.bug = PlantedBug.NONE;
+        this.scale = scale;
+        this.valueBytes = scale.valueBytes();
+        this.partitioner = scale.partitioner();
+        this.replicationFactor = scale.replicationFactor();
+        this.chaos = false;
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < scale.nodes(); i++) {
+            names.add("http://n" + i + ":1");
+        }
+        spares.add("http://n" + scale.nodes() + ":1");
+        ClusterMap first = ClusterMap.seed(names, replicationFactor, partitioner, 16);
+        seedNodes(first);
+        Partitioner placement = first.placement();
+        long keys = (long) scale.keysPerNode() * scale.nodes() / replicationFactor;
+        for (long i = 0; i < keys; i++) {
+            String key = "k" + i;
+            Version version = new Version(++timestamps, "v");
+            for (int replica : placement.replicas(key.getBytes(StandardCharsets.UTF_8), replicationFactor)) {
+                nodes.get(placement.nodes().get(replica)).store.put(key, version);
+            }
+        }
+    }
+
+    private void seedNodes(ClusterMap first) {
+        installed.put(first.epoch(), ClusterMapCodec.toJson(first));
+        for (Member member : first.members()) {
+            nodes.put(member.url(), new Node(member.url(), first));
+        }
+    }
+
+    /**
+     * The settings of a scale run.
+     *
+     * @param keysPerNode keys each node holds, as one of the replication factor's replicas
+     */
+    record Scale(int nodes, int replicationFactor, String partitioner, int keysPerNode, int valueBytes) {
+        /** One hop of the simulated network. */
+        static final long HOP_MICROS = 500;
+        /** What each node's link sends per second. */
+        static final long BYTES_PER_SECOND = 100_000_000L;
+    }
+
+    /**
+     * What a scale run measured.
+     *
+     * @param joinMillis    from the operator's request to the change done
+     * @param learnMicros   from the first node acting on the final map to the last node learning it
+     * @param keysStreamed  copies of keys sent
+     * @param keysIdeal     one copy per key and node that becomes its replica
+     * @param keysScanned   keys the senders read to find them
+     * @param mapBytes      the final map's size on the wire
+     */
+    record ScaleResult(long joinMillis, long learnMicros, long keysStreamed, long keysIdeal, long keysScanned, int mapBytes) {
+    }
+
+    /** Joins one node and measures how long the change and the map's spreading take, and what moved. */
+    ScaleResult runScale() {
+        for (Node node : nodes.values()) {
+            node.startTimers();
+        }
+        runUntil(1_000);
+        ClusterMap before = nodes.get("http://n0:1").map;
+        String url = spares.remove(0);
+        Node joining = new Node(url, before);
+        nodes.put(url, joining);
+        joining.startTimers();
+        long startedAt = micros;
+        Node claimant = nodes.get(before.claimant());
+        CompletableFuture<MapChange> started = claimant.changes.start(ChangeOperation.JOIN, url, false).toCompletableFuture();
+        long deadline = now() + 600_000;
+        while (!(started.isDone() && !started.isCompletedExceptionally() && MapChange.DONE.equals(started.join().status()))) {
+            if (now() > deadline || started.isCompletedExceptionally()) {
+                throw violation("the join did not complete: " + (started.isCompletedExceptionally()
+                        ? started.handle((c, e) -> e).join() : started.join().status() + " " + started.join().reason()));
+            }
+            runUntil(now() + 10);
+        }
+        long doneAt = micros;
+        ClusterMap after = claimant.map;
+        while (!everyNodeOn(after.epoch())) {
+            if (now() > deadline) {
+                throw violation("not every node learned epoch " + after.epoch());
+            }
+            runUntil(now() + 10);
+        }
+        return new ScaleResult((doneAt - startedAt) / 1000, lastLearned.get(after.epoch()) - firstInstalled.get(after.epoch()),
+                keysStreamed, idealCopies(before, after), keysScanned, bytesOf(after));
+    }
+
+    private boolean everyNodeOn(long epoch) {
+        for (Node node : nodes.values()) {
+            if (node.map.epoch() < epoch) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** One copy per key and node that is its replica after the change and was not before. */
+    private long idealCopies(ClusterMap before, ClusterMap after) {
+        Partitioner was = before.placement();
+        Partitioner will = after.placement();
+        Set<String> keys = new java.util.TreeSet<>();
+        for (Node node : nodes.values()) {
+            keys.addAll(node.store.keySet());
+        }
+        long copies = 0;
+        for (String key : keys) {
+            byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+            Set<String> old = new HashSet<>();
+            for (int replica : was.replicas(bytes, replicationFactor)) {
+                old.add(was.nodes().get(replica));
+            }
+            for (int replica : will.replicas(bytes, replicationFactor)) {
+                if (!old.contains(will.nodes().get(replica))) {
+                    copies++;
+                }
+            }
+        }
+        return copies;
     }
 
     int changesStarted() {
@@ -186,18 +323,18 @@ final class MembershipSimulation {
                 node.restart();
             }
         }
-        long healedAt = now;
+        long healedAt = now();
         while (!settled()) {
-            if (now > healedAt + SETTLE_MILLIS) {
+            if (now() > healedAt + SETTLE_MILLIS) {
                 throw violation("the cluster did not settle within " + SETTLE_MILLIS + " ms of healing: " + describeNodes());
             }
-            runUntil(now + 100);
+            runUntil(now() + 100);
         }
         ClusterMap map = settledMap();
         for (String owner : map.owners()) {
             nodes.get(owner).cleanUp(map);
         }
-        runUntil(now + 5_000);
+        runUntil(now() + 5_000);
         checkHolders(map);
     }
 
@@ -286,17 +423,27 @@ final class MembershipSimulation {
         return text.toString().trim();
     }
 
-    private void runUntil(long time) {
-        while (!events.isEmpty() && events.peek().time <= time) {
-            Event event = events.poll();
-            now = event.time;
-            event.action.run();
-        }
-        now = Math.max(now, time);
+    /** Virtual time in milliseconds, as the nodes' clocks read it. */
+    private long now() {
+        return micros / 1000;
     }
 
-    private void at(long delay, Runnable action) {
-        events.add(new Event(now + delay, sequence++, action));
+    private void runUntil(long timeMillis) {
+        long until = timeMillis * 1000;
+        while (!events.isEmpty() && events.peek().time <= until) {
+            Event event = events.poll();
+            micros = event.time;
+            event.action.run();
+        }
+        micros = Math.max(micros, until);
+    }
+
+    private void at(long delayMillis, Runnable action) {
+        atMicros(delayMillis * 1000, action);
+    }
+
+    private void atMicros(long delayMicros, Runnable action) {
+        events.add(new Event(micros + delayMicros, sequence++, action));
     }
 
     /** Crashes and restarts nodes and cuts and mends links while the chaos lasts. */
@@ -451,8 +598,19 @@ final class MembershipSimulation {
         coordinator.write(key, version, 3);
     }
 
-    /** Delivers {@code message} from {@code from} to {@code to} once, twice or never, after a random delay. */
-    private void deliver(String from, String to, Runnable message) {
+    /**
+     * Delivers {@code message} of {@code bytes} from {@code from} to {@code to}: in the chaos runs once,
+     * twice or never, after a random delay; in the scale runs after the hop and the time the sender's
+     * link takes to send it behind what it sends already.
+     */
+    private void deliver(String from, String to, int bytes, Runnable message) {
+        if (scale != null) {
+            long start = Math.max(micros, linkFreeAt.getOrDefault(from, 0L));
+            long sent = start + bytes * 1_000_000L / Scale.BYTES_PER_SECOND;
+            linkFreeAt.put(from, sent);
+            atMicros(sent - micros + Scale.HOP_MICROS, message);
+            return;
+        }
         if (cut.contains(from + ">" + to) || random.nextDouble() < loss) {
             return;
         }
@@ -462,20 +620,25 @@ final class MembershipSimulation {
         }
     }
 
+    private <T> CompletableFuture<T> request(Node from, String to, java.util.function.Function<Node, T> handler) {
+        return request(from, to, SMALL_MESSAGE_BYTES, handler, reply -> SMALL_MESSAGE_BYTES);
+    }
+
     /**
      * A request from {@code from} to {@code to}, answered by {@code handler} there; the answer comes back
      * over the network, to the life of {@code from} that asked. Never completes if either is lost.
      */
-    private <T> CompletableFuture<T> request(Node from, String to, java.util.function.Function<Node, T> handler) {
+    private <T> CompletableFuture<T> request(Node from, String to, int bytes, java.util.function.Function<Node, T> handler,
+                                             java.util.function.ToIntFunction<T> replyBytes) {
         CompletableFuture<T> answer = new CompletableFuture<>();
         int life = from.life;
-        deliver(from.name, to, () -> {
+        deliver(from.name, to, bytes, () -> {
             Node target = nodes.get(to);
             if (target == null || !target.up) {
                 return;
             }
             T reply = handler.apply(target);
-            deliver(to, from.name, () -> {
+            deliver(to, from.name, replyBytes.applyAsInt(reply), () -> {
                 if (from.life == life) {
                     answer.complete(reply);
                 }
@@ -484,7 +647,18 @@ final class MembershipSimulation {
         return answer;
     }
 
+    /** The size of {@code map} as JSON on the wire. */
+    private int bytesOf(ClusterMap map) {
+        return map == null ? SMALL_MESSAGE_BYTES : mapBytes.computeIfAbsent(map.epoch() + "/" + map.fingerprintText(),
+                key -> bytes(map).length);
+    }
+
     private void installedAt(Node node, ClusterMap map) {
+        firstInstalled.putIfAbsent(map.epoch(), micros);
+        lastLearned.put(map.epoch(), micros);
+        if (scale != null) {
+            return; // no chaos, one driver: a fork is the chaos runs' question, and JSON of a thousand nodes is slow
+        }
         String json = ClusterMapCodec.toJson(map);
         String earlier = installed.putIfAbsent(map.epoch(), json);
         if (earlier != null && !earlier.equals(json)) {
@@ -494,7 +668,7 @@ final class MembershipSimulation {
     }
 
     private Violation violation(String message) {
-        return new Violation("seed " + seed + " (" + partitioner + ", RF " + replicationFactor + "), at " + now + " ms: "
+        return new Violation("seed " + seed + " (" + partitioner + ", RF " + replicationFactor + "), at " + now() + " ms: "
                 + message + " (replay with -Dkv.seed=" + seed + ")");
     }
 
@@ -578,8 +752,9 @@ final class MembershipSimulation {
                     task.run();
                 }
             });
-            proposer = new EpochProposer(name, this::vote, scheduler, () -> now, random.split(), PHASE_TIMEOUT_MILLIS);
-            changes = new MapChanges(name, this, this, scheduler, () -> now, UNREACHABLE_MILLIS);
+            proposer = new EpochProposer(name, this::vote, scheduler, MembershipSimulation.this::now, random.split(),
+                    PHASE_TIMEOUT_MILLIS);
+            changes = new MapChanges(name, this, this, scheduler, MembershipSimulation.this::now, UNREACHABLE_MILLIS);
             if (life > 1) {
                 startTimers();
             }
@@ -599,7 +774,8 @@ final class MembershipSimulation {
             peers.remove(name);
             if (!peers.isEmpty()) {
                 String peer = peers.get(random.nextInt(peers.size()));
-                request(this, peer, target -> target.map).thenAccept(this::learn);
+                request(this, peer, SMALL_MESSAGE_BYTES, target -> target.map, MembershipSimulation.this::bytesOf)
+                        .thenAccept(this::learn);
             }
             finishLeftAccepted();
             if (ticks % (RESUME_INTERVAL_MILLIS / PULL_INTERVAL_MILLIS) == 0) {
@@ -615,9 +791,9 @@ final class MembershipSimulation {
                 return;
             }
             if (leftAcceptedSince == 0) {
-                leftAcceptedSince = now;
+                leftAcceptedSince = now();
             }
-            if (now - leftAcceptedSince < LEFT_ACCEPTED_MILLIS || finishing) {
+            if (now() - leftAcceptedSince < LEFT_ACCEPTED_MILLIS || finishing) {
                 return;
             }
             finishing = true;
@@ -645,13 +821,16 @@ final class MembershipSimulation {
         }
 
         private CompletionStage<EpochReply> vote(String to, EpochRequest request) {
-            return request(this, to, target -> {
+            int bytes = request instanceof EpochRequest.Accept accept ? accept.value().length : SMALL_MESSAGE_BYTES;
+            return request(this, to, bytes, target -> {
                 try {
                     return target.acceptor.handle(request);
                 } catch (IOException e) {
                     throw new AssertionError(e);
                 }
-            });
+            }, reply -> reply instanceof EpochReply.Decided decided ? decided.value().length
+                    : reply instanceof EpochReply.Promise promise && promise.value() != null ? promise.value().length
+                    : SMALL_MESSAGE_BYTES);
         }
 
         /** Adopts {@code newer} if it is newer: a committed map, from the log, a push, a pull or a request. */
@@ -692,10 +871,10 @@ final class MembershipSimulation {
 
         @Override
         public CompletionStage<Void> push(String node, ClusterMap pushed) {
-            return request(this, node, target -> {
+            return request(this, node, bytesOf(pushed), target -> {
                 target.learn(pushed);
                 return null;
-            });
+            }, reply -> SMALL_MESSAGE_BYTES);
         }
 
         @Override
@@ -770,6 +949,7 @@ final class MembershipSimulation {
                 if (scanned++ == STREAM_BATCH) {
                     break;
                 }
+                keysScanned++;
                 last = entry.getKey();
                 int targets = movement.targets(entry.getKey().getBytes(StandardCharsets.UTF_8), self, out, scratchB, scratchA);
                 for (int i = 0; i < targets; i++) {
@@ -786,10 +966,10 @@ final class MembershipSimulation {
             for (Map.Entry<String, Map<String, Version>> batch : batches.entrySet()) {
                 CompletableFuture<Void> applied = new CompletableFuture<>();
                 at(NETWORK_TIMEOUT_MILLIS, () -> applied.completeExceptionally(new IOException("no answer from " + batch.getKey())));
-                request(this, batch.getKey(), target -> {
+                request(this, batch.getKey(), batch.getValue().size() * (valueBytes + 24), target -> {
                     target.apply(batch.getValue());
                     return null;
-                }).thenRun(() -> applied.complete(null));
+                }, reply -> SMALL_MESSAGE_BYTES).thenRun(() -> applied.complete(null));
                 sent.add(applied);
                 stream.entries += batch.getValue().size();
                 keysStreamed += batch.getValue().size();

@@ -35,7 +35,7 @@ class MembershipSimulationTest {
                 System.out.println("MembershipSimulationTest: " + simulation.describe());
             }
         }
-        System.out.println("MembershipSimulationTest: " + SEEDS + " runs; the operator's requests: " + requests + "; runs, " + changes + " changes started, " + done + " done");
+        System.out.println("MembershipSimulationTest: " + SEEDS + " runs; the operator's requests: " + requests + "; " + changes + " changes started, " + done + " done");
         assertTrue(done >= SEEDS / 2, "the simulation completed too few changes to mean anything: " + done + " of " + changes);
     }
 
