@@ -409,7 +409,7 @@ public final class KvServer {
         HttpClient rangeClient = InternodeClients.createHttpClient(vertx, security, new HttpClientOptions().setTcpNoDelay(true)
                 .setConnectTimeout((int) network.replicaTimeout().toMillis()));
         server.rangeClient = rangeClient;
-        ranges.cluster(new ClusterRange(() -> membership.map().owners(), config.self(), ranges, rangeClient,
+        ranges.cluster(new ClusterRange(() -> membership.map().readOwners(), config.self(), ranges, rangeClient,
                 network.replicaTimeout().toMillis(), network.maxKeyBytes(), network.maxBodyBytes()));
         StorageMetrics storageMetrics = null;
         if (metrics != null) {

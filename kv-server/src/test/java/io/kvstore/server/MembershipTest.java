@@ -97,7 +97,7 @@ class MembershipTest {
             ClusterMap map = nodes.awaitSameMap(10);
             assertEquals(4, map.owners().size());
             assertEquals(NodeState.NORMAL, map.state(nodes.urls.get(3)));
-            assertEquals(3, map.epoch(), "joining, then normal");
+            assertEquals(4, map.epoch(), "joining, reads moved, then normal");
             assertTrue(acknowledged.size() > 10, "writes went on during the join: " + acknowledged.size());
             int missed = 0;
             for (String key : acknowledged) {
@@ -190,7 +190,7 @@ class MembershipTest {
             assertTrue(refusal != null && refusal.contains("409") && refusal.contains("one change at a time"), refusal);
             ClusterMap map = nodes.awaitSameMap(10);
             assertEquals(4, map.members().size());
-            assertEquals(3, map.epoch());
+            assertEquals(4, map.epoch(), "joining, reads moved, then normal");
         }
     }
 

@@ -152,6 +152,39 @@ class ClusterMapTest {
     }
 
     @Test
+    void readsMoveToTheFutureOwnersInAMapOfTheirOwnWhileWritesReachBothSides() {
+        ClusterMap joining = ClusterMap.seed(THREE, 3, "ring", 8).withJoining("http://d:4");
+        assertFalse(joining.readsMoved());
+        assertEquals(joining.owners(), joining.readOwners());
+        assertEquals(joining.futureOwners(), joining.pendingOwners());
+        ClusterMap moved = joining.withReadsMoved();
+        assertEquals(joining.epoch() + 1, moved.epoch());
+        assertTrue(moved.readsMoved());
+        assertTrue(moved.inTransition());
+        assertEquals(joining.futureOwners(), moved.readOwners());
+        assertEquals(joining.owners(), moved.pendingOwners());
+        assertEquals(moved.readOwners(), moved.readPlacement().nodes());
+        assertEquals(moved.pendingOwners(), moved.pendingPlacement().nodes());
+        assertNotEquals(joining.withState("http://d:4", NodeState.JOINING).fingerprint(), moved.fingerprint(),
+                "the same members at the same epoch, reads moved or not");
+        ClusterMap done = moved.withState("http://d:4", NodeState.NORMAL);
+        assertFalse(done.readsMoved(), "the map that ends the change");
+        assertThrows(IllegalStateException.class, moved::withReadsMoved, "reads move once");
+        assertThrows(IllegalStateException.class, done::withReadsMoved, "no change in progress");
+        IllegalArgumentException atRest = assertThrows(IllegalArgumentException.class, () -> new ClusterMap(3, 3, "ring", 8,
+                done.members(), true));
+        assertTrue(atRest.getMessage().contains("only while a change is in progress"), atRest.getMessage());
+        String json = ClusterMapCodec.toJson(moved);
+        assertTrue(json.contains("\"readsMoved\":true"), json);
+        assertEquals(moved, ClusterMapCodec.fromJson(json));
+        assertEquals(moved.fingerprint(), ClusterMapCodec.fromJson(json).fingerprint());
+        assertFalse(ClusterMapCodec.toJson(joining).contains("readsMoved"), "absent unless moved: older nodes read the map as before");
+        IllegalArgumentException notBoolean = assertThrows(IllegalArgumentException.class,
+                () -> ClusterMapCodec.fromJson(json.replace("\"readsMoved\":true", "\"readsMoved\":\"yes\"")));
+        assertTrue(notBoolean.getMessage().contains("readsMoved"), notBoolean.getMessage());
+    }
+
+    @Test
     void changesThatBreakTheMapAreRefused() {
         ClusterMap map = ClusterMap.seed(THREE, 3, "ring", 8);
         IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> map.withJoining("http://b:2"));

@@ -13,23 +13,24 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
- * What one cluster map means for this node's requests: the coordinator over the map's owners, and,
- * while a node joins or leaves, the pending replicas. Immutable; a new map makes a new topology, which
+ * What one cluster map means for this node's requests: the coordinator over the map's read owners, and,
+ * while a node joins or leaves, the pending replicas on the change's other side
+ * ({@link ClusterMap#pendingOwners()}: the future owners, or the owners once reads moved). Immutable; a new map makes a new topology, which
  * replaces the old one with one volatile write, so a request reads one field to find its way.
  *
  * <p>A write goes to the key's first {@code from} replicas among the owners, as the coordinator
  * decides, and also to each of its first {@code from} future replicas that is not among those; with P
  * such pending replicas it is acknowledged once {@code ack + P} of all of them stored it ({@link ReplicaCoordinator#write(Entry,
  * Quorum, List, List)}), so that {@code ack} of the key's replicas hold it however the change ends,
- * while a newcomer still warming up delays no write whose current replicas answer. Reads stay on the
- * current owners.
+ * while a newcomer still warming up delays no write whose current replicas answer. Reads go to the
+ * read owners: the owners until the change's streams are done, then the future owners.
  */
 public final class Topology {
     private final ClusterMap map;
     private final ReplicaCoordinator coordinator;
     private final FailureDetector detector;
     private final HybridClock clock;
-    /** Null while no change is under way. */
+    /** The change's other side ({@link ClusterMap#pendingPlacement()}); null while no change is under way. */
     private final Partitioner future;
     private final Replica[] futureReplicas;
     /** For each future owner, its index among the current owners, or -1. */
@@ -42,7 +43,7 @@ public final class Topology {
         this.detector = detector;
         this.clock = clock;
         if (map.inTransition()) {
-            this.future = map.futurePlacement();
+            this.future = map.pendingPlacement();
             this.futureReplicas = futureReplicas.toArray(new Replica[0]);
             List<String> owners = coordinator.partitioner().nodes();
             this.futureToCurrent = new int[future.nodes().size()];

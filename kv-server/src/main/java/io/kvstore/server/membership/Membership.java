@@ -172,11 +172,11 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
     /** Builds the first topology from the stored map, with the hint store if hinted handoff is on. */
     public void open() throws IOException {
         ClusterMap map = store.current();
-        List<Replica> replicas = replicasOf(map, map.owners());
+        List<Replica> replicas = replicasOf(map, map.readOwners());
         FailureDetector detector = detector(map, replicas);
         placements.add(map);
         if (replication.hints()) {
-            hints = openHints(map.owners(), replicas, detector);
+            hints = openHints(map.readOwners(), replicas, detector);
             hints.deliverOnlyWhere(placements::isReplica);
         }
         topology = build(map, replicas, detector);
@@ -446,7 +446,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
      */
     private void install(ClusterMap map) {
         Topology previous = topology;
-        List<Replica> replicas = replicasOf(map, map.owners());
+        List<Replica> replicas = replicasOf(map, map.readOwners());
         FailureDetector detector = detector(map, replicas);
         placements.add(map);
         topology = build(map, replicas, detector);
@@ -454,7 +454,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
         nextMap = new CompletableFuture<>();
         reached.complete(null);
         if (hints != null) {
-            hints.follow(map.owners(), replicas, detector);
+            hints.follow(map.readOwners(), replicas, detector);
         }
         if (previous != null) {
             previous.detector().close();
@@ -561,9 +561,9 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
 
     private Topology build(ClusterMap map, List<Replica> replicas, FailureDetector detector) {
         ReplicationOptions options = replication.toBuilder().replicationFactor(map.replicationFactor()).build();
-        List<String> owners = map.owners();
+        List<String> owners = map.readOwners();
         HintedHandoff handoff = hints;
-        ReplicaCoordinator coordinator = ReplicaCoordinator.builder(map.placement(), replicas, clock)
+        ReplicaCoordinator coordinator = ReplicaCoordinator.builder(map.readPlacement(), replicas, clock)
                 .timeout(config.network().replicaTimeout())
                 .options(options)
                 .failureDetector(detector)
@@ -571,11 +571,11 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
                 .hintedHandoff(handoff == null ? null : (node, entry) -> handoff.hint(owners.get(node), entry))
                 .staleWrites(this::writeAgain)
                 .build();
-        if (map.owners().size() > 1) {
+        if (map.readOwners().size() > 1) {
             detector.start();
         }
         return new Topology(map, coordinator, detector, clock,
-                map.inTransition() ? replicasOf(map, map.futureOwners()) : List.of());
+                map.inTransition() ? replicasOf(map, map.pendingOwners()) : List.of());
     }
 
     /**
@@ -597,7 +597,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
     }
 
     private FailureDetector detector(ClusterMap map, List<Replica> replicas) {
-        return new FailureDetector(map.owners(), replicas, map.owners().indexOf(config.self()),
+        return new FailureDetector(map.readOwners(), replicas, map.readOwners().indexOf(config.self()),
                 PROBE_INTERVAL, System::currentTimeMillis);
     }
 

@@ -28,6 +28,11 @@ import java.util.Set;
  *       progress completes, {@code normal} and {@code joining}; writes also go to those of a key's
  *       future replicas that are not among its current ones.</li>
  * </ul>
+ *
+ * <p>A change is three maps: the one that starts it (writes go to the owners and the future owners,
+ * reads to the owners), the one that says the streams are done ({@linkplain #readsMoved() reads moved}:
+ * reads go to the future owners, writes still to both sides), and the one that ends it. So a coordinator
+ * one map behind always reads from replicas that every write of the newer map reaches.
  */
 public final class ClusterMap {
     private final long epoch;
@@ -35,6 +40,7 @@ public final class ClusterMap {
     private final String partitioner;
     private final int virtualNodes;
     private final List<Member> members;
+    private final boolean readsMoved;
     private final long fingerprint;
     /** Kept ready: every internode request carries it and every receiver compares it. */
     private final String fingerprintText;
@@ -44,7 +50,17 @@ public final class ClusterMap {
      *                                  partitioner, or a replication factor outside {@code [1, owners]}
      */
     public ClusterMap(long epoch, int replicationFactor, String partitioner, int virtualNodes, List<Member> members) {
+        this(epoch, replicationFactor, partitioner, virtualNodes, members, false);
+    }
+
+    /**
+     * @param readsMoved the change in progress has streamed its keys: reads go to the future owners
+     * @throws IllegalArgumentException as the other constructor, and for reads moved while no change is in progress
+     */
+    public ClusterMap(long epoch, int replicationFactor, String partitioner, int virtualNodes, List<Member> members,
+                      boolean readsMoved) {
         this.epoch = epoch;
+        this.readsMoved = readsMoved;
         this.replicationFactor = replicationFactor;
         this.partitioner = Objects.requireNonNull(partitioner, "partitioner");
         this.virtualNodes = virtualNodes;
@@ -65,6 +81,9 @@ public final class ClusterMap {
             }
         }
         checkTokens();
+        if (readsMoved && !inTransition()) {
+            throw new IllegalArgumentException("reads can move only while a change is in progress");
+        }
         int owners = owners().size();
         if (replicationFactor < 1 || replicationFactor > owners) {
             throw new IllegalArgumentException("replication factor " + replicationFactor + " needs between 1 and "
@@ -150,6 +169,10 @@ public final class ClusterMap {
                 text.append(i == 0 ? "" : ",").append(tokens.get(i));
             }
             text.append('\n');
+        }
+        // Only when set: a map without it has the fingerprint it had before reads could move.
+        if (readsMoved) {
+            text.append("reads moved\n");
         }
         return text.toString();
     }
@@ -303,6 +326,49 @@ public final class ClusterMap {
         return new ClusterMap(epoch + 1, replicationFactor, partitioner, virtualNodes, nextMembers);
     }
 
+    /**
+     * Whether the change in progress has moved reads to the future owners (its streams are done); writes
+     * still reach both sides until the map that ends it.
+     */
+    public boolean readsMoved() {
+        return readsMoved;
+    }
+
+    /**
+     * The next epoch's map, the same change in progress with reads on the future owners.
+     *
+     * @throws IllegalStateException if no change is in progress or its reads moved already
+     */
+    public ClusterMap withReadsMoved() {
+        if (!inTransition() || readsMoved) {
+            throw new IllegalStateException("reads move once, during a change; map: " + this);
+        }
+        return new ClusterMap(epoch + 1, replicationFactor, partitioner, virtualNodes, members, true);
+    }
+
+    /** The nodes reads go to, and a coordinator over: the owners, or the future owners once reads moved. */
+    public List<String> readOwners() {
+        return readsMoved ? futureOwners() : owners();
+    }
+
+    /** The partitioner over {@link #readOwners()}. */
+    public Partitioner readPlacement() {
+        return placement(readOwners());
+    }
+
+    /**
+     * During a change, the other side's owners, whose replicas of a key a write also reaches: the future
+     * owners, or the owners once reads moved.
+     */
+    public List<String> pendingOwners() {
+        return readsMoved ? owners() : futureOwners();
+    }
+
+    /** The partitioner over {@link #pendingOwners()}. */
+    public Partitioner pendingPlacement() {
+        return placement(pendingOwners());
+    }
+
     /** Either every member has {@link #virtualNodes()} tokens, distinct over the map, on a ring, or none has any. */
     private void checkTokens() {
         if (ringTokens() == RingTokens.RANDOM) {
@@ -358,12 +424,12 @@ public final class ClusterMap {
         }
         ClusterMap other = (ClusterMap) o;
         return epoch == other.epoch && replicationFactor == other.replicationFactor && virtualNodes == other.virtualNodes
-                && partitioner.equals(other.partitioner) && members.equals(other.members);
+                && partitioner.equals(other.partitioner) && members.equals(other.members) && readsMoved == other.readsMoved;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(epoch, replicationFactor, partitioner, virtualNodes, members);
+        return Objects.hash(epoch, replicationFactor, partitioner, virtualNodes, members, readsMoved);
     }
 
     @Override

@@ -18,6 +18,7 @@ import java.util.List;
  *  "nodes":[{"url":"http://10.0.0.1:8080","state":"normal"}, ...]}
  * }</pre>
  *
+ * During a change whose streams are done the map also has {@code "readsMoved":true} (absent otherwise).
  * With allocated ring tokens each node also has {@code "tokens":["-9223372036854775808", ...]}: signed
  * 64-bit integers written as decimal strings, since many JSON readers hold numbers as doubles, which
  * would round them. Unknown fields are skipped, so that a newer node's map still reads.
@@ -45,6 +46,9 @@ public final class ClusterMapCodec {
         json.writeNumberField("replicationFactor", map.replicationFactor());
         json.writeStringField("partitioner", map.partitioner());
         json.writeNumberField("virtualNodes", map.virtualNodes());
+        if (map.readsMoved()) {
+            json.writeBooleanField("readsMoved", true);
+        }
         json.writeArrayFieldStart("nodes");
         for (Member member : map.members()) {
             json.writeStartObject();
@@ -82,6 +86,7 @@ public final class ClusterMapCodec {
         String partitioner = null;
         int virtualNodes = -1;
         List<Member> members = null;
+        boolean readsMoved = false;
         while (json.nextToken() == JsonToken.FIELD_NAME) {
             String field = json.currentName();
             JsonToken value = json.nextToken();
@@ -101,6 +106,12 @@ public final class ClusterMapCodec {
                 case "nodes":
                     members = members(json, value);
                     break;
+                case "readsMoved":
+                    if (value != JsonToken.VALUE_TRUE && value != JsonToken.VALUE_FALSE) {
+                        throw new IllegalArgumentException("readsMoved must be true or false");
+                    }
+                    readsMoved = value == JsonToken.VALUE_TRUE;
+                    break;
                 default:
                     json.skipChildren();
             }
@@ -108,7 +119,7 @@ public final class ClusterMapCodec {
         if (epoch < 0 || replicationFactor < 0 || partitioner == null || virtualNodes < 0 || members == null) {
             throw new IllegalArgumentException("a cluster map needs epoch, replicationFactor, partitioner, virtualNodes and nodes");
         }
-        return new ClusterMap(epoch, replicationFactor, partitioner, virtualNodes, members);
+        return new ClusterMap(epoch, replicationFactor, partitioner, virtualNodes, members, readsMoved);
     }
 
     private static List<Member> members(JsonParser json, JsonToken token) throws IOException {

@@ -68,8 +68,8 @@ public final class MapChange {
     }
 
     /**
-     * Where a running change is: {@code started}, {@code streaming}, {@code finishing}, {@code cleanup}
-     * or {@code rolling back}; once over, its outcome.
+     * Where a running change is: {@code started}, {@code streaming}, {@code reads moved}, {@code finishing},
+     * {@code cleanup} or {@code rolling back}; once over, its outcome.
      */
     public String step() {
         return step;
@@ -104,7 +104,7 @@ public final class MapChange {
     }
 
     boolean pastCancelling() {
-        return "finishing".equals(step) || "cleanup".equals(step);
+        return MapChanges.READS_MOVED.equals(step) || "finishing".equals(step) || "cleanup".equals(step);
     }
 
     void cancel() {

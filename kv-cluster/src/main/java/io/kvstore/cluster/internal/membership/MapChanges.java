@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * order; that node also drives on a change the claimant left in progress and stays silent about
  * ({@link #resume}). An operator can cancel a change before its last map ({@link #cancel}).
  *
+ * <p>Every change is three committed maps: the one that starts it (writes reach the old and the new
+ * replicas, reads the old), the one that moves reads to the new replicas once the streams are done
+ * ({@link ClusterMap#readsMoved()}), and the one that ends it; then the owners clean up.
+ *
  * <ul>
  *   <li>join: the node enters as {@code joining}; every owner streams it the keys it gains; then it is
  *       {@code normal}. If an owner stays unreachable or a stream keeps failing, the node leaves the
@@ -53,6 +57,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class MapChanges {
     private static final Logger LOG = LoggerFactory.getLogger(MapChanges.class);
+    /** The step of a change whose streams are done and whose reads moved to the new replicas. */
+    static final String READS_MOVED = "reads moved";
     private static final long POLL_MILLIS = 200;
     /** A stream that failed this many times in a row fails the change. */
     private static final int STREAM_ATTEMPTS = 5;
@@ -61,6 +67,10 @@ public final class MapChanges {
     static final int CHANGES_KEPT = 100;
     /** Checks in a row in which the claimant's successor found a change in progress and the claimant silent, before it takes over. */
     static final int TAKEOVER_CHECKS = 3;
+    /** How often a change past its streams is tried again to its end, or one another driver moves is looked at. */
+    static final long RETRY_MILLIS = 2_000;
+    /** How long a change another driver took over may stay at one epoch before this one lets it go. */
+    static final long HANDOVER_SILENCE_MILLIS = 60_000;
 
     private final String self;
     private final MapLog log;
@@ -328,26 +338,39 @@ public final class MapChanges {
 
     private void drive(MapChange change, ClusterMap before, ClusterMap next) {
         String node = change.node();
-        CompletionStage<Void> done = push(next, before.urls()).thenCompose(pushed -> switch (change.operation()) {
-            case JOIN -> streams(change, KeyMovement.join(next.epoch(), next, node))
-                    .thenCompose(streamed -> finish(change, "finishing", map -> map.withState(node, NodeState.NORMAL)));
-            case DECOMMISSION -> (change.resumed() ? answers(node) : CompletableFuture.completedFuture(true))
-                    .thenCompose(alive -> alive ? streams(change, KeyMovement.decommission(next.epoch(), next, node))
-                            : takeOverFromTheSurvivors(change))
-                    .thenCompose(streamed -> finish(change, "finishing", map -> map.without(node)));
-            case REMOVE -> streams(change, KeyMovement.removal(next.epoch(), next, next.without(node)))
-                    .thenCompose(streamed -> finish(change, "finishing", map -> map.without(node)));
-        });
-        done.thenRun(() -> {
-            change.step("cleanup");
-            requestCleanups();
-            change.end(MapChange.DONE, clockMillis.getAsLong());
-            LOG.info("node {}: the {} is done", self, change);
-            release(change);
-        }).exceptionally(error -> {
+        CompletionStage<Void> done = push(next, before.urls()).thenCompose(pushed -> {
+            if (next.readsMoved()) {
+                return CompletableFuture.completedFuture(null); // resumed past its streams
+            }
+            CompletionStage<Void> streamed = switch (change.operation()) {
+                case JOIN -> streams(change, KeyMovement.join(next.epoch(), next, node));
+                case DECOMMISSION -> (change.resumed() ? answers(node) : CompletableFuture.completedFuture(true))
+                        .thenCompose(alive -> alive ? streams(change, KeyMovement.decommission(next.epoch(), next, node))
+                                : takeOverFromTheSurvivors(change));
+                case REMOVE -> streams(change, KeyMovement.removal(next.epoch(), next, next.without(node)));
+            };
+            // Reads move to the new replicas in a map of their own, while writes still reach both sides:
+            // a coordinator one map behind then reads from replicas every newer write reaches.
+            return streamed.thenCompose(ok -> finish(change, READS_MOVED, ClusterMap::withReadsMoved));
+        }).thenCompose(readsMoved -> finish(change, "finishing", end(change)));
+        done.thenRun(() -> complete(change)).exceptionally(error -> {
             rollBack(change, unwrap(error));
             return null;
         });
+    }
+
+    /** The step that ends the change: the newcomer {@code normal}, or the node out of the map. */
+    private static UnaryOperator<ClusterMap> end(MapChange change) {
+        return change.operation() == ChangeOperation.JOIN
+                ? map -> map.withState(change.node(), NodeState.NORMAL) : map -> map.without(change.node());
+    }
+
+    private void complete(MapChange change) {
+        change.step("cleanup");
+        requestCleanups();
+        change.end(MapChange.DONE, clockMillis.getAsLong());
+        LOG.info("node {}: the {} is done", self, change);
+        release(change);
     }
 
     /**
@@ -369,29 +392,81 @@ public final class MapChanges {
         change.reason(String.valueOf(error.getMessage()));
         LOG.warn("node {}: the {} {}: {}", self, change, cancelled ? "was cancelled" : "failed", error.getMessage());
         change.step("rolling back");
-        NodeState during = change.operation() == ChangeOperation.JOIN ? NodeState.JOINING : NodeState.LEAVING;
         ClusterMap now = log.map();
-        CompletionStage<Void> rolledBack;
-        if (!now.contains(change.node()) || now.state(change.node()) != during) {
-            // Another driver moved the map on (it finished or rolled back the change): nothing to undo.
-            change.reason(change.reason() + "; the map moved on meanwhile (epoch " + now.epoch() + "), so nothing was rolled back");
-            rolledBack = CompletableFuture.completedFuture(null);
-        } else {
-            UnaryOperator<ClusterMap> undo = change.operation() == ChangeOperation.JOIN
-                    ? map -> map.without(change.node()) : map -> map.withState(change.node(), NodeState.NORMAL);
-            rolledBack = finish(change, "rolling back", undo)
-                    // Streams that ran before the rollback left copies on nodes that do not own them.
-                    .thenRun(this::requestCleanups)
-                    .exceptionally(failure -> {
-                        change.reason(change.reason() + "; and the map could not be rolled back: " + unwrap(failure).getMessage());
-                        LOG.error("node {}: cannot roll back the {}", self, change, unwrap(failure));
-                        return null;
-                    });
+        if (!inProgress(change, now) || now.readsMoved()) {
+            // Another driver moved the map on (it finishes or undoes the change), or the change is past its
+            // streams with reads on the new replicas: it is followed to its end, never undone from here.
+            followToTheEnd(change, now.epoch(), clockMillis.getAsLong());
+            return;
         }
-        rolledBack.whenComplete((ok, ignored) -> {
-            change.end(cancelled ? MapChange.CANCELLED : MapChange.FAILED, clockMillis.getAsLong());
+        UnaryOperator<ClusterMap> undo = change.operation() == ChangeOperation.JOIN
+                ? map -> map.without(change.node()) : map -> map.withState(change.node(), NodeState.NORMAL);
+        finish(change, "rolling back", undo)
+                // Streams that ran before the rollback left copies on nodes that do not own them.
+                .thenRun(this::requestCleanups)
+                .exceptionally(failure -> {
+                    change.reason(change.reason() + "; and the map could not be rolled back: " + unwrap(failure).getMessage());
+                    LOG.error("node {}: cannot roll back the {}", self, change, unwrap(failure));
+                    return null;
+                })
+                .whenComplete((ok, ignored) -> {
+                    change.end(cancelled ? MapChange.CANCELLED : MapChange.FAILED, clockMillis.getAsLong());
+                    release(change);
+                });
+    }
+
+    /** Whether {@code map} still shows the change under way: its node {@code joining} or {@code leaving}. */
+    private static boolean inProgress(MapChange change, ClusterMap map) {
+        NodeState during = change.operation() == ChangeOperation.JOIN ? NodeState.JOINING : NodeState.LEAVING;
+        return map.inTransition() && map.contains(change.node()) && map.state(change.node()) == during;
+    }
+
+    /**
+     * Follows a change this driver no longer moves on its own to its end: once the map shows it over, the
+     * change is done or failed as the map says; while its reads are moved, this driver tries to finish it
+     * every {@value #RETRY_MILLIS} ms (the group may lack a majority for a while); while another driver
+     * moves it, this one waits, and gives up (releasing the change to the periodic resume) if the map
+     * stays at one epoch for {@value #HANDOVER_SILENCE_MILLIS} ms.
+     */
+    private void followToTheEnd(MapChange change, long lastEpoch, long lastMoveMillis) {
+        ClusterMap now = log.map();
+        long nowMillis = clockMillis.getAsLong();
+        if (!inProgress(change, now)) {
+            boolean done = change.operation() == ChangeOperation.JOIN
+                    ? now.contains(change.node()) && now.state(change.node()) == NodeState.NORMAL : !now.contains(change.node());
+            if (done) {
+                LOG.info("node {}: the {} ended at epoch {}, finished by another node", self, change, now.epoch());
+                change.reason(null);
+                change.end(MapChange.DONE, nowMillis);
+            } else {
+                change.reason(change.reason() + "; another node undid it (epoch " + now.epoch() + ")");
+                change.end(MapChange.FAILED, nowMillis);
+            }
             release(change);
-        });
+            return;
+        }
+        long moved = now.epoch() != lastEpoch ? nowMillis : lastMoveMillis;
+        if (now.readsMoved()) {
+            finish(change, "finishing", end(change)).whenComplete((ok, error) -> {
+                if (error == null) {
+                    complete(change);
+                } else {
+                    change.reason(String.valueOf(unwrap(error).getMessage()) + "; it is past its streams, so it is"
+                            + " finished, not rolled back, once the metadata group answers");
+                    scheduler.schedule(RETRY_MILLIS, () -> followToTheEnd(change, now.epoch(), moved));
+                }
+            });
+            return;
+        }
+        if (nowMillis - moved > HANDOVER_SILENCE_MILLIS) {
+            change.reason(change.reason() + "; handed over to another driver, which stopped at epoch " + now.epoch()
+                    + ": the periodic resume drives it on");
+            change.end(MapChange.FAILED, nowMillis);
+            release(change);
+            return;
+        }
+        change.step("handed over");
+        scheduler.schedule(RETRY_MILLIS, () -> followToTheEnd(change, now.epoch(), moved));
     }
 
     private synchronized void release(MapChange change) {

@@ -77,6 +77,10 @@ final class MembershipSimulation {
     private record Event(long time, long sequence, Runnable action) {
     }
 
+    /** A replica's answer to a read: the version it holds (null if none), or its newer map when it refuses. */
+    private record ReadAnswer(Version version, ClusterMap refusedWith) {
+    }
+
     private record Version(long timestamp, String value) {
         boolean newerThan(Version other) {
             return other == null || timestamp > other.timestamp
@@ -88,6 +92,8 @@ final class MembershipSimulation {
     private final SplittableRandom random;
     private final PlantedBug bug;
     private final int valueBytes;
+    /** How many keys the clients write and read. */
+    private final int keys;
     private final PriorityQueue<Event> events = new PriorityQueue<>((a, b) -> a.time != b.time
             ? Long.compare(a.time, b.time) : Long.compare(a.sequence, b.sequence));
     private final Map<String, Node> nodes = new LinkedHashMap<>();
@@ -120,6 +126,8 @@ final class MembershipSimulation {
     private String deadForGood;
     private int writesAcknowledged;
     private int writesFailed;
+    private int readsAnswered;
+    private Violation found;
     private int changesStarted;
     /** How the operator's requests were answered, counted by answer. */
     final Map<String, Integer> outcomes = new TreeMap<>();
@@ -131,7 +139,12 @@ final class MembershipSimulation {
         this.bug = bug;
         this.scale = null;
         this.valueBytes = 100;
-        this.partitioner = PARTITIONERS[random.nextInt(PARTITIONERS.length)];
+        String drawn = PARTITIONERS[random.nextInt(PARTITIONERS.length)];
+        // One run in four writes and reads a few hot keys under modn, whose changes move most keys to
+        // replicas they share no quorum with: where a stale read would hide.
+        boolean hot = random.nextInt(4) == 0;
+        this.partitioner = hot ? "modn" : drawn;
+        this.keys = hot ? 20 : 400;
         this.replicationFactor = 2 + random.nextInt(2);
         int count = 5 + random.nextInt(3);
         List<String> names = new ArrayList<>();
@@ -153,6 +166,7 @@ final class MembershipSimulation {
         this.bug = PlantedBug.NONE;
         this.scale = scale;
         this.valueBytes = scale.valueBytes();
+        this.keys = 0;
         this.partitioner = scale.partitioner();
         this.replicationFactor = scale.replicationFactor();
         this.chaos = false;
@@ -301,7 +315,7 @@ final class MembershipSimulation {
 
     String describe() {
         return "seed " + seed + ": " + partitioner + " RF " + replicationFactor + ", " + changesStarted + " changes started, " + changesDone() + " done, "
-                + writesAcknowledged + " writes acknowledged, " + writesFailed + " failed, " + keysStreamed
+                + writesAcknowledged + " writes acknowledged, " + writesFailed + " failed, " + readsAnswered + " quorum reads checked, " + keysStreamed
                 + " keys streamed, final map " + settledMap();
     }
 
@@ -434,6 +448,9 @@ final class MembershipSimulation {
             Event event = events.poll();
             micros = event.time;
             event.action.run();
+            if (found != null) {
+                throw found;
+            }
         }
         micros = Math.max(micros, until);
     }
@@ -593,9 +610,13 @@ final class MembershipSimulation {
             return;
         }
         Node coordinator = candidates.get(random.nextInt(candidates.size()));
-        String key = "k" + random.nextInt(400);
+        String key = "k" + random.nextInt(keys);
         Version version = new Version(++timestamps, "v" + timestamps);
-        coordinator.write(key, version, 3);
+        if (random.nextBoolean()) {
+            coordinator.write(key, version, 3);
+        } else {
+            coordinator.read(key, acknowledged.get(key), 3);
+        }
     }
 
     /**
@@ -667,9 +688,17 @@ final class MembershipSimulation {
         }
     }
 
+    /**
+     * A violation, kept as well as returned: one thrown inside a future's callback would end in that
+     * future, so the event loop throws the first one found after the event that found it.
+     */
     private Violation violation(String message) {
-        return new Violation("seed " + seed + " (" + partitioner + ", RF " + replicationFactor + "), at " + now() + " ms: "
-                + message + " (replay with -Dkv.seed=" + seed + ")");
+        Violation violation = new Violation("seed " + seed + " (" + partitioner + ", RF " + replicationFactor + "), at " + now()
+                + " ms: " + message + " (replay with -Dkv.seed=" + seed + ")");
+        if (found == null) {
+            found = violation;
+        }
+        return violation;
     }
 
     private String describeNodes() {
@@ -1041,6 +1070,15 @@ final class MembershipSimulation {
                     }
                 });
             }
+            afterTimeout(over, newer, lifeNow, attempts, () -> write(key, version, attempts - 1), () -> writesFailed++);
+        }
+
+        /**
+         * Once the request timeout passed, unless answered: tries {@code again} on the newer map a replica
+         * refused with, while attempts are left, else gives up.
+         */
+        private void afterTimeout(boolean[] over, ClusterMap[] newer, int lifeNow, int attempts, Runnable again,
+                                  Runnable givenUp) {
             at(NETWORK_TIMEOUT_MILLIS, () -> {
                 if (over[0] || life != lifeNow) {
                     return;
@@ -1048,11 +1086,65 @@ final class MembershipSimulation {
                 over[0] = true;
                 if (newer[0] != null && attempts > 1) {
                     learn(newer[0]);
-                    write(key, version, attempts - 1);
+                    again.run();
                 } else {
-                    writesFailed++;
+                    givenUp.run();
                 }
             });
+        }
+
+        /**
+         * Reads {@code key} at quorum from its read replicas under this node's map, the newest of the answers;
+         * a replica whose newer map moved the key refuses, and this node takes its map and reads again. The
+         * answer must be at least {@code floor}, the newest version acknowledged when the read began.
+         */
+        void read(String key, Version floor, int attempts) {
+            byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+            ClusterMap on = map;
+            int rf = on.replicationFactor();
+            int quorum = rf / 2 + 1;
+            Partitioner placement = placement(on, false);
+            int[] answers = {0};
+            boolean[] over = {false};
+            Version[] newest = {null};
+            ClusterMap[] newer = {null};
+            List<String> asked = new ArrayList<>();
+            int lifeNow = life;
+            for (int replica : placement.replicas(bytes, Math.min(rf, placement.nodes().size()))) {
+                String target = placement.nodes().get(replica);
+                asked.add(target);
+                request(this, target, node -> node.readReplica(on, key)).thenAccept(answer -> {
+                    if (over[0]) {
+                        return;
+                    }
+                    if (answer.refusedWith() != null) {
+                        newer[0] = answer.refusedWith();
+                        return;
+                    }
+                    if (answer.version() != null && answer.version().newerThan(newest[0])) {
+                        newest[0] = answer.version();
+                    }
+                    if (++answers[0] >= quorum) {
+                        over[0] = true;
+                        readsAnswered++;
+                        if (floor != null && (newest[0] == null || newest[0].timestamp() < floor.timestamp())) {
+                            throw violation("a quorum read of " + key + " by " + name + " on map epoch " + on.epoch()
+                                    + (on.readsMoved() ? " (reads moved)" : "") + " from " + asked + " returned "
+                                    + newest[0] + ", older than " + floor + " acknowledged before it began; holders: "
+                                    + holdersOf(key));
+                        }
+                    }
+                });
+            }
+            afterTimeout(over, newer, lifeNow, attempts, () -> read(key, floor, attempts - 1), () -> { });
+        }
+
+        ReadAnswer readReplica(ClusterMap coordinatorMap, String key) {
+            learn(coordinatorMap);
+            if (placements.movedSince(coordinatorMap.epoch(), key.getBytes(StandardCharsets.UTF_8)) >= 0) {
+                return new ReadAnswer(null, map);
+            }
+            return new ReadAnswer(store.get(key), null);
         }
 
         /** A replica's side of a write: null once stored, or its map when it refuses one sent on a map it moved past. */
@@ -1066,12 +1158,15 @@ final class MembershipSimulation {
         }
     }
 
-    /** Partitioners are built once per map: some (maglev's table) cost more to build than a thousand lookups. */
+    /**
+     * A map's read placement, or with {@code future} its pending one, built once per map: some (maglev's
+     * table) cost more to build than a thousand lookups.
+     */
     private final Map<String, Partitioner> placements = new HashMap<>();
 
     private Partitioner placement(ClusterMap map, boolean future) {
         return placements.computeIfAbsent(map.fingerprintText() + "@" + map.epoch() + (future ? "+" : ""),
-                key -> future ? map.futurePlacement() : map.placement());
+                key -> future ? map.pendingPlacement() : map.readPlacement());
     }
 
     private static byte[] bytes(ClusterMap map) {

@@ -39,7 +39,10 @@ class MembershipSimulationTest {
         assertTrue(done >= SEEDS / 2, "the simulation completed too few changes to mean anything: " + done + " of " + changes);
     }
 
-    /** The planted bug: a decommission whose only sender is the leaving node loses keys under modn and jump. */
+    /**
+     * The planted bug: a decommission whose only sender is the leaving node loses keys under modn and jump,
+     * seen as a stale quorum read or a key below a quorum of holders.
+     */
     @Test
     void whenOnlyTheLeavingNodeStreamsTheSimulationFindsTheLoss() {
         long base = Seeds.seed("MembershipSimulationTest.planted");
@@ -50,6 +53,6 @@ class MembershipSimulationTest {
                         MembershipSimulation.PlantedBug.ONLY_THE_LEAVING_NODE_STREAMS).run();
             }
         });
-        assertTrue(found.getMessage().contains("is held by"), found.getMessage());
+        assertTrue(found.getMessage().contains("is held by") || found.getMessage().contains("quorum read"), found.getMessage());
     }
 }
