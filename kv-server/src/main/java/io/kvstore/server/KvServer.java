@@ -429,7 +429,7 @@ public final class KvServer {
                         ranges, server.slowConnectionsClosed, new ReplicationStatus(membership, replication,
                         membership.hints()), membership::map),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
-                new DamageHandler(dao, network.idleTimeout(), config.repairScanBytesPerSecond()),
+                new DamageHandler(dao, repair.antiEntropy(), network.idleTimeout(), config.repairScanBytesPerSecond()),
                 new MetricsHandler(metrics, storageMetrics), membershipHandler);
         Authenticator front = new Authenticator(router,
                 security.clusterSecrets() == null ? null : new RequestSignature(security.clusterSecrets()),

@@ -290,7 +290,7 @@ class RepairExchangeTest {
         FailingPeer dying = new FailingPeer(b);
         dying.failApplyAfter = 3;
         CompletionException failure = assertThrows(CompletionException.class,
-                () -> RepairExchange.run(a, dying, 3, DEPTH, executor).toCompletableFuture().join());
+                () -> RepairExchange.run(a, dying, 3, DEPTH, KeyInterval.ALL, executor).toCompletableFuture().join());
         assertInstanceOf(IOException.class, failure.getCause());
         assertEquals(0, a.openTrees());
         assertEquals(0, b.openTrees());
@@ -304,12 +304,12 @@ class RepairExchangeTest {
     void refusesBadTreeRequests() {
         RepairResponder a = node(0);
         for (Runnable bad : List.<Runnable>of(
-                () -> a.startTree("http://nowhere:1", 3, DEPTH),
-                () -> a.startTree(NODES.get(0), 3, DEPTH),
-                () -> a.startTree(NODES.get(1), 4, DEPTH),
-                () -> a.startTree(NODES.get(1), 0, DEPTH),
-                () -> a.startTree(NODES.get(1), 3, 0),
-                () -> a.startTree(NODES.get(1), 3, 21))) {
+                () -> a.startTree("http://nowhere:1", 3, DEPTH, KeyInterval.ALL),
+                () -> a.startTree(NODES.get(0), 3, DEPTH, KeyInterval.ALL),
+                () -> a.startTree(NODES.get(1), 4, DEPTH, KeyInterval.ALL),
+                () -> a.startTree(NODES.get(1), 0, DEPTH, KeyInterval.ALL),
+                () -> a.startTree(NODES.get(1), 3, 0, KeyInterval.ALL),
+                () -> a.startTree(NODES.get(1), 3, 21, KeyInterval.ALL))) {
             assertThrows(IllegalArgumentException.class, bad::run);
         }
         CompletionException unknown = assertThrows(CompletionException.class,
@@ -322,9 +322,9 @@ class RepairExchangeTest {
     void holdsAtMostSoManyTreesAtOnce() {
         RepairResponder a = node(0);
         for (int i = 0; i < RepairResponder.MAX_TREES; i++) {
-            a.openTree(NODES.get(1), 3, 4).toCompletableFuture().join();
+            a.openTree(NODES.get(1), 3, 4, KeyInterval.ALL).toCompletableFuture().join();
         }
-        assertThrows(RepairBusyException.class, () -> a.startTree(NODES.get(1), 3, 4));
+        assertThrows(RepairBusyException.class, () -> a.startTree(NODES.get(1), 3, 4, KeyInterval.ALL));
     }
 
     @Test
@@ -367,7 +367,7 @@ class RepairExchangeTest {
     }
 
     private RepairSummary repair(RepairPeer local, RepairPeer peer, int replicationFactor) {
-        return RepairExchange.run(local, peer, replicationFactor, DEPTH, executor).toCompletableFuture().join();
+        return RepairExchange.run(local, peer, replicationFactor, DEPTH, KeyInterval.ALL, executor).toCompletableFuture().join();
     }
 
     private static boolean holds(byte[] key, int replicationFactor, int first, int second) {
