@@ -438,8 +438,8 @@ public final class KvServer {
                 .setTcpNoDelay(true)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, network.idleTimeout().toMillis()))
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                .setMaxHeaderSize(16 << 10)
-                .setMaxInitialLineLength(16 << 10)
+                .setMaxHeaderSize(Routes.MAX_REQUEST_LINE_BYTES)
+                .setMaxInitialLineLength(Routes.MAX_REQUEST_LINE_BYTES)
                 .setDecompressionSupported(false)
                 // The protocol is HTTP/1.1: a client asking to upgrade to HTTP/2 (h2c) carries on in
                 // 1.1. (Vert.x also holds back a connection's handler until it knows, so the

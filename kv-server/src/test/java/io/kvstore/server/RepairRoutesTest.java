@@ -122,13 +122,18 @@ class RepairRoutesTest {
         assertTrue(page.complete());
         assertEquals(List.of("m", "n", "o"), page.versions().stream().map(v -> new String(v.key(), StandardCharsets.UTF_8)).toList());
 
-        String tooLong = InternalCodec.encodeKey(new byte[NetworkOptions.DEFAULT_MAX_KEY_BYTES + 1]);
+        int limit = NetworkOptions.DEFAULT_MAX_KEY_BYTES;
+        byte[] longest = new byte[limit];
+        Arrays.fill(longest, (byte) 'z');
+        assertEquals("0", builtTreeEntries(tree + "&from=" + InternalCodec.encodeKey(longest) + "&to="
+                + InternalCodec.encodeKey(Arrays.copyOf(longest, limit + 1))), "the end just past a longest key");
         Map<String, String> refused = Map.of(
                 tree + "&from=" + p + "&to=" + m, "after its end",
                 tree + "&from=a%2Bb", "bad from",
                 tree + "&to=a.b", "bad to",
                 tree + "&from=", "empty from",
-                tree + "&to=" + tooLong, "exceeds the limit of " + NetworkOptions.DEFAULT_MAX_KEY_BYTES);
+                tree + "&from=" + InternalCodec.encodeKey(new byte[limit + 1]), "exceeds the limit of " + limit,
+                tree + "&to=" + InternalCodec.encodeKey(new byte[limit + 2]), "exceeds the limit of " + (limit + 1));
         for (Map.Entry<String, String> bad : refused.entrySet()) {
             HttpResponse<byte[]> response = send("POST", bad.getKey(), null);
             assertEquals(400, response.statusCode(), bad.getKey() + ": " + text(response));

@@ -56,8 +56,8 @@ public final class HttpRepairPeer implements RepairPeer {
     @Override
     public CompletionStage<BuiltTree> openTree(String partner, int replicationFactor, int depth, KeyInterval interval) {
         String uri = RepairProtocol.TREE + '?' + RepairProtocol.PARTNER + '=' + URLEncoder.encode(partner, StandardCharsets.UTF_8)
-                + '&' + RepairProtocol.REPLICATION_FACTOR + '=' + replicationFactor + '&' + RepairProtocol.DEPTH + '=' + depth
-                + RepairProtocol.intervalQuery(interval);
+                + '&' + RepairProtocol.REPLICATION_FACTOR + '=' + replicationFactor + '&' + RepairProtocol.DEPTH + '=' + depth;
+        uri += RepairProtocol.intervalQuery(interval, uri.length());
         return send(HttpMethod.POST, uri, null, 200, body -> parseNumber(body, "repair tree id"))
                 .compose(this::awaitBuilt)
                 .toCompletionStage();

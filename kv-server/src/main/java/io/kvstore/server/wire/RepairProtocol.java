@@ -38,8 +38,9 @@ import java.util.List;
  * A tree covers the keys of {@code [from, to)}, crossed with the partner and segment filters, and its
  * listings list no other: its scan reads that interval only. Either bound may be left out for an open
  * end; a request with neither, as every request was before trees had an interval, covers the whole key
- * space. A bound is a key as any route takes one (1 to {@code --max-key-bytes} bytes), and {@code from}
- * must not sort after {@code to} ({@code from == to} is an empty interval). A node that does not know
+ * space. {@code from} is a key as any route takes one (1 to {@code --max-key-bytes} bytes); {@code to}
+ * may be one byte longer, the end just past a longest key (a damaged table's interval ends there), and
+ * {@code from} must not sort after {@code to} ({@code from == to} is an empty interval). A node that does not know
  * the bounds ignores them and builds its tree over every key; the driver of the exchange leaves out
  * what it lists outside the interval, so the exchange still moves only the interval's keys. An older
  * node answers the poll of a built tree with an empty body: its entries are then not known.
@@ -83,12 +84,13 @@ public final class RepairProtocol {
      * The key interval of a tree request: its {@code from} and {@code to} bounds, each optional; neither
      * is the whole key space.
      *
-     * @throws IllegalArgumentException (400) for a bound that is not base64url, empty or longer than
-     *                                  {@code maxKeyBytes}, or a {@code from} after {@code to}
+     * @throws IllegalArgumentException (400) for a bound that is not base64url, empty or longer than a
+     *                                  key may be ({@code to} one byte more: the end just past a longest
+     *                                  key), or a {@code from} after {@code to}
      */
     public static KeyInterval interval(String query, int maxKeyBytes) {
         byte[] from = bound(query, FROM, maxKeyBytes);
-        byte[] to = bound(query, TO, maxKeyBytes);
+        byte[] to = bound(query, TO, maxKeyBytes + 1);
         return from == null && to == null ? KeyInterval.ALL : new KeyInterval(from, to);
     }
 
@@ -105,16 +107,18 @@ public final class RepairProtocol {
         return key;
     }
 
-    /** The query parameters of {@code interval} for a tree request, each starting with '&amp;'; none for the whole key space. */
-    public static String intervalQuery(KeyInterval interval) {
-        StringBuilder query = new StringBuilder();
-        if (interval.from() != null) {
-            query.append('&').append(FROM).append('=').append(InternalCodec.encodeKey(interval.from()));
-        }
-        if (interval.to() != null) {
-            query.append('&').append(TO).append('=').append(InternalCodec.encodeKey(interval.to()));
-        }
-        return query.toString();
+    /**
+     * The query parameters of {@code interval} for a tree request of {@code uriChars} characters so far,
+     * each starting with '&amp;'; none for the whole key space. If both bounds would not fit the request
+     * line (keys near the largest {@code --max-key-bytes}), only {@code from}: the peer's tree then covers
+     * {@code [from, +inf)}, and the exchange leaves out what it lists past {@code to}.
+     */
+    public static String intervalQuery(KeyInterval interval, int uriChars) {
+        String from = interval.from() == null ? "" : '&' + FROM + '=' + InternalCodec.encodeKey(interval.from());
+        String to = interval.to() == null ? "" : '&' + TO + '=' + InternalCodec.encodeKey(interval.to());
+        // "POST " + URI + " HTTP/1.1", with room to spare
+        boolean fits = uriChars + from.length() + to.length() + 64 <= Routes.MAX_REQUEST_LINE_BYTES;
+        return fits ? from + to : from;
     }
 
     // ---- writing ----

@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The peers and the replication factor are read at the start of each run, so a run follows the
  * cluster map of its moment: a node that joined is a peer of the next run, one that left is not.
+ *
+ * <p>The key intervals this node's store refuses, a table of them damaged, are healed by exchanges of
+ * each interval alone ({@link #heal}), which every run makes first: healing costs the intervals' keys,
+ * not the store's.
  */
 public final class AntiEntropy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AntiEntropy.class);
@@ -153,6 +157,9 @@ public final class AntiEntropy implements AutoCloseable {
         if (!run.refused.isEmpty()) {
             chain = chain.thenCompose(done -> {
                 synchronized (run) {
+                    if (local.quarantined().isEmpty()) {
+                        return CompletableFuture.completedFuture(null);
+                    }
                     if (!run.failures.isEmpty() || run.summaries.isEmpty() || run.replicationFactor < 2) {
                         LOG.warn("anti-entropy of {}: {} quarantined key intervals stay refused (failed peers {}, {}"
                                 + " exchanges, replication factor {})", local.node(), local.quarantined().size(),

@@ -329,8 +329,8 @@ public final class RepairResponder implements RepairPeer {
         }
         held.tree.seal();
         held.touch();
-        LOG.info("repair tree of {} for {} over {} built: {} of {} entries shared, {} ms", self, held.partner,
-                held.interval, held.tree.entries(), scanned, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        LOG.info("repair tree of {} for {} built: {} of {} entries of {} shared, {} ms", self, held.partner,
+                held.tree.entries(), scanned, held.interval, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
     }
 
     private VersionPage listVersions(Tree held, BitSet segments, byte[] after, byte[] upTo, int maxVersions) {
