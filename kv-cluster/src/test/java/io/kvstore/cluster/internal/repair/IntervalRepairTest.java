@@ -1,36 +1,28 @@
 package io.kvstore.cluster.internal.repair;
 
+import static io.kvstore.cluster.internal.repair.RepairStores.NODES;
+import static io.kvstore.cluster.internal.repair.RepairStores.key;
+import static io.kvstore.cluster.internal.repair.RepairStores.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kvstore.cluster.HybridClock;
-import io.kvstore.cluster.Partitioner;
-import io.kvstore.cluster.Partitioners;
 import io.kvstore.core.Bytes;
-import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
-import io.kvstore.core.DaoOptions;
-import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
-import io.kvstore.core.SyncPolicy;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,8 +36,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * it this way from every peer.
  */
 class IntervalRepairTest {
-    private static final List<String> NODES = List.of("http://a:1", "http://b:2", "http://c:3");
-    private static final Partitioner PARTITIONER = Partitioners.create("rendezvous", NODES);
     /** Every node holds every key: the counts below are the interval's keys, not a share of them. */
     private static final int RF = 3;
     private static final int DEPTH = 12;
@@ -54,16 +44,16 @@ class IntervalRepairTest {
 
     @TempDir
     Path dir;
-    private final ExecutorService executor = Executors.newFixedThreadPool(2);
-    private final List<WatchedDao> daos = new ArrayList<>();
-    private final List<RepairResponder> responders = new ArrayList<>();
+    private RepairStores stores;
+
+    @BeforeEach
+    void open() {
+        stores = new RepairStores(dir);
+    }
 
     @AfterEach
     void close() throws IOException {
-        for (Dao dao : daos) {
-            dao.close();
-        }
-        executor.shutdownNow();
+        stores.close();
     }
 
     @Test
@@ -86,7 +76,7 @@ class IntervalRepairTest {
         dao(b).upsert(Entry.value(key(10_005), pear, 300));
         dao(b).upsert(Entry.value(key(5), text("outside"), 300));
         dao(b).upsert(Entry.value(key(15_000), text("outside"), 300));
-        forget();
+        stores.forget();
 
         RepairSummary summary = repair(a, b, INTERVAL);
 
@@ -130,7 +120,7 @@ class IntervalRepairTest {
         for (int i = 0; i < KEYS; i++) {
             dao(b).upsert(i % 10 == 3 ? Entry.tombstone(key(i), 100) : Entry.value(key(i), value(i), 100));
         }
-        forget();
+        stores.forget();
 
         RepairSummary summary = repair(a, b, interval);
 
@@ -187,7 +177,7 @@ class IntervalRepairTest {
         dao(nodes.get(1)).upsert(Entry.tombstone(key(10_100), 200));
         dao(nodes.get(2)).upsert(Entry.value(key(5), text("outside"), 300));
         dao(a).quarantine(INTERVAL.from(), INTERVAL.to());
-        forget();
+        stores.forget();
 
         RepairReport report;
         try (AntiEntropy antiEntropy = antiEntropy(a, nodes)) {
@@ -252,7 +242,7 @@ class IntervalRepairTest {
         });
 
         RepairReport report;
-        try (AntiEntropy antiEntropy = new AntiEntropy(a, NODES.subList(1, 3), peers::get, RF, DEPTH, executor)) {
+        try (AntiEntropy antiEntropy = new AntiEntropy(a, NODES.subList(1, 3), peers::get, RF, DEPTH, stores.executor)) {
             report = antiEntropy.heal(null, null).toCompletableFuture().join();
         }
 
@@ -268,8 +258,8 @@ class IntervalRepairTest {
         RepairResponder a = node(0);
         RepairResponder b = node(1);
         dao(a).quarantine(key(100), key(200));
-        try (AntiEntropy alone = new AntiEntropy(a, List.of(), node -> b, RF, DEPTH, executor);
-             AntiEntropy single = new AntiEntropy(a, List.of(NODES.get(1)), node -> b, 1, DEPTH, executor)) {
+        try (AntiEntropy alone = new AntiEntropy(a, List.of(), node -> b, RF, DEPTH, stores.executor);
+             AntiEntropy single = new AntiEntropy(a, List.of(NODES.get(1)), node -> b, 1, DEPTH, stores.executor)) {
             for (AntiEntropy antiEntropy : List.of(alone, single)) {
                 assertFalse(antiEntropy.canRefetch());
                 RepairReport report = antiEntropy.heal(null, null).toCompletableFuture().join();
@@ -283,59 +273,30 @@ class IntervalRepairTest {
     // ---- fixture ----
 
     private RepairResponder node(int index) {
-        try {
-            WatchedDao dao = new WatchedDao(Engine.LSM.open(
-                    DaoOptions.builder(dir.resolve("node" + index)).syncPolicy(SyncPolicy.NONE).build()));
-            daos.add(dao);
-            RepairResponder responder = new RepairResponder(NODES.get(index), dao, PARTITIONER, executor, new HybridClock(), 0);
-            responders.add(responder);
-            return responder;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return stores.node(index);
     }
 
     private WatchedDao dao(RepairResponder responder) {
-        return daos.get(responders.indexOf(responder));
-    }
-
-    private void forget() {
-        for (WatchedDao dao : daos) {
-            dao.forget();
-        }
+        return stores.dao(responder);
     }
 
     private AntiEntropy antiEntropy(RepairResponder local, List<RepairResponder> nodes) {
-        return new AntiEntropy(local, NODES.subList(1, nodes.size()), node -> nodes.get(NODES.indexOf(node)), RF, DEPTH, executor);
+        return new AntiEntropy(local, NODES.subList(1, nodes.size()), node -> nodes.get(NODES.indexOf(node)), RF, DEPTH,
+                stores.executor);
     }
 
     private RepairSummary repair(RepairPeer local, RepairPeer peer, KeyInterval interval) {
-        return RepairExchange.run(local, peer, RF, DEPTH, interval, executor).toCompletableFuture().join();
+        return RepairExchange.run(local, peer, RF, DEPTH, interval, stores.executor).toCompletableFuture().join();
+    }
+
+    private static NavigableMap<byte[], Entry> contents(Dao dao, KeyInterval interval) throws IOException {
+        return RepairStores.contents(dao, interval.from(), interval.to());
     }
 
     private static void assertWithin(KeyInterval interval, Collection<byte[]> keys, String what) {
         for (byte[] key : keys) {
             assertTrue(interval.contains(key), what + ": " + Bytes.toDebugString(key) + " outside " + interval);
         }
-    }
-
-    private static NavigableMap<byte[], Entry> contents(Dao dao, KeyInterval interval) throws IOException {
-        NavigableMap<byte[], Entry> within = new TreeMap<>(Bytes.ORDER);
-        try (CloseableIterator<Entry> it = dao.range(interval.from(), interval.to())) {
-            while (it.hasNext()) {
-                Entry entry = it.next();
-                within.put(entry.key(), entry);
-            }
-        }
-        return within;
-    }
-
-    private static byte[] key(int i) {
-        return String.format("key%07d", i).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] value(int i) {
-        return ("value" + i).getBytes(StandardCharsets.UTF_8);
     }
 
     private static byte[] text(String text) {

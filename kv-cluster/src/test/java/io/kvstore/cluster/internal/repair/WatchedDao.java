@@ -1,9 +1,9 @@
 package io.kvstore.cluster.internal.repair;
 
+import io.kvstore.cluster.ForwardingDao;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
-import io.kvstore.core.KeyFilter;
 import io.kvstore.core.QuarantinedInterval;
 import io.kvstore.core.StoreHealth;
 import java.io.IOException;
@@ -18,8 +18,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * quarantined table: ranges meeting one and reads inside one fail, writes are taken, and
  * {@link #healInterval} serves them again.
  */
-final class WatchedDao implements Dao {
-    private final Dao store;
+final class WatchedDao extends ForwardingDao {
     /** Keys yielded by scans and ranges, one per entry yielded. */
     final ConcurrentLinkedQueue<byte[]> scanned = new ConcurrentLinkedQueue<>();
     /** Keys read one by one. */
@@ -27,7 +26,7 @@ final class WatchedDao implements Dao {
     private final List<QuarantinedInterval> refused = new ArrayList<>();
 
     WatchedDao(Dao store) {
-        this.store = store;
+        super(store);
     }
 
     /** Refuses {@code [from, to)} from now on, as if a table holding it was found damaged. */
@@ -61,31 +60,18 @@ final class WatchedDao implements Dao {
             }
         }
         read.add(key);
-        return store.get(key);
+        return super.get(key);
     }
 
-    @Override
-    public void upsert(Entry entry) throws IOException {
-        store.upsert(entry);
-    }
-
+    /** Also every scan's: {@link Dao#scan} is a range here. */
     @Override
     public CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException {
-        return watch(from, to, store.range(from, to));
-    }
-
-    @Override
-    public CloseableIterator<Entry> scan(byte[] from, byte[] to) throws IOException {
-        return watch(from, to, store.scan(from, to));
-    }
-
-    private CloseableIterator<Entry> watch(byte[] from, byte[] to, CloseableIterator<Entry> it) throws IOException {
         for (QuarantinedInterval interval : health().quarantined()) {
             if (interval.overlaps(from, to)) {
-                it.close();
                 throw new IOException("refused " + interval.describe());
             }
         }
+        CloseableIterator<Entry> it = super.range(from, to);
         return new CloseableIterator<>() {
             @Override
             public boolean hasNext() {
@@ -104,25 +90,5 @@ final class WatchedDao implements Dao {
                 it.close();
             }
         };
-    }
-
-    @Override
-    public void flush() throws IOException {
-        store.flush();
-    }
-
-    @Override
-    public void compact() throws IOException {
-        store.compact();
-    }
-
-    @Override
-    public long cleanup(KeyFilter keep) throws IOException {
-        return store.cleanup(keep);
-    }
-
-    @Override
-    public void close() throws IOException {
-        store.close();
     }
 }
