@@ -162,6 +162,18 @@ public final class RepairBenchmark implements Callable<Integer> {
                         URI.create(b + "/v0/status")).build(), HttpResponse.BodyHandlers.ofString()).body());
                 System.out.printf("  still quarantined after the repair: %s; %.1f MB of tables healed per second%n",
                         status.getJsonObject("damage").getJsonArray("quarantined").encode(), damagedBytes / 1e6 / seconds);
+                JsonObject heal = summary.getJsonObject("heal");
+                if (heal != null) {
+                    long healMillis = 0;
+                    for (Object exchange : heal.getJsonArray("exchanges")) {
+                        healMillis += ((JsonObject) exchange).getLong("durationMillis");
+                    }
+                    System.out.printf("  healing: %d of %d intervals healed by %d exchanges of their keys; %,d keys in the"
+                                    + " trees, %,d versions compared, %,d keys received; %.2f s before the whole-store exchange%n",
+                            heal.getInteger("healed"), heal.getInteger("intervals"), heal.getJsonArray("exchanges").size(),
+                            heal.getLong("treeKeys"), heal.getLong("versionsCompared"), heal.getLong("keysReceived"),
+                            healMillis / 1e3);
+                }
             }
         } finally {
             nodeA.stop().toCompletableFuture().get();

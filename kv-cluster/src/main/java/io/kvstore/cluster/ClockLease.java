@@ -1,6 +1,7 @@
 package io.kvstore.cluster;
 
 import io.kvstore.core.AtomicFile;
+import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.Storage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -62,7 +63,9 @@ public final class ClockLease {
     /**
      * Makes {@code newBound} durable before returning, unless a bound at least as high already is.
      *
-     * @throws UncheckedIOException if the file cannot be written: the clock must not pass the old bound
+     * @throws UncheckedIOException if the file cannot be written: the clock must not pass the old bound.
+     *                              Its cause is an {@link InsufficientStorageException} if the disk is
+     *                              full, which passes once space is freed: the next extension tries again.
      */
     synchronized void extendTo(long newBound) {
         if (newBound <= bound) {
@@ -71,7 +74,9 @@ public final class ClockLease {
         try {
             file.replace(Long.toString(newBound).getBytes(StandardCharsets.US_ASCII));
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot persist the clock lease " + file, e);
+            String refusal = "writes are refused until the clock lease " + file + " can be extended";
+            IOException full = InsufficientStorageException.ifNoSpace(e, refusal);
+            throw new UncheckedIOException(full != e ? full : new IOException(refusal + ": " + e.getMessage(), e));
         }
         bound = newBound;
     }

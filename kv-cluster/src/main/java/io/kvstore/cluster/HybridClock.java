@@ -56,6 +56,11 @@ public final class HybridClock {
     private final ClockLease lease;
     /** Whether a background extension of the lease is under way. */
     private final AtomicBoolean extending = new AtomicBoolean();
+    /**
+     * The highest timestamp observed past a lease that could not be extended then: not absorbed into
+     * {@link #last}, but every later {@link #now()} is above it, and must extend the lease first.
+     */
+    private final AtomicLong unleased = new AtomicLong(Long.MIN_VALUE);
 
     /** A clock over {@link System#currentTimeMillis()}. */
     public HybridClock() {
@@ -77,12 +82,18 @@ public final class HybridClock {
         this.last = new AtomicLong(lease == null ? Long.MIN_VALUE : lease.bound());
     }
 
-    /** A new timestamp: greater than every timestamp this clock issued or observed before. */
+    /**
+     * A new timestamp: greater than every timestamp this clock issued or observed before.
+     *
+     * @throws UncheckedIOException if the timestamp is past the lease and the lease cannot be extended
+     *                              (its cause an {@link io.kvstore.core.InsufficientStorageException} on
+     *                              a full disk): a write must then be refused, and the next call tries again
+     */
     public long now() {
         long physical = wallMillis.getAsLong() << LOGICAL_BITS;
         while (true) {
             long previous = last.get();
-            long next = Math.max(physical, previous + 1);
+            long next = Math.max(physical, Math.max(previous, unleased.get()) + 1);
             holdLeaseAbove(next);
             if (last.compareAndSet(previous, next)) {
                 return next;
@@ -92,19 +103,26 @@ public final class HybridClock {
 
     /**
      * Makes later {@link #now()} results exceed {@code remoteTimestamp}, e.g. one read from a replica; a
-     * timestamp this clock does not {@linkplain #accepts accept} moves it only as far as the bound.
+     * timestamp this clock does not {@linkplain #accepts accept} moves it only as far as the bound. Never
+     * fails, so that reads go on when the lease cannot be extended (a full disk): the timestamp is then
+     * held aside, and {@link #now()} refuses to issue one above it until the lease covers it.
      */
     public void observe(long remoteTimestamp) {
         long absorbed = Math.min(remoteTimestamp, latestAccepted());
         if (absorbed > last.get()) {
-            holdLeaseAbove(absorbed);
+            try {
+                holdLeaseAbove(absorbed);
+            } catch (UncheckedIOException e) {
+                unleased.accumulateAndGet(absorbed, Math::max);
+                return;
+            }
             last.accumulateAndGet(absorbed, Math::max);
         }
     }
 
     /** The highest timestamp issued or observed so far. */
     public long latest() {
-        return last.get();
+        return Math.max(last.get(), unleased.get());
     }
 
     private void holdLeaseAbove(long timestamp) {

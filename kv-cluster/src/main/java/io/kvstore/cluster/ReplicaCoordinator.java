@@ -2,6 +2,7 @@ package io.kvstore.cluster;
 
 import io.kvstore.core.Bytes;
 import io.kvstore.core.Entry;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -11,6 +12,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BinaryOperator;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -131,13 +133,27 @@ public final class ReplicaCoordinator implements AutoCloseable {
      * so every replica, hint and repair carries the same one.
      */
     public CompletionStage<Void> put(byte[] key, byte[] value, long expiresAtMillis, Quorum quorum) {
-        Entry entry = Entry.value(key, value, clock.now(), expiresAtMillis);
-        return write("PUT", entry, quorum);
+        return stamped("PUT", timestamp -> Entry.value(key, value, timestamp, expiresAtMillis), quorum);
     }
 
-    /** Stores a tombstone on {@code from} replicas; completes once {@code ack} of them stored it. */
+    /**
+     * Stores a tombstone on {@code from} replicas; completes once {@code ack} of them stored it. Like
+     * {@link #put}, fails without writing anything if the clock's lease cannot be extended (an
+     * {@link io.kvstore.core.InsufficientStorageException} on a full disk).
+     */
     public CompletionStage<Void> delete(byte[] key, Quorum quorum) {
-        return write("DELETE", Entry.tombstone(key, clock.now()), quorum);
+        return stamped("DELETE", timestamp -> Entry.tombstone(key, timestamp), quorum);
+    }
+
+    /** Writes the entry {@code stamp} makes of a new timestamp; a clock that cannot issue one fails the stage. */
+    private CompletionStage<Void> stamped(String method, LongFunction<Entry> stamp, Quorum quorum) {
+        Entry entry;
+        try {
+            entry = stamp.apply(clock.now());
+        } catch (UncheckedIOException e) {
+            return CompletableFuture.failedFuture(e.getCause());
+        }
+        return write(method, entry, quorum);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.kvstore.core;
 
+import io.kvstore.core.internal.util.DiskErrors;
 import java.io.IOException;
 
 /**
@@ -18,5 +19,18 @@ public final class InsufficientStorageException extends IOException {
     /** A refusal caused by {@code cause}: the failed write or creation that found the disk full. */
     public InsufficientStorageException(String message, Throwable cause) {
         super(message, cause);
+    }
+
+    /**
+     * {@code failure} as a refusal saying {@code message}, if it is a write or a creation that found no
+     * space (never the failure of an fsync, however it is worded); else {@code failure} itself. For the
+     * small files kept beside a store (a node's map, its clock lease), so that a full disk is told from
+     * a failing one as the store tells them.
+     */
+    public static IOException ifNoSpace(IOException failure, String message) {
+        if (failure instanceof InsufficientStorageException || !DiskErrors.isNoSpace(failure)) {
+            return failure;
+        }
+        return new InsufficientStorageException(message + ": " + failure.getMessage(), failure);
     }
 }

@@ -430,7 +430,7 @@ public final class KvServer {
                         ranges, server.slowConnectionsClosed, new ReplicationStatus(membership, replication,
                         membership.hints()), membership::map),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
-                new DamageHandler(dao, network.idleTimeout(), config.repairScanBytesPerSecond()),
+                new DamageHandler(dao, repair.antiEntropy(), network.idleTimeout(), config.repairScanBytesPerSecond()),
                 new MetricsHandler(metrics, storageMetrics), membershipHandler);
         Authenticator front = new Authenticator(router,
                 security.clusterSecrets() == null ? null : new RequestSignature(security.clusterSecrets()),
@@ -439,8 +439,8 @@ public final class KvServer {
                 .setTcpNoDelay(true)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, network.idleTimeout().toMillis()))
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                .setMaxHeaderSize(16 << 10)
-                .setMaxInitialLineLength(16 << 10)
+                .setMaxHeaderSize(Routes.MAX_REQUEST_LINE_BYTES)
+                .setMaxInitialLineLength(Routes.MAX_REQUEST_LINE_BYTES)
                 .setDecompressionSupported(false)
                 // The protocol is HTTP/1.1: a client asking to upgrade to HTTP/2 (h2c) carries on in
                 // 1.1. (Vert.x also holds back a connection's handler until it knows, so the

@@ -15,17 +15,23 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A replica restarted with a table whose index was damaged on disk: it starts, quarantines the table and
  * refuses its keys, quorum reads through it are answered correctly by the other replicas, and one
- * repair from it refetches the keys from its peers and serves them again.
+ * repair, or one heal, from it refetches the keys from its peers and serves them again; the refetch
+ * compares the keys of the refused interval only, not those around it.
  */
 @Tag("slow")
 class DamagedReplicaTest {
     private static final int KEYS = 300;
+    /** Keys written once, before the damaged table, outside its interval. */
+    private static final int AROUND = 100;
+    /** The damaged table's keys: key-000 to key-298 (key-299 is neither written again nor deleted). */
+    private static final int IN_INTERVAL = 299;
 
     @TempDir
     Path dir;
@@ -56,12 +62,16 @@ class DamagedReplicaTest {
         Files.write(file, bytes);
     }
 
-    @Test
-    void aReplicaRestartedWithADamagedTableServesQuorumReadsAndHoldsEveryKeyAgainAfterOneRepair() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {Routes.ADMIN_REPAIR, Routes.ADMIN_HEAL})
+    void aReplicaRestartedWithADamagedTableServesQuorumReadsAndHoldsEveryKeyAgainAfterOneRequest(String route) throws Exception {
         TestCluster cluster = new TestCluster(dir, 3);
         try {
             for (int i = 0; i < KEYS; i++) {
                 assertEquals(201, cluster.put(i % 3, String.format("id=key-%03d&ack=3", i), "old-" + i));
+            }
+            for (int i = 0; i < AROUND; i++) {
+                assertEquals(201, cluster.put(i % 3, String.format("id=z-%03d&ack=3", i), "z-" + i));
             }
             cluster.stop(2); // its first table: the old values
             cluster.start(2);
@@ -99,10 +109,18 @@ class DamagedReplicaTest {
                 }
             }
 
-            HttpResponse<byte[]> repair = cluster.send(2, "POST", Routes.ADMIN_REPAIR, null);
+            HttpResponse<byte[]> repair = cluster.send(2, "POST", route, null);
             assertEquals(200, repair.statusCode(), text(repair));
-            assertTrue(new JsonObject(text(repair)).getLong("keysReceived") > 0, text(repair));
-            assertEquals(0, damage(cluster, 2).getJsonArray("quarantined").size(), "healed by the repair");
+            JsonObject answer = new JsonObject(text(repair));
+            JsonObject heal = route.equals(Routes.ADMIN_HEAL) ? answer.getJsonObject("refetch").getJsonObject("heal")
+                    : answer.getJsonObject("heal");
+            assertEquals(1, heal.getInteger("intervals"), text(repair));
+            assertEquals(1, heal.getInteger("healed"), text(repair));
+            assertEquals(2, heal.getJsonArray("exchanges").size(), "the interval refetched from each peer: " + text(repair));
+            assertEquals(2 * IN_INTERVAL, heal.getLong("treeKeys"),
+                    "each peer's tree holds the interval's keys and none of the " + AROUND + " around it: " + text(repair));
+            assertTrue(heal.getLong("keysReceived") > 0, text(repair));
+            assertEquals(0, damage(cluster, 2).getJsonArray("quarantined").size(), "healed by the " + route);
             String healed = cluster.localRange(2);
             assertEquals(cluster.localRange(0), healed, "node 2 holds every key again, deletes included");
             for (int i = 0; i < KEYS; i++) {

@@ -132,6 +132,9 @@ class DamagedTableTest {
                     metrics);
             assertEquals(405, send(server, "GET", "/v0/admin/scrub", null).statusCode());
 
+            HttpResponse<String> unclear = send(server, "POST", "/v0/admin/heal?refetch=maybe", null);
+            assertEquals(400, unclear.statusCode(), unclear.body());
+            assertTrue(unclear.body().contains("refetch 'maybe' is neither true nor false"), unclear.body());
             // A lone node has no peer to refetch from: the operator accepts what it holds beneath the tables.
             HttpResponse<String> heal = send(server, "POST", "/v0/admin/heal?start=m&end=n", null);
             assertEquals(200, heal.statusCode(), heal.body());

@@ -3,7 +3,10 @@ package io.kvstore.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.cluster.internal.repair.VersionPage;
 import io.kvstore.core.Entry;
+import io.kvstore.server.config.NetworkOptions;
+import io.kvstore.server.wire.InternalCodec;
 import io.kvstore.server.wire.RepairProtocol;
 import io.kvstore.server.wire.Routes;
 import io.vertx.core.buffer.Buffer;
@@ -12,8 +15,10 @@ import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -87,6 +92,67 @@ class RepairRoutesTest {
         assertEquals(200, send("POST", versions + "10", new byte[] {1}).statusCode());
         assertEquals(204, send("DELETE", RepairProtocol.TREE + "?tree=" + id, null).statusCode());
         assertEquals(400, send("POST", hashes + "0", RepairProtocol.ints(new int[] {0}).getBytes()).statusCode());
+    }
+
+    @Test
+    void aTreeOverAKeyIntervalHoldsAndListsOnlyItsKeysAndBadBoundsAre400() throws Exception {
+        List<Entry> letters = new ArrayList<>();
+        for (char c = 'a'; c <= 'z'; c++) {
+            letters.add(Entry.value(new byte[] {(byte) c}, new byte[] {(byte) c}, 1000L << 16));
+        }
+        assertEquals(204, send("POST", RepairProtocol.APPLY, RepairProtocol.entries(letters).getBytes()).statusCode());
+        String tree = RepairProtocol.TREE + "?partner=" + partner(1) + "&rf=2&depth=4";
+        String m = InternalCodec.encodeKey(new byte[] {'m'});
+        String p = InternalCodec.encodeKey(new byte[] {'p'});
+        String x = InternalCodec.encodeKey(new byte[] {'x'});
+
+        assertEquals("3", builtTreeEntries(tree + "&from=" + m + "&to=" + p), "m, n and o");
+        assertEquals("3", builtTreeEntries(tree + "&from=" + x), "x, y and z: no upper end");
+        assertEquals("12", builtTreeEntries(tree + "&to=" + m), "a to l: no lower end");
+        assertEquals("0", builtTreeEntries(tree + "&from=" + m + "&to=" + m), "an empty interval");
+        assertEquals("26", builtTreeEntries(tree), "no bounds: the whole key space, as before intervals");
+
+        HttpResponse<byte[]> opened = send("POST", tree + "&from=" + m + "&to=" + p, null);
+        long id = Long.parseLong(text(opened));
+        assertEquals(200, send("GET", RepairProtocol.TREE + "?tree=" + id, null).statusCode());
+        HttpResponse<byte[]> listed = send("POST", RepairProtocol.VERSIONS + "?tree=" + id + "&max=100",
+                new byte[] {(byte) 0xFF, (byte) 0xFF});
+        assertEquals(200, listed.statusCode(), text(listed));
+        VersionPage page = new RepairProtocol.Reader(listed.body(), "test", 100).page();
+        assertTrue(page.complete());
+        assertEquals(List.of("m", "n", "o"), page.versions().stream().map(v -> new String(v.key(), StandardCharsets.UTF_8)).toList());
+
+        int limit = NetworkOptions.DEFAULT_MAX_KEY_BYTES;
+        byte[] longest = new byte[limit];
+        Arrays.fill(longest, (byte) 'z');
+        assertEquals("0", builtTreeEntries(tree + "&from=" + InternalCodec.encodeKey(longest) + "&to="
+                + InternalCodec.encodeKey(Arrays.copyOf(longest, limit + 1))), "the end just past a longest key");
+        Map<String, String> refused = Map.of(
+                tree + "&from=" + p + "&to=" + m, "after its end",
+                tree + "&from=a%2Bb", "bad from",
+                tree + "&to=a.b", "bad to",
+                tree + "&from=", "empty from",
+                tree + "&from=" + InternalCodec.encodeKey(new byte[limit + 1]), "exceeds the limit of " + limit,
+                tree + "&to=" + InternalCodec.encodeKey(new byte[limit + 2]), "exceeds the limit of " + (limit + 1));
+        for (Map.Entry<String, String> bad : refused.entrySet()) {
+            HttpResponse<byte[]> response = send("POST", bad.getKey(), null);
+            assertEquals(400, response.statusCode(), bad.getKey() + ": " + text(response));
+            assertTrue(text(response).contains(bad.getValue()), text(response));
+        }
+    }
+
+    /** Opens a tree, waits until it is built and returns the entries its poll answers, then closes it. */
+    private String builtTreeEntries(String request) throws Exception {
+        HttpResponse<byte[]> opened = send("POST", request, null);
+        assertEquals(200, opened.statusCode(), request + ": " + text(opened));
+        String poll = RepairProtocol.TREE + "?tree=" + text(opened);
+        HttpResponse<byte[]> built = send("GET", poll, null);
+        while (built.statusCode() == 202) {
+            built = send("GET", poll, null);
+        }
+        assertEquals(200, built.statusCode(), text(built));
+        assertEquals(204, send("DELETE", poll, null).statusCode());
+        return text(built);
     }
 
     @Test

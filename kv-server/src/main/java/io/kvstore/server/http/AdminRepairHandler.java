@@ -17,7 +17,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code POST /v0/admin/repair}: a full anti-entropy exchange of this node with every peer, now.
+ * {@code POST /v0/admin/repair}: a full anti-entropy exchange of this node with every peer, now, after
+ * refetching and healing the key intervals its store refuses ({@link AntiEntropy#repairAll}).
  * Answers once every exchange ended: 200 with a JSON summary, or 503 naming each peer that could not
  * be repaired (unreachable, killed meanwhile) with the same summary of what the others did.
  *
@@ -54,25 +55,21 @@ public final class AdminRepairHandler {
         });
     }
 
+    /**
+     * A run as JSON: the totals, {@code peers} (the exchanges over the whole key space), {@code heal}
+     * when the store refused intervals at the start (the exchanges that refetched them, and how many
+     * keys they compared), and the failures.
+     */
     static JsonObject json(RepairReport report) {
         JsonArray peers = new JsonArray();
         long segments = 0;
         long wireBytes = 0;
         for (RepairSummary s : report.summaries()) {
-            segments += s.segments();
             wireBytes += s.wireBytes();
-            peers.add(new JsonObject()
-                    .put("peer", s.peer())
-                    .put("segmentsCompared", s.segments())
-                    .put("segmentsDiffering", s.segmentsDiffering())
-                    .put("hashesCompared", s.hashesCompared())
-                    .put("versionsCompared", s.versionsCompared())
-                    .put("keysSent", s.keysSent())
-                    .put("keysReceived", s.keysReceived())
-                    .put("bytesSent", s.bytesSent())
-                    .put("bytesReceived", s.bytesReceived())
-                    .put("wireBytes", s.wireBytes())
-                    .put("durationMillis", TimeUnit.NANOSECONDS.toMillis(s.durationNanos())));
+            if (!report.heals().contains(s)) {
+                segments += s.segments();
+                peers.add(json(s));
+            }
         }
         JsonObject json = new JsonObject()
                 .put("node", report.node())
@@ -82,6 +79,9 @@ public final class AdminRepairHandler {
                 .put("wireBytes", wireBytes)
                 .put("durationMillis", TimeUnit.NANOSECONDS.toMillis(report.durationNanos()))
                 .put("peers", peers);
+        if (report.refused() > 0) {
+            json.put("heal", heal(report));
+        }
         if (!report.succeeded()) {
             JsonObject failed = new JsonObject();
             for (Map.Entry<String, String> failure : report.failures().entrySet()) {
@@ -91,5 +91,45 @@ public final class AdminRepairHandler {
                     .put("failedPeers", failed);
         }
         return json;
+    }
+
+    /** The refetching of the refused intervals: how many, how many healed, the keys compared, each exchange. */
+    private static JsonObject heal(RepairReport report) {
+        JsonArray exchanges = new JsonArray();
+        long treeKeys = 0;
+        long versionsCompared = 0;
+        long keysReceived = 0;
+        for (RepairSummary s : report.heals()) {
+            treeKeys += s.treeKeys();
+            versionsCompared += s.versionsCompared();
+            keysReceived += s.keysReceived();
+            exchanges.add(json(s));
+        }
+        return new JsonObject()
+                .put("intervals", report.refused())
+                .put("healed", report.healed())
+                .put("treeKeys", treeKeys)
+                .put("versionsCompared", versionsCompared)
+                .put("keysReceived", keysReceived)
+                .put("exchanges", exchanges);
+    }
+
+    private static JsonObject json(RepairSummary s) {
+        JsonObject json = new JsonObject().put("peer", s.peer());
+        if (!s.interval().isAll()) {
+            json.put("interval", s.interval().describe());
+        }
+        return json
+                .put("treeKeys", s.treeKeys())
+                .put("segmentsCompared", s.segments())
+                .put("segmentsDiffering", s.segmentsDiffering())
+                .put("hashesCompared", s.hashesCompared())
+                .put("versionsCompared", s.versionsCompared())
+                .put("keysSent", s.keysSent())
+                .put("keysReceived", s.keysReceived())
+                .put("bytesSent", s.bytesSent())
+                .put("bytesReceived", s.bytesReceived())
+                .put("wireBytes", s.wireBytes())
+                .put("durationMillis", TimeUnit.NANOSECONDS.toMillis(s.durationNanos()));
     }
 }

@@ -1,5 +1,7 @@
 package io.kvstore.server.http;
 
+import io.kvstore.cluster.internal.repair.AntiEntropy;
+import io.kvstore.cluster.internal.repair.RepairReport;
 import io.kvstore.core.Dao;
 import io.kvstore.core.QuarantinedInterval;
 import io.kvstore.core.ScrubReport;
@@ -31,13 +33,17 @@ import java.util.concurrent.TimeUnit;
  * rate; 0: no limit), and answers once the pass ended: 200 with a JSON report of what it checked and
  * the damaged tables it quarantined, 501 for an engine that cannot scrub; until then an
  * {@link IdleHeartbeat} keeps the connection open. {@code POST /v0/admin/heal[?start=S][&end=E]}
- * serves again the quarantined intervals within {@code [S, E)} ({@link Dao#healInterval}): for an
- * operator who accepts what the store holds beneath the damaged tables, or has written their keys
- * again, since a lone node has no peer to refetch them from. Both run one at a time on a thread of
- * their own, not on the storage or worker threads that requests need.
+ * serves again the quarantined intervals within {@code [S, E)} ({@link Dao#healInterval}). A node
+ * with another replica of their keys refetches each from every peer first, by an exchange of that
+ * interval only ({@link AntiEntropy#heal}), and heals those every peer's exchange refetched; a lone
+ * node, a replication factor of 1, or {@code refetch=false} heals at once, for an operator who accepts
+ * what the store holds beneath the damaged tables or has written their keys again. Scrubs and heals
+ * without refetching run one at a time on a thread of their own, not on the storage or worker threads
+ * that requests need; refetching runs on the repair threads.
  */
 public final class DamageHandler {
     private final Dao dao;
+    private final AntiEntropy antiEntropy;
     private final Duration idleTimeout;
     private final long defaultBytesPerSecond;
     /** One thread at most, gone when idle: a node that is never asked to scrub keeps none. */
@@ -48,8 +54,9 @@ public final class DamageHandler {
                 return thread;
             });
 
-    public DamageHandler(Dao dao, Duration idleTimeout, long defaultBytesPerSecond) {
+    public DamageHandler(Dao dao, AntiEntropy antiEntropy, Duration idleTimeout, long defaultBytesPerSecond) {
         this.dao = dao;
+        this.antiEntropy = antiEntropy;
         this.idleTimeout = idleTimeout;
         this.defaultBytesPerSecond = defaultBytesPerSecond;
     }
@@ -62,7 +69,15 @@ public final class DamageHandler {
         }
         byte[] start = QueryParameters.bytes(request.query(), "start");
         byte[] end = QueryParameters.bytes(request.query(), "end");
+        String refetch = QueryParameters.text(request.query(), "refetch");
+        if (refetch != null && !refetch.equals("true") && !refetch.equals("false")) {
+            throw new IllegalArgumentException("refetch '" + refetch + "' is neither true nor false");
+        }
         Context context = Vertx.currentContext();
+        if (!"false".equals(refetch) && antiEntropy.canRefetch()) {
+            refetchAndHeal(request, context, start, end);
+            return;
+        }
         CompletableFuture<Integer> heal = CompletableFuture.supplyAsync(() -> {
             try {
                 return dao.healInterval(start, end);
@@ -75,14 +90,36 @@ public final class DamageHandler {
                 Responses.failure(request, unwrap(done.cause()));
                 return;
             }
-            JsonArray left = new JsonArray();
-            for (QuarantinedInterval interval : dao.health().quarantined()) {
-                left.add(json(interval));
-            }
-            JsonObject json = new JsonObject().put("healed", done.result()).put("quarantined", left);
+            JsonObject json = new JsonObject().put("healed", done.result()).put("quarantined", quarantined());
             request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
                     .end(json.encodePrettily() + "\n");
         });
+    }
+
+    /** Refetches the refused intervals within {@code [start, end)} from the peers, heals them and answers. */
+    private void refetchAndHeal(HttpServerRequest request, Context context, byte[] start, byte[] end) {
+        long heartbeat = IdleHeartbeat.start(context.owner(), request, idleTimeout);
+        Future.fromCompletionStage(antiEntropy.heal(start, end), context).onComplete(done -> {
+            context.owner().cancelTimer(heartbeat);
+            if (done.failed()) {
+                Responses.failure(request, unwrap(done.cause()));
+                return;
+            }
+            RepairReport report = done.result();
+            JsonObject json = new JsonObject().put("healed", report.healed()).put("quarantined", quarantined())
+                    .put("refetch", AdminRepairHandler.json(report));
+            request.response().setStatusCode(report.succeeded() ? 200 : 503)
+                    .putHeader("Content-Type", "application/json")
+                    .end(json.encodePrettily() + "\n");
+        });
+    }
+
+    private JsonArray quarantined() {
+        JsonArray left = new JsonArray();
+        for (QuarantinedInterval interval : dao.health().quarantined()) {
+            left.add(json(interval));
+        }
+        return left;
     }
 
     void scrub(HttpServerRequest request) {

@@ -15,6 +15,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -115,22 +116,37 @@ public final class EntityHandler {
                 }
             });
         } else if (method == HttpMethod.PUT) {
-            BodyReader.read(request, maxBodyBytes, bodyBudget, value -> {
-                Entry version = coordinator.version(key, value, expiry(ttlSeconds));
-                return coordinated.<Void>run(coordinator, quorum, (on, q) -> on.write(version, q), 1)
-                        .onComplete(done -> {
-                            outcomes.record(method, done.cause());
-                            Responses.completed(request, 201, done.cause());
-                        });
-            });
+            BodyReader.read(request, maxBodyBytes, bodyBudget, value -> write(request, coordinated, coordinator, quorum,
+                    () -> coordinator.version(key, value, expiry(ttlSeconds)), 201));
         } else {
-            Entry tombstone = coordinator.tombstone(key);
-            coordinated.<Void>run(coordinator, quorum, (on, q) -> on.write(tombstone, q), 1)
-                    .onComplete(done -> {
-                        outcomes.record(method, done.cause());
-                        Responses.completed(request, 202, done.cause());
-                    });
+            write(request, coordinated, coordinator, quorum, () -> coordinator.tombstone(key), 202);
         }
+    }
+
+    /** What a write stores: a version stamped by this node's clock, which may refuse to issue one. */
+    private interface Stamp {
+        Entry make() throws IOException;
+    }
+
+    /**
+     * Writes the entry {@code stamp} makes and answers {@code status}; a clock that cannot stamp it (its
+     * lease not extended on a full disk) refuses the write as the store refuses one, 507 with the reason.
+     */
+    private Future<Void> write(HttpServerRequest request, Coordinated coordinated, Topology coordinator, Quorum quorum,
+            Stamp stamp, int status) {
+        Entry entry;
+        try {
+            entry = stamp.make();
+        } catch (IOException e) {
+            outcomes.record(request.method(), e);
+            Responses.failure(request, e);
+            return Future.succeededFuture();
+        }
+        return coordinated.<Void>run(coordinator, quorum, (on, q) -> on.write(entry, q), 1)
+                .onComplete(done -> {
+                    outcomes.record(request.method(), done.cause());
+                    Responses.completed(request, status, done.cause());
+                });
     }
 
     /** One client request's coordination: its quorum as the client asked it, and when its retries must start by. */

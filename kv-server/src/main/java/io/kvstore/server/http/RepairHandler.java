@@ -1,5 +1,6 @@
 package io.kvstore.server.http;
 
+import io.kvstore.cluster.internal.repair.KeyInterval;
 import io.kvstore.cluster.internal.repair.RepairBusyException;
 import io.kvstore.cluster.internal.repair.RepairExchange;
 import io.kvstore.cluster.internal.repair.RepairResponder;
@@ -99,8 +100,9 @@ public final class RepairHandler {
             }
             int replicationFactor = (int) number(query, RepairProtocol.REPLICATION_FACTOR, 1, Integer.MAX_VALUE);
             int depth = (int) number(query, RepairProtocol.DEPTH, 1, Integer.MAX_VALUE);
+            KeyInterval interval = RepairProtocol.interval(query, maxKeyBytes);
             try {
-                long id = responder.startTree(partner, replicationFactor, depth);
+                long id = responder.startTree(partner, replicationFactor, depth, interval);
                 request.response().setStatusCode(200).end(Long.toString(id));
             } catch (RepairBusyException e) {
                 busy(request, e);
@@ -114,7 +116,7 @@ public final class RepairHandler {
                     if (built.failed()) {
                         Responses.failure(request, built.cause());
                     } else {
-                        request.response().setStatusCode(200).end();
+                        request.response().setStatusCode(200).end(Long.toString(built.result()));
                     }
                 }
             });

@@ -1,6 +1,8 @@
 package io.kvstore.server.internode;
 
+import io.kvstore.cluster.internal.repair.BuiltTree;
 import io.kvstore.cluster.internal.repair.EntryBatch;
+import io.kvstore.cluster.internal.repair.KeyInterval;
 import io.kvstore.cluster.internal.repair.RepairPeer;
 import io.kvstore.cluster.internal.repair.VersionPage;
 import io.kvstore.cluster.membership.NodeUrl;
@@ -52,23 +54,26 @@ public final class HttpRepairPeer implements RepairPeer {
     }
 
     @Override
-    public CompletionStage<Long> openTree(String partner, int replicationFactor, int depth) {
+    public CompletionStage<BuiltTree> openTree(String partner, int replicationFactor, int depth, KeyInterval interval) {
         String uri = RepairProtocol.TREE + '?' + RepairProtocol.PARTNER + '=' + URLEncoder.encode(partner, StandardCharsets.UTF_8)
                 + '&' + RepairProtocol.REPLICATION_FACTOR + '=' + replicationFactor + '&' + RepairProtocol.DEPTH + '=' + depth;
-        return send(HttpMethod.POST, uri, null, 200, HttpRepairPeer::parseId)
-                .compose(id -> awaitBuilt(id).map(built -> id))
+        uri += RepairProtocol.intervalQuery(interval, uri.length());
+        return send(HttpMethod.POST, uri, null, 200, body -> parseNumber(body, "repair tree id"))
+                .compose(this::awaitBuilt)
                 .toCompletionStage();
     }
 
     /** Asks until the tree is built: each poll waits on the peer for a while, then 202 means ask again. */
-    private Future<Void> awaitBuilt(long id) {
+    private Future<BuiltTree> awaitBuilt(long id) {
         String uri = RepairProtocol.TREE + '?' + RepairProtocol.TREE_ID + '=' + id;
         return request(HttpMethod.GET, uri, null).compose(response -> {
             if (response.statusCode() == 202) {
                 return awaitBuilt(id);
             }
             check(response, 200, HttpMethod.GET, uri);
-            return Future.succeededFuture();
+            Buffer body = response.body();
+            boolean said = body != null && body.length() > 0;
+            return Future.succeededFuture(new BuiltTree(id, said ? parseNumber(body, "repair tree's entries") : -1));
         });
     }
 
@@ -149,11 +154,11 @@ public final class HttpRepairPeer implements RepairPeer {
         }
     }
 
-    private static long parseId(Buffer body) {
+    private static long parseNumber(Buffer body, String what) {
         try {
-            return Decimal.parse(body.toString(StandardCharsets.UTF_8).trim(), "repair tree id");
+            return Decimal.parse(body.toString(StandardCharsets.UTF_8).trim(), what);
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("a repair tree id that is not a number: " + body);
+            throw new IllegalStateException("a " + what + " that is not a number: " + body);
         }
     }
 

@@ -8,8 +8,11 @@ import io.kvstore.cluster.Replica;
 import io.kvstore.cluster.ReplicaCoordinator;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.core.Entry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -87,21 +90,42 @@ public final class Topology {
 
     /** See {@link ReplicaCoordinator#put(byte[], byte[], long, Quorum)}: pending replicas get the same expiry. */
     public CompletionStage<Void> put(byte[] key, byte[] value, long expiresAtMillis, Quorum quorum) {
-        return write(version(key, value, expiresAtMillis), quorum);
+        try {
+            return write(version(key, value, expiresAtMillis), quorum);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     public CompletionStage<Void> delete(byte[] key, Quorum quorum) {
-        return write(tombstone(key), quorum);
+        try {
+            return write(tombstone(key), quorum);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
-    /** A new version of {@code key}, stamped by this node's clock: written again as is if a write is retried. */
-    public Entry version(byte[] key, byte[] value, long expiresAtMillis) {
-        return Entry.value(key, value, clock.now(), expiresAtMillis);
+    /**
+     * A new version of {@code key}, stamped by this node's clock: written again as is if a write is retried.
+     *
+     * @throws IOException if the clock's lease cannot be extended (an
+     *                     {@link io.kvstore.core.InsufficientStorageException} on a full disk): the write is refused
+     */
+    public Entry version(byte[] key, byte[] value, long expiresAtMillis) throws IOException {
+        return Entry.value(key, value, now(), expiresAtMillis);
     }
 
-    /** A new tombstone of {@code key}, stamped by this node's clock. */
-    public Entry tombstone(byte[] key) {
-        return Entry.tombstone(key, clock.now());
+    /** A new tombstone of {@code key}, stamped by this node's clock; fails as {@link #version} does. */
+    public Entry tombstone(byte[] key) throws IOException {
+        return Entry.tombstone(key, now());
+    }
+
+    private long now() throws IOException {
+        try {
+            return clock.now();
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
     }
 
     /** Writes {@code entry} to the key's replicas and, while a change is under way, to its pending ones. */

@@ -2,6 +2,7 @@ package io.kvstore.server.wire;
 
 import io.kvstore.cluster.internal.EntryCodec;
 import io.kvstore.cluster.internal.repair.EntryBatch;
+import io.kvstore.cluster.internal.repair.KeyInterval;
 import io.kvstore.cluster.internal.repair.KeyVersion;
 import io.kvstore.cluster.internal.repair.VersionPage;
 import io.kvstore.core.Entry;
@@ -16,8 +17,10 @@ import java.util.List;
  * its own store only; they are never forwarded.
  *
  * <pre>
- * POST   /internal/v0/repair/tree?partner=URL&amp;rf=N&amp;depth=D  starts building a tree  -> 200, body: tree id (decimal)
- * GET    /internal/v0/repair/tree?tree=ID     200 once built; 202 if still building after a while (ask again)
+ * POST   /internal/v0/repair/tree?partner=URL&amp;rf=N&amp;depth=D[&amp;from=K][&amp;to=K]
+ *                                              starts building a tree  -> 200, body: tree id (decimal)
+ * GET    /internal/v0/repair/tree?tree=ID     200 once built, body: the tree's entries (decimal);
+ *                                              202 if still building after a while (ask again)
  * DELETE /internal/v0/repair/tree?tree=ID     -> 204
  * POST   /internal/v0/repair/hashes?tree=ID&amp;level=L   body: int index*          -> 200, long hash*
  * POST   /internal/v0/repair/versions?tree=ID&amp;max=N[&amp;after=K][&amp;upTo=K]   body: segment bit set
@@ -25,12 +28,22 @@ import java.util.List;
  * POST   /internal/v0/repair/entries?maxBytes=N   body: int count, key*         -> 200, int keysRead, int count, entry*
  * POST   /internal/v0/repair/apply            body: int count, entry*          -> 204
  *
- * key     = int length, bytes               (after, upTo: base64url in the query)
+ * key     = int length, bytes               (after, upTo, from, to: base64url in the query)
  * version = key, long timestamp, byte tombstone, long value hash (0 for a tombstone)
  * entry   = {@link EntryCodec}'s body framing: key, long timestamp, int valueLength (-1: tombstone), value bytes,
  *           long expiry (values only: milliseconds since the epoch, Long.MAX_VALUE for never)
  * segment bit set = java.util.BitSet#toByteArray (little-endian bit order)
  * </pre>
+ *
+ * A tree covers the keys of {@code [from, to)}, crossed with the partner and segment filters, and its
+ * listings list no other: its scan reads that interval only. Either bound may be left out for an open
+ * end; a request with neither, as every request was before trees had an interval, covers the whole key
+ * space. {@code from} is a key as any route takes one (1 to {@code --max-key-bytes} bytes); {@code to}
+ * may be one byte longer, the end just past a longest key (a damaged table's interval ends there), and
+ * {@code from} must not sort after {@code to} ({@code from == to} is an empty interval). A node that does not know
+ * the bounds ignores them and builds its tree over every key; the driver of the exchange leaves out
+ * what it lists outside the interval, so the exchange still moves only the interval's keys. An older
+ * node answers the poll of a built tree with an empty body: its entries are then not known.
  *
  * A malformed body or parameter is a 400 naming what is wrong and where; a node holding as many trees
  * as it allows answers 503 with Retry-After.
@@ -50,6 +63,8 @@ public final class RepairProtocol {
     public static final String AFTER = "after";
     public static final String UP_TO = "upTo";
     public static final String MAX_BYTES = "maxBytes";
+    public static final String FROM = "from";
+    public static final String TO = "to";
     /** Most bytes of entries one {@code entries} answer may be asked to hold. */
     public static final long MAX_ENTRIES_BYTES = 64L << 20;
 
@@ -63,6 +78,47 @@ public final class RepairProtocol {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("bad " + name + " '" + key + "': not base64url");
         }
+    }
+
+    /**
+     * The key interval of a tree request: its {@code from} and {@code to} bounds, each optional; neither
+     * is the whole key space.
+     *
+     * @throws IllegalArgumentException (400) for a bound that is not base64url, empty or longer than a
+     *                                  key may be ({@code to} one byte more: the end just past a longest
+     *                                  key), or a {@code from} after {@code to}
+     */
+    public static KeyInterval interval(String query, int maxKeyBytes) {
+        byte[] from = bound(query, FROM, maxKeyBytes);
+        byte[] to = bound(query, TO, maxKeyBytes + 1);
+        return from == null && to == null ? KeyInterval.ALL : new KeyInterval(from, to);
+    }
+
+    private static byte[] bound(String query, String name, int maxKeyBytes) {
+        String text = QueryParameters.text(query, name);
+        if (text == null) {
+            return null;
+        }
+        byte[] key = decodeKey(name, text);
+        String refusal = KeyLimit.refusal(key.length, maxKeyBytes, name);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
+        }
+        return key;
+    }
+
+    /**
+     * The query parameters of {@code interval} for a tree request of {@code uriChars} characters so far,
+     * each starting with '&amp;'; none for the whole key space. If both bounds would not fit the request
+     * line (keys near the largest {@code --max-key-bytes}), only {@code from}: the peer's tree then covers
+     * {@code [from, +inf)}, and the exchange leaves out what it lists past {@code to}.
+     */
+    public static String intervalQuery(KeyInterval interval, int uriChars) {
+        String from = interval.from() == null ? "" : '&' + FROM + '=' + InternalCodec.encodeKey(interval.from());
+        String to = interval.to() == null ? "" : '&' + TO + '=' + InternalCodec.encodeKey(interval.to());
+        // "POST " + URI + " HTTP/1.1", with room to spare
+        boolean fits = uriChars + from.length() + to.length() + 64 <= Routes.MAX_REQUEST_LINE_BYTES;
+        return fits ? from + to : from;
     }
 
     // ---- writing ----

@@ -11,6 +11,8 @@ import java.util.stream.IntStream;
  * request names its route from here.
  */
 public final class Routes {
+    /** The longest request line, and the most bytes of headers, a node reads. */
+    public static final int MAX_REQUEST_LINE_BYTES = 16 << 10;
     public static final String ENTITY = "/v0/entity";
     public static final String ENTITIES = "/v0/entities";
     public static final String STATUS = "/v0/status";

@@ -3,6 +3,7 @@ package io.kvstore.cluster.internal.membership;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.core.AtomicFile;
+import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.Storage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +13,9 @@ import java.nio.file.Path;
  * This node's copy of the cluster map, kept in {@value #FILE} in the data directory. A map replaces the
  * current one only if its epoch is higher ({@link #adopt}) or, for the node making changes, only if the
  * current epoch is the expected one ({@link #compareAndSet}). The file is an {@link AtomicFile}, so a
- * crash leaves either map, never a torn one.
+ * crash leaves either map, never a torn one. A map is installed only once its file is written: one
+ * that cannot be (a full disk: an {@link InsufficientStorageException}) is refused, and the node keeps
+ * the map it had, in memory and on disk.
  * Thread-safe.
  */
 public final class ClusterMapStore {
@@ -96,6 +99,11 @@ public final class ClusterMapStore {
     }
 
     private void write(ClusterMap map) throws IOException {
-        file.replace(ClusterMapCodec.toJson(map).getBytes(StandardCharsets.UTF_8));
+        try {
+            file.replace(ClusterMapCodec.toJson(map).getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw InsufficientStorageException.ifNoSpace(e, "the cluster map of epoch " + map.epoch()
+                    + " is refused: no space to keep it in " + file);
+        }
     }
 }

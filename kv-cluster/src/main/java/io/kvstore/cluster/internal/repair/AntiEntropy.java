@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The peers and the replication factor are read at the start of each run, so a run follows the
  * cluster map of its moment: a node that joined is a peer of the next run, one that left is not.
+ *
+ * <p>The key intervals this node's store refuses, a table of them damaged, are healed by exchanges of
+ * each interval alone ({@link #heal}), which every run makes first: healing costs the intervals' keys,
+ * not the store's.
  */
 public final class AntiEntropy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AntiEntropy.class);
@@ -136,66 +140,152 @@ public final class AntiEntropy implements AutoCloseable {
 
     /**
      * Exchanges with every peer now, one after another; the stage never fails, the report says what did.
-     * The key intervals this node's store refused at the start, a table of them damaged, are left out of
-     * its side of the exchanges, so the peers send their keys back; once every exchange succeeded under a
-     * replication factor of 2 or more, every key of them this node owns has been compared with another
-     * replica's, and the store serves them again ({@link io.kvstore.core.Dao#healInterval}).
+     * The key intervals this node's store refuses at the start, a table of them damaged, are refetched
+     * and healed first, as {@link #heal} does; then come the exchanges over the whole key space, which
+     * leave the intervals still refused out of this node's side, so the peers send their keys back. Once
+     * every exchange succeeded under a replication factor of 2 or more, every key of the intervals
+     * refused at the start that this node owns has been compared with another replica's, and the store
+     * serves them again ({@link io.kvstore.core.Dao#healInterval}).
      */
     public CompletionStage<RepairReport> repairAll() {
         long started = System.nanoTime();
-        List<QuarantinedInterval> refused = local.quarantined();
-        List<RepairSummary> summaries = new ArrayList<>();
-        Map<String, String> failures = new LinkedHashMap<>();
-        CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
-        int rf = replicationFactor.getAsInt();
+        Run run = new Run(local.quarantined(), replicationFactor.getAsInt());
+        CompletionStage<Void> chain = run.refused.isEmpty() ? CompletableFuture.completedFuture(null) : refetch(run);
         for (String peer : peers.get()) {
-            chain = chain.thenCompose(previous -> exchange(peer, rf)
-                    .handle((summary, error) -> {
-                        synchronized (summaries) {
-                            if (error == null) {
-                                summaries.add(summary);
-                                exchanges.increment();
-                                keysSent.add(summary.keysSent());
-                                keysReceived.add(summary.keysReceived());
-                            } else {
-                                failures.put(peer, reason(error));
-                                failedExchanges.increment();
-                            }
-                        }
-                        return null;
-                    }));
+            chain = chain.thenCompose(previous -> exchange(run, peer, KeyInterval.ALL, false)).thenAccept(ok -> { });
         }
-        if (!refused.isEmpty()) {
+        if (!run.refused.isEmpty()) {
             chain = chain.thenCompose(done -> {
-                synchronized (summaries) {
-                    if (!failures.isEmpty() || summaries.isEmpty() || rf < 2) {
+                synchronized (run) {
+                    if (local.quarantined().isEmpty()) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    if (!run.failures.isEmpty() || run.summaries.isEmpty() || run.replicationFactor < 2) {
                         LOG.warn("anti-entropy of {}: {} quarantined key intervals stay refused (failed peers {}, {}"
-                                + " peers, replication factor {})", local.node(), refused.size(), failures.keySet(),
-                                summaries.size(), rf);
+                                + " exchanges, replication factor {})", local.node(), local.quarantined().size(),
+                                run.failures.keySet(), run.summaries.size(), run.replicationFactor);
                         return CompletableFuture.completedFuture(null);
                     }
                 }
-                return local.heal(refused).handle((healed, error) -> {
-                    if (error != null) {
-                        LOG.warn("anti-entropy of {}: healing its quarantined key intervals failed", local.node(), error);
-                    }
-                    return null;
-                });
+                return healRefetched(run, run.refused);
             });
         }
-        return chain.thenApply(done -> {
-            synchronized (summaries) {
-                return new RepairReport(local.node(), List.copyOf(summaries), Collections.unmodifiableMap(new LinkedHashMap<>(failures)),
-                        System.nanoTime() - started);
+        return chain.thenApply(done -> run.report(local.node(), started));
+    }
+
+    /**
+     * Refetches from every peer, one after another, each key interval this node's store refuses within
+     * {@code [from, to)} ({@code null}: open end) and heals it: per interval an exchange restricted to
+     * its keys ({@link RepairExchange}), in which this node lists none of them and takes the peers'
+     * versions, then {@link io.kvstore.core.Dao#healInterval} once every peer's exchange of it
+     * succeeded. The scans on both sides read the interval's keys only. Under a replication factor of 1,
+     * or with no peer, nothing is refetched or healed; {@link #canRefetch} tells beforehand. The stage
+     * never fails, the report says what did.
+     */
+    public CompletionStage<RepairReport> heal(byte[] from, byte[] to) {
+        long started = System.nanoTime();
+        List<QuarantinedInterval> within = new ArrayList<>();
+        for (QuarantinedInterval interval : local.quarantined()) {
+            if (interval.within(from, to)) {
+                within.add(interval);
             }
+        }
+        Run run = new Run(within, replicationFactor.getAsInt());
+        CompletionStage<Void> chain = within.isEmpty() ? CompletableFuture.completedFuture(null) : refetch(run);
+        return chain.thenApply(done -> run.report(local.node(), started));
+    }
+
+    /** Whether this node has another copy to refetch a refused interval from: a peer, and 2 or more replicas. */
+    public boolean canRefetch() {
+        return replicationFactor.getAsInt() >= 2 && !peers.get().isEmpty();
+    }
+
+    /** The exchanges of each refused interval of {@code run} with every peer, then the healing of those that all succeeded. */
+    private CompletionStage<Void> refetch(Run run) {
+        List<String> targets = peers.get();
+        if (targets.isEmpty() || run.replicationFactor < 2) {
+            LOG.warn("anti-entropy of {}: {} quarantined key intervals cannot be refetched ({} peers, replication factor {})",
+                    local.node(), run.refused.size(), targets.size(), run.replicationFactor);
+            return CompletableFuture.completedFuture(null);
+        }
+        List<QuarantinedInterval> refetched = new ArrayList<>();
+        CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
+        for (QuarantinedInterval refused : run.refused) {
+            KeyInterval interval = KeyInterval.of(refused);
+            boolean[] failed = {false};
+            for (String peer : targets) {
+                chain = chain.thenCompose(previous -> exchange(run, peer, interval, true).thenAccept(ok -> failed[0] |= !ok));
+            }
+            chain = chain.thenAccept(done -> {
+                if (!failed[0]) {
+                    refetched.add(refused);
+                }
+            });
+        }
+        return chain.thenCompose(done -> refetched.isEmpty() ? CompletableFuture.completedFuture(null)
+                : healRefetched(run, refetched));
+    }
+
+    private CompletionStage<Void> healRefetched(Run run, List<QuarantinedInterval> refetched) {
+        return local.heal(refetched).handle((healed, error) -> {
+            if (error != null) {
+                LOG.warn("anti-entropy of {}: healing its quarantined key intervals failed", local.node(), error);
+            } else {
+                synchronized (run) {
+                    run.healed += healed;
+                }
+            }
+            return null;
         });
     }
 
-    private CompletionStage<RepairSummary> exchange(String peer, int rf) {
+    /**
+     * One exchange of {@code run} with {@code peer} over {@code interval}, to {@code heal} a refused
+     * interval or not; completes with whether it succeeded.
+     */
+    private CompletionStage<Boolean> exchange(Run run, String peer, KeyInterval interval, boolean heal) {
+        CompletionStage<RepairSummary> exchange;
         try {
-            return RepairExchange.run(local, connect.apply(peer), rf, depth, executor);
+            exchange = RepairExchange.run(local, connect.apply(peer), run.replicationFactor, depth, interval, executor);
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+            exchange = CompletableFuture.failedFuture(e);
+        }
+        return exchange.handle((summary, error) -> {
+            synchronized (run) {
+                if (error == null) {
+                    run.summaries.add(summary);
+                    if (heal) {
+                        run.heals.add(summary);
+                    }
+                    exchanges.increment();
+                    keysSent.add(summary.keysSent());
+                    keysReceived.add(summary.keysReceived());
+                } else {
+                    run.failures.put(heal ? peer + " " + interval.describe() : peer, reason(error));
+                    failedExchanges.increment();
+                }
+            }
+            return error == null;
+        });
+    }
+
+    /** What one run did so far; guarded by itself. */
+    private static final class Run {
+        final List<QuarantinedInterval> refused;
+        final int replicationFactor;
+        final List<RepairSummary> summaries = new ArrayList<>();
+        final List<RepairSummary> heals = new ArrayList<>();
+        final Map<String, String> failures = new LinkedHashMap<>();
+        int healed;
+
+        Run(List<QuarantinedInterval> refused, int replicationFactor) {
+            this.refused = refused;
+            this.replicationFactor = replicationFactor;
+        }
+
+        synchronized RepairReport report(String node, long started) {
+            return new RepairReport(node, List.copyOf(summaries), List.copyOf(heals), Collections.unmodifiableMap(new LinkedHashMap<>(failures)),
+                    refused.size(), healed, System.nanoTime() - started);
         }
     }
 

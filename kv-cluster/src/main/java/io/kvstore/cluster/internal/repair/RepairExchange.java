@@ -19,6 +19,12 @@ import java.util.concurrent.Executor;
  * newest-wins rule, so writes going on meanwhile are never undone: at worst a key written during the
  * exchange is sent although it did not need to be.
  *
+ * <p>An exchange covers a {@link KeyInterval}: the whole key space for anti-entropy, a refused interval
+ * when a node refetches it to heal. Both sides scan and list that interval's keys only, so the cost of
+ * refetching one damaged table is its interval's, not the store's. Versions a peer lists outside the
+ * interval (a node that does not know intervals builds its tree over every key) are left out here, so
+ * nothing outside it is ever sent or taken.
+ *
  * <p>Memory is bounded whatever the store's size: two trees, the differing nodes of one level, one
  * page of versions per side and one batch of entries. Nothing blocks: the steps chain on
  * {@code executor}. A failure of either side (a peer killed, say) fails the whole stage at once; the
@@ -40,11 +46,13 @@ public final class RepairExchange {
     private final RepairPeer peer;
     private final int replicationFactor;
     private final int depth;
+    private final KeyInterval interval;
     private final Executor executor;
     private final long started = System.nanoTime();
     private final long wireBytesBefore;
     private long localTree;
     private long peerTree;
+    private long treeKeys;
     private int segmentsDiffering;
     private long hashesCompared;
     private long versionsCompared;
@@ -53,34 +61,40 @@ public final class RepairExchange {
     private long bytesSent;
     private long bytesReceived;
 
-    private RepairExchange(RepairPeer local, RepairPeer peer, int replicationFactor, int depth, Executor executor) {
+    private RepairExchange(RepairPeer local, RepairPeer peer, int replicationFactor, int depth, KeyInterval interval,
+            Executor executor) {
         this.local = local;
         this.peer = peer;
         this.replicationFactor = replicationFactor;
         this.depth = depth;
+        this.interval = interval;
         this.executor = executor;
         this.wireBytesBefore = peer.wireBytes();
     }
 
     /**
-     * Runs one exchange between {@code local} and {@code peer} over the keys both hold among the first
-     * {@code replicationFactor} replicas, with trees of {@code 2^depth} segments.
+     * Runs one exchange between {@code local} and {@code peer} over the keys of {@code interval} both
+     * hold among the first {@code replicationFactor} replicas, with trees of {@code 2^depth} segments.
      *
+     * @param interval the keys compared; {@link KeyInterval#ALL} for the whole store
      * @param executor runs the steps between calls (light work: comparing hashes, merging pages)
      */
     public static CompletionStage<RepairSummary> run(RepairPeer local, RepairPeer peer, int replicationFactor, int depth,
-            Executor executor) {
-        return new RepairExchange(local, peer, replicationFactor, depth, executor).run();
+            KeyInterval interval, Executor executor) {
+        return new RepairExchange(local, peer, replicationFactor, depth, interval, executor).run();
     }
 
     private CompletionStage<RepairSummary> run() {
-        CompletableFuture<Long> localOpened = local.openTree(peer.node(), replicationFactor, depth).toCompletableFuture();
-        CompletableFuture<Long> peerOpened = peer.openTree(local.node(), replicationFactor, depth).toCompletableFuture();
+        CompletableFuture<BuiltTree> localOpened = local.openTree(peer.node(), replicationFactor, depth, interval)
+                .toCompletableFuture();
+        CompletableFuture<BuiltTree> peerOpened = peer.openTree(local.node(), replicationFactor, depth, interval)
+                .toCompletableFuture();
         CompletableFuture<RepairSummary> done = new CompletableFuture<>();
         CompletableFuture.allOf(localOpened, peerOpened)
                 .thenComposeAsync(opened -> {
-                    localTree = localOpened.join();
-                    peerTree = peerOpened.join();
+                    localTree = localOpened.join().id();
+                    peerTree = peerOpened.join().id();
+                    treeKeys = Math.max(0, localOpened.join().keys()) + Math.max(0, peerOpened.join().keys());
                     return compare(0, new int[] {0});
                 }, executor)
                 .thenComposeAsync(this::exchange, executor)
@@ -98,16 +112,16 @@ public final class RepairExchange {
     }
 
     /** Closes the tree {@code peer} opened, if it did; a failure to close is not the exchange's failure. */
-    private static CompletableFuture<?> close(RepairPeer peer, CompletableFuture<Long> opened) {
+    private static CompletableFuture<?> close(RepairPeer peer, CompletableFuture<BuiltTree> opened) {
         if (!opened.isDone() || opened.isCompletedExceptionally()) {
             return CompletableFuture.completedFuture(null);
         }
-        return peer.closeTree(opened.join()).toCompletableFuture().exceptionally(error -> null);
+        return peer.closeTree(opened.join().id()).toCompletableFuture().exceptionally(error -> null);
     }
 
     private RepairSummary summary() {
-        return new RepairSummary(local.node(), peer.node(), 1 << depth, segmentsDiffering, hashesCompared,
-                versionsCompared, keysSent, keysReceived, bytesSent, bytesReceived, peer.wireBytes() - wireBytesBefore,
+        return new RepairSummary(local.node(), peer.node(), interval, treeKeys, 1 << depth, segmentsDiffering,
+                hashesCompared, versionsCompared, keysSent, keysReceived, bytesSent, bytesReceived, peer.wireBytes() - wireBytesBefore,
                 System.nanoTime() - started);
     }
 
@@ -184,7 +198,8 @@ public final class RepairExchange {
      * key range, sends what each side needs, and goes on with the next page.
      */
     private CompletionStage<Void> exchangePage(BitSet segments, byte[] cursor, CompletionStage<VersionPage> page) {
-        return page.thenComposeAsync(theirs -> {
+        return page.thenComposeAsync(listed -> {
+            VersionPage theirs = withinInterval(listed);
             CompletionStage<VersionPage> next = theirs.complete() ? null
                     : peer.versions(peerTree, segments, theirs.through(), null, VERSIONS_PER_PAGE);
             Merge merge = new Merge(theirs.versions());
@@ -193,6 +208,25 @@ public final class RepairExchange {
                     ? CompletableFuture.completedFuture(null)
                     : exchangePage(segments, theirs.through(), next));
         }, executor);
+    }
+
+    /**
+     * {@code page} without the versions outside the exchange's interval, and complete once it got past
+     * the interval's end: a peer that does not know intervals lists every key.
+     */
+    private VersionPage withinInterval(VersionPage page) {
+        if (interval.isAll()) {
+            return page;
+        }
+        List<KeyVersion> within = new ArrayList<>(page.versions().size());
+        for (KeyVersion version : page.versions()) {
+            if (interval.contains(version.key())) {
+                within.add(version);
+            }
+        }
+        boolean complete = page.complete() || interval.endsBefore(page.through());
+        return within.size() == page.versions().size() && complete == page.complete() ? page
+                : new VersionPage(within, complete, complete ? null : page.through());
     }
 
     /** Lists this side's versions in {@code (after, bound]} page by page, merging each with the peer's page. */

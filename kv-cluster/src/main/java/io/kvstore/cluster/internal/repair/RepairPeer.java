@@ -20,12 +20,14 @@ public interface RepairPeer {
     String node();
 
     /**
-     * Scans this peer's store and builds the hash tree of the keys it shares with {@code partner};
-     * completes with the tree's id once it is built.
+     * Scans this peer's store within {@code interval} and builds the hash tree of the keys there it
+     * shares with {@code partner}; completes once it is built. The scan reads no key outside the
+     * interval, and neither do the listings of the tree ({@link #versions}).
      *
-     * @param depth the tree has {@code 2^depth} segments
+     * @param depth    the tree has {@code 2^depth} segments
+     * @param interval the keys the tree covers; {@link KeyInterval#ALL} for the whole store
      */
-    CompletionStage<Long> openTree(String partner, int replicationFactor, int depth);
+    CompletionStage<BuiltTree> openTree(String partner, int replicationFactor, int depth, KeyInterval interval);
 
     /**
      * The hashes of the tree's nodes at {@code level} (0 is the root, {@code depth} the segments) with
@@ -35,7 +37,7 @@ public interface RepairPeer {
 
     /**
      * Lists, in key order, the versions of the keys of the tree's partner filter that fall in
-     * {@code segments} and in {@code (after, upTo]} ({@code null}: open end), at most
+     * {@code segments}, in the tree's interval and in {@code (after, upTo]} ({@code null}: open end), at most
      * {@code maxVersions} of them. The listing reads the store as it is now, not as the tree saw it.
      */
     CompletionStage<VersionPage> versions(long tree, BitSet segments, byte[] after, byte[] upTo, int maxVersions);

@@ -141,14 +141,14 @@ public final class RepairResponder implements RepairPeer {
     }
 
     @Override
-    public CompletionStage<Long> openTree(String partner, int replicationFactor, int depth) {
+    public CompletionStage<BuiltTree> openTree(String partner, int replicationFactor, int depth, KeyInterval interval) {
         Tree held;
         try {
-            held = start(partner, replicationFactor, depth);
+            held = start(partner, replicationFactor, depth, interval);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return held.built.thenApply(ignored -> held.id);
+        return held.built.thenApply(ignored -> new BuiltTree(held.id, held.tree.entries()));
     }
 
     /**
@@ -159,11 +159,12 @@ public final class RepairResponder implements RepairPeer {
      *                                  {@code [1, nodes]} or a depth outside {@code [1, 20]}
      * @throws RepairBusyException      if this node already holds {@link #MAX_TREES} trees
      */
-    public long startTree(String partner, int replicationFactor, int depth) {
-        return start(partner, replicationFactor, depth).id;
+    public long startTree(String partner, int replicationFactor, int depth, KeyInterval interval) {
+        return start(partner, replicationFactor, depth, interval).id;
     }
 
-    private Tree start(String partner, int replicationFactor, int depth) {
+    private Tree start(String partner, int replicationFactor, int depth, KeyInterval interval) {
+        Objects.requireNonNull(interval, "interval");
         Partitioner partitioner = placement.get();
         int partnerIndex = indexOf(partitioner, partner);
         if (partner.equals(self)) {
@@ -176,7 +177,7 @@ public final class RepairResponder implements RepairPeer {
         }
         SegmentTree tree = new SegmentTree(depth);
         long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
-        Tree held = new Tree(id, partner, replicationFactor, partitioner, selfIndex, partnerIndex, tree);
+        Tree held = new Tree(id, partner, replicationFactor, partitioner, selfIndex, partnerIndex, interval, tree);
         synchronized (trees) {
             expireIdleTrees();
             if (trees.size() >= MAX_TREES) {
@@ -200,10 +201,14 @@ public final class RepairResponder implements RepairPeer {
         return held;
     }
 
-    /** Completes when tree {@code id} is built; fails if it is unknown or its scan failed. */
-    public CompletionStage<Void> treeBuilt(long id) {
+    /**
+     * Completes with the entries tree {@code id} holds once it is built; fails if it is unknown or its
+     * scan failed.
+     */
+    public CompletionStage<Long> treeBuilt(long id) {
         try {
-            return tree(id).built;
+            Tree held = tree(id);
+            return held.built.thenApply(built -> held.tree.entries());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -307,7 +312,7 @@ public final class RepairResponder implements RepairPeer {
         long started = System.nanoTime();
         SharedKeys shared = held.sharedKeys();
         long scanned = 0;
-        try (CloseableIterator<Entry> it = AvailableScan.of(dao, null, null)) {
+        try (CloseableIterator<Entry> it = AvailableScan.of(dao, held.interval.from(), held.interval.to())) {
             while (it.hasNext()) {
                 Entry entry = it.next();
                 throttle.acquire(sizeOf(entry));
@@ -324,8 +329,8 @@ public final class RepairResponder implements RepairPeer {
         }
         held.tree.seal();
         held.touch();
-        LOG.info("repair tree of {} for {} built: {} of {} entries shared, {} ms", self, held.partner,
-                held.tree.entries(), scanned, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        LOG.info("repair tree of {} for {} built: {} of {} entries of {} shared, {} ms", self, held.partner,
+                held.tree.entries(), scanned, held.interval, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
     }
 
     private VersionPage listVersions(Tree held, BitSet segments, byte[] after, byte[] upTo, int maxVersions) {
@@ -333,8 +338,12 @@ public final class RepairResponder implements RepairPeer {
         int depth = held.tree.depth();
         SharedKeys shared = held.sharedKeys();
         List<KeyVersion> versions = new ArrayList<>();
-        byte[] from = after == null ? null : successor(after);
-        byte[] to = upTo == null ? null : successor(upTo);
+        byte[] from = KeyInterval.maxFrom(held.interval.from(), after == null ? null : successor(after));
+        byte[] to = KeyInterval.minTo(held.interval.to(), upTo == null ? null : successor(upTo));
+        if (from != null && to != null && Bytes.compare(from, to) >= 0) {
+            held.touch();
+            return new VersionPage(versions, true, null);
+        }
         try (CloseableIterator<Entry> it = AvailableScan.of(dao, from, to)) {
             while (it.hasNext()) {
                 Entry entry = it.next();
@@ -407,19 +416,22 @@ public final class RepairResponder implements RepairPeer {
         final Partitioner partitioner;
         final int selfIndex;
         final int partnerIndex;
+        /** The keys the tree covers: its scan and its listings read no other. */
+        final KeyInterval interval;
         final SegmentTree tree;
         final CompletableFuture<Void> built = new CompletableFuture<>();
         volatile boolean closed;
         volatile long lastUsedNanos = System.nanoTime();
 
         Tree(long id, String partner, int replicationFactor, Partitioner partitioner, int selfIndex, int partnerIndex,
-             SegmentTree tree) {
+             KeyInterval interval, SegmentTree tree) {
             this.id = id;
             this.partner = partner;
             this.replicationFactor = replicationFactor;
             this.partitioner = partitioner;
             this.selfIndex = selfIndex;
             this.partnerIndex = partnerIndex;
+            this.interval = interval;
             this.tree = tree;
         }
 

@@ -5,6 +5,9 @@ package io.kvstore.cluster.internal.repair;
  *
  * @param local              the node that drove the exchange
  * @param peer               the other node
+ * @param interval           the keys compared ({@link KeyInterval#ALL}: the whole store)
+ * @param treeKeys           entries both sides' scans put in their trees: the keys of the interval
+ *                           each side shares with the other (a side that did not say counts none)
  * @param segments           segments of the trees compared
  * @param segmentsDiffering  segments whose hashes differed, whose versions were listed
  * @param hashesCompared     tree nodes compared, on the way down from the root
@@ -17,7 +20,7 @@ package io.kvstore.cluster.internal.repair;
  *                           included ({@link RepairPeer#wireBytes}); 0 for a peer in this process
  * @param durationNanos      from opening the trees to closing them
  */
-public record RepairSummary(String local, String peer, int segments, int segmentsDiffering, long hashesCompared,
+public record RepairSummary(String local, String peer, KeyInterval interval, long treeKeys, int segments, int segmentsDiffering, long hashesCompared,
         long versionsCompared, long keysSent, long keysReceived, long bytesSent, long bytesReceived,
         long wireBytes, long durationNanos) {
 }

@@ -7,7 +7,10 @@
  * falls in one of {@code 2^depth} segments by the top bits of its placement hash ({@code KeyHash}); a
  * segment's hash combines the hashes of its entries' (key, timestamp, tombstone). The trees are
  * compared top-down; for the segments that differ the two sides list their (key, timestamp) pairs in
- * key order, page by page, and each side is sent only the entries it lacks or holds older.
+ * key order, page by page, and each side is sent only the entries it lacks or holds older. An exchange
+ * may be restricted to a key interval ({@link io.kvstore.cluster.internal.repair.KeyInterval}): both
+ * sides then scan and list that interval's keys only, which is how a node refetches the interval of a
+ * damaged table to heal it.
  *
  * <ul>
  *   <li>{@link io.kvstore.cluster.internal.repair.RepairPeer}: what one side of an exchange answers,

@@ -52,7 +52,8 @@ class AntiEntropyTest {
         daos.get(0).upsert(Entry.value(key(), value(), 7));
         Map<String, RepairPeer> peers = Map.of(NODES.get(1), b, NODES.get(2), new FailingPeer(c) {
             @Override
-            public java.util.concurrent.CompletionStage<Long> openTree(String partner, int replicationFactor, int depth) {
+            public java.util.concurrent.CompletionStage<BuiltTree> openTree(String partner, int replicationFactor, int depth,
+                    KeyInterval interval) {
                 return CompletableFuture.failedFuture(new IOException("connection refused: " + node()));
             }
         });

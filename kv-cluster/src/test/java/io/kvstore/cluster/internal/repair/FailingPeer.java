@@ -23,8 +23,8 @@ class FailingPeer implements RepairPeer {
     }
 
     @Override
-    public CompletionStage<Long> openTree(String partner, int replicationFactor, int depth) {
-        return delegate.openTree(partner, replicationFactor, depth);
+    public CompletionStage<BuiltTree> openTree(String partner, int replicationFactor, int depth, KeyInterval interval) {
+        return delegate.openTree(partner, replicationFactor, depth, interval);
     }
 
     @Override

@@ -1,5 +1,9 @@
 package io.kvstore.cluster.internal.repair;
 
+import static io.kvstore.cluster.internal.repair.RepairStores.NODES;
+import static io.kvstore.cluster.internal.repair.RepairStores.PARTITIONER;
+import static io.kvstore.cluster.internal.repair.RepairStores.key;
+import static io.kvstore.cluster.internal.repair.RepairStores.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -7,28 +11,20 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.HybridClock;
-import io.kvstore.cluster.Partitioner;
-import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.TimestampOutOfBoundsException;
 import io.kvstore.core.Bytes;
-import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
-import io.kvstore.core.DaoOptions;
-import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
-import io.kvstore.core.SyncPolicy;
 import io.kvstore.core.testing.Seeds;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.NavigableMap;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,26 +32,22 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Exchanges between two real LSM stores, without a network: both sides are {@link RepairResponder}s. */
 class RepairExchangeTest {
-    private static final List<String> NODES = List.of("http://a:1", "http://b:2", "http://c:3");
-    private static final Partitioner PARTITIONER = Partitioners.create("rendezvous", NODES);
     private static final int DEPTH = 12;
 
     @TempDir
     Path dir;
+    private RepairStores stores;
     private ExecutorService executor;
-    private final List<Dao> daos = new ArrayList<>();
 
     @BeforeEach
-    void startExecutor() {
-        executor = Executors.newFixedThreadPool(2);
+    void open() {
+        stores = new RepairStores(dir);
+        executor = stores.executor;
     }
 
     @AfterEach
     void close() throws IOException {
-        for (Dao dao : daos) {
-            dao.close();
-        }
-        executor.shutdownNow();
+        stores.close();
     }
 
     @Test
@@ -290,7 +282,7 @@ class RepairExchangeTest {
         FailingPeer dying = new FailingPeer(b);
         dying.failApplyAfter = 3;
         CompletionException failure = assertThrows(CompletionException.class,
-                () -> RepairExchange.run(a, dying, 3, DEPTH, executor).toCompletableFuture().join());
+                () -> RepairExchange.run(a, dying, 3, DEPTH, KeyInterval.ALL, executor).toCompletableFuture().join());
         assertInstanceOf(IOException.class, failure.getCause());
         assertEquals(0, a.openTrees());
         assertEquals(0, b.openTrees());
@@ -304,12 +296,12 @@ class RepairExchangeTest {
     void refusesBadTreeRequests() {
         RepairResponder a = node(0);
         for (Runnable bad : List.<Runnable>of(
-                () -> a.startTree("http://nowhere:1", 3, DEPTH),
-                () -> a.startTree(NODES.get(0), 3, DEPTH),
-                () -> a.startTree(NODES.get(1), 4, DEPTH),
-                () -> a.startTree(NODES.get(1), 0, DEPTH),
-                () -> a.startTree(NODES.get(1), 3, 0),
-                () -> a.startTree(NODES.get(1), 3, 21))) {
+                () -> a.startTree("http://nowhere:1", 3, DEPTH, KeyInterval.ALL),
+                () -> a.startTree(NODES.get(0), 3, DEPTH, KeyInterval.ALL),
+                () -> a.startTree(NODES.get(1), 4, DEPTH, KeyInterval.ALL),
+                () -> a.startTree(NODES.get(1), 0, DEPTH, KeyInterval.ALL),
+                () -> a.startTree(NODES.get(1), 3, 0, KeyInterval.ALL),
+                () -> a.startTree(NODES.get(1), 3, 21, KeyInterval.ALL))) {
             assertThrows(IllegalArgumentException.class, bad::run);
         }
         CompletionException unknown = assertThrows(CompletionException.class,
@@ -322,9 +314,9 @@ class RepairExchangeTest {
     void holdsAtMostSoManyTreesAtOnce() {
         RepairResponder a = node(0);
         for (int i = 0; i < RepairResponder.MAX_TREES; i++) {
-            a.openTree(NODES.get(1), 3, 4).toCompletableFuture().join();
+            a.openTree(NODES.get(1), 3, 4, KeyInterval.ALL).toCompletableFuture().join();
         }
-        assertThrows(RepairBusyException.class, () -> a.startTree(NODES.get(1), 3, 4));
+        assertThrows(RepairBusyException.class, () -> a.startTree(NODES.get(1), 3, 4, KeyInterval.ALL));
     }
 
     @Test
@@ -348,26 +340,16 @@ class RepairExchangeTest {
 
     // ---- fixture ----
 
-    private final List<RepairResponder> responders = new ArrayList<>();
-
     private RepairResponder node(int index) {
-        try {
-            Dao dao = Engine.LSM.open(DaoOptions.builder(dir.resolve("node" + index)).syncPolicy(SyncPolicy.NONE).build());
-            daos.add(dao);
-            RepairResponder responder = new RepairResponder(NODES.get(index), dao, PARTITIONER, executor, new HybridClock(), 0);
-            responders.add(responder);
-            return responder;
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        return stores.node(index);
     }
 
     private Dao dao(RepairResponder responder) {
-        return daos.get(responders.indexOf(responder));
+        return stores.dao(responder);
     }
 
     private RepairSummary repair(RepairPeer local, RepairPeer peer, int replicationFactor) {
-        return RepairExchange.run(local, peer, replicationFactor, DEPTH, executor).toCompletableFuture().join();
+        return RepairExchange.run(local, peer, replicationFactor, DEPTH, KeyInterval.ALL, executor).toCompletableFuture().join();
     }
 
     private static boolean holds(byte[] key, int replicationFactor, int first, int second) {
@@ -404,22 +386,7 @@ class RepairExchangeTest {
     }
 
     private static NavigableMap<byte[], Entry> contents(Dao dao) throws IOException {
-        NavigableMap<byte[], Entry> all = new TreeMap<>(Bytes.ORDER);
-        try (CloseableIterator<Entry> it = dao.range(null, null)) {
-            while (it.hasNext()) {
-                Entry entry = it.next();
-                all.put(entry.key(), entry);
-            }
-        }
-        return all;
-    }
-
-    private static byte[] key(int i) {
-        return String.format("key%07d", i).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] value(int i) {
-        return ("value" + i).getBytes(StandardCharsets.UTF_8);
+        return RepairStores.contents(dao, null, null);
     }
 
     @Test
