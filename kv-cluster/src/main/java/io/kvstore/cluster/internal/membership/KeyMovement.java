@@ -209,7 +209,9 @@ public final class KeyMovement {
 
     /**
      * Writes into {@code out} the indexes (into {@link #afterNodes()}) of the nodes {@code self} must
-     * send {@code key} to under this plan, and returns how many there are. Allocation-free.
+     * send {@code key} to under this plan, and returns how many there are: under a plan with failed
+     * sources, only the gainers whose source failed and that {@code self} feeds in its place.
+     * Allocation-free.
      *
      * @param self     this node's index among the before owners, or -1 (it then sends nothing)
      * @param out      at least the after map's replication factor long
@@ -239,8 +241,10 @@ public final class KeyMovement {
             if (wasReplica(was, will[j])) {
                 continue;
             }
+            // The loser of the gainer's rank feeds it; gainers beyond the losers, the first loser or old replica.
             int source = rank < losers ? loserAt(was, will, rank) : losers > 0 ? loserAt(was, will, 0) : 0;
             rank++;
+            // A failover plan sends only where that source failed, from the holder that replaces it.
             int sender = failover ? (failed[was[source]] ? failoverFor(was, will, source, losers) : -1) : source;
             if (sender == selfAt) {
                 out[n++] = will[j];
