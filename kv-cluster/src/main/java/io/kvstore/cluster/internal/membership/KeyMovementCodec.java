@@ -9,10 +9,15 @@ import io.kvstore.cluster.membership.ClusterMapCodec;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * A {@link KeyMovement}'s JSON form, as the node driving a change asks a node to stream:
- * {@code {"id":4,"fromSurvivors":false,"before":{map},"after":{map}}}.
+ * {@code {"id":4,"fromSurvivors":false,"before":{map},"after":{map}}}, and for a plan without failed
+ * sources ({@link KeyMovement#withoutSources}) {@code "withoutSources":["url",...]} after them, in URL
+ * order. A plan a change starts with has no such field, so its form is the one nodes without failover
+ * write and read.
  */
 public final class KeyMovementCodec {
     private static final JsonFactory JSON = new JsonFactory();
@@ -30,6 +35,13 @@ public final class KeyMovementCodec {
             ClusterMapCodec.write(json, movement.before());
             json.writeFieldName("after");
             ClusterMapCodec.write(json, movement.after());
+            if (!movement.failedSources().isEmpty()) {
+                json.writeArrayFieldStart("withoutSources");
+                for (String source : movement.failedSources()) {
+                    json.writeString(source);
+                }
+                json.writeEndArray();
+            }
             json.writeEndObject();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -47,6 +59,7 @@ public final class KeyMovementCodec {
             Boolean survivors = null;
             ClusterMap before = null;
             ClusterMap after = null;
+            Set<String> failed = new HashSet<>();
             while (json.nextToken() == JsonToken.FIELD_NAME) {
                 String field = json.currentName();
                 JsonToken value = json.nextToken();
@@ -58,6 +71,13 @@ public final class KeyMovementCodec {
                     before = ClusterMapCodec.read(json);
                 } else if (field.equals("after") && value == JsonToken.START_OBJECT) {
                     after = ClusterMapCodec.read(json);
+                } else if (field.equals("withoutSources") && value == JsonToken.START_ARRAY) {
+                    while (json.nextToken() == JsonToken.VALUE_STRING) {
+                        failed.add(json.getText());
+                    }
+                    if (json.currentToken() != JsonToken.END_ARRAY) {
+                        throw new IllegalArgumentException("withoutSources is an array of node URLs");
+                    }
                 } else {
                     json.skipChildren();
                 }
@@ -65,7 +85,8 @@ public final class KeyMovementCodec {
             if (id < 0 || survivors == null || before == null || after == null) {
                 throw new IllegalArgumentException("a key movement needs id, fromSurvivors, before and after");
             }
-            return new KeyMovement(id, before, after, survivors);
+            KeyMovement movement = new KeyMovement(id, before, after, survivors);
+            return failed.isEmpty() ? movement : movement.withoutSources(failed);
         } catch (IOException e) {
             throw new IllegalArgumentException("malformed key movement: " + e.getMessage(), e);
         }

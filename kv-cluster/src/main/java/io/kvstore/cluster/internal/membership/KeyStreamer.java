@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * order, each entry (value or tombstone, with its timestamp) batched for the nodes that gain it. After
  * every round of batches the receivers acknowledged, the last key scanned is kept in a checkpoint file,
  * so a stream broken by a crash of either side resumes after it instead of from the start; a finished
- * stream is marked so, and running it again does nothing. Blocking: run it on a thread of its own.
+ * stream is marked so, and running it again does nothing. Each plan of a change (the first and each
+ * {@link KeyMovement#withoutSources failover}) keeps a checkpoint of its own, named after its
+ * {@link KeyMovement#streamName()}. Blocking: run it on a thread of its own.
  */
 public final class KeyStreamer {
     /** Bytes of entries gathered for one node before a round of batches is sent. */
@@ -64,9 +66,9 @@ public final class KeyStreamer {
         this.throttle = new ScanThrottle(bytesPerSecond);
     }
 
-    /** The checkpoint file of the change {@code id}. */
-    static Path checkpointFile(Path directory, long id) {
-        return directory.resolve("stream-" + id + ".checkpoint");
+    /** The checkpoint file of {@code movement}'s stream: {@code stream-}{@link KeyMovement#streamName()}{@code .checkpoint}. */
+    static Path checkpointFile(Path directory, KeyMovement movement) {
+        return directory.resolve("stream-" + movement.streamName() + ".checkpoint");
     }
 
     /**
@@ -77,7 +79,7 @@ public final class KeyStreamer {
      *                     it), or the checkpoint cannot be kept
      */
     public long run() throws IOException {
-        AtomicFile checkpoint = new AtomicFile(storage, checkpointFile(directory, movement.id()));
+        AtomicFile checkpoint = new AtomicFile(storage, checkpointFile(directory, movement));
         byte[] after = null;
         byte[] kept = checkpoint.read();
         if (kept != null) {
@@ -86,7 +88,7 @@ public final class KeyStreamer {
                 return 0;
             }
             after = Base64.getDecoder().decode(saved);
-            LOG.info("resuming the stream of change {} after a checkpoint", movement.id());
+            LOG.info("resuming the stream {} after a checkpoint", movement.streamName());
         }
         int selfIndex = movement.indexOf(self);
         List<String> targets = movement.afterNodes();
