@@ -19,7 +19,8 @@ final class RepairCommand extends WaitedCommand {
 
     @Override
     String summarize(JsonObject answer) {
-        return "repair of " + answer.getString("node") + " with " + answer.getJsonArray("peers").size() + " peers done: "
+        int peers = answer.getJsonArray("peers").size();
+        return "repair of " + answer.getString("node") + " with " + peers + (peers == 1 ? " peer" : " peers") + " done: "
                 + answer.getLong("keysSent", 0L) + " keys sent, " + answer.getLong("keysReceived", 0L) + " received, "
                 + Units.bytes(answer.getLong("wireBytes", 0L)) + " on the wire";
     }

@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = {"Shows every node of the cluster: its state in the map, whether it answers, the epoch of its map,"
-                + " its share of the keys, its data and free disk, the requests it serves, the hints other nodes keep"
+                + " its share of the keys (as first replica), its data (tables and memtables) and free disk, the requests it serves, the hints other nodes keep"
                 + " for it; and the change in progress.",
             "A node that does not answer is shown DOWN, with a warning on stderr; the exit code is still 0."},
         footerHeading = "%nExamples:%n",
@@ -71,7 +71,8 @@ final class StatusCommand extends KvctlCommand {
             table.row(report.url(), map.state(report.url()).id(), report.answered() ? "up" : "DOWN",
                     report.cluster() == null ? "?" : report.cluster().getLong("epoch"),
                     owns < 0 ? "-" : Units.percent(owns),
-                    status == null ? "?" : Units.bytes(status.getLong("dataBytes", -1L)),
+                    status == null ? "?" : Units.bytes(status.getLong("dataBytes", 0L)
+                            + status.getJsonObject("storage", new JsonObject()).getLong("memtableBytes", 0L)),
                     disk == null ? "?" : Units.bytes(disk.getLong("freeBytes", -1L))
                             + (disk.getBoolean("writesRefused", false) ? " (writes refused)" : ""),
                     status == null ? "?" : status.getLong("requestsInFlight", -1L),

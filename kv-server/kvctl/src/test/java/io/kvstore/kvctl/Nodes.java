@@ -1,5 +1,6 @@
 package io.kvstore.kvctl;
 
+import io.kvstore.client.KvClient;
 import io.kvstore.server.KvServer;
 import io.kvstore.server.config.KvServerConfig;
 import java.io.IOException;
@@ -46,6 +47,15 @@ final class Nodes implements AutoCloseable {
 
     Nodes(Path root, int size, int rf) throws Exception {
         this(root, size, rf, config -> config);
+    }
+
+    /** Stores {@code prefix + i} = {@code "value-" + i} for i in [0, count), through one client. */
+    void fill(String prefix, int count) {
+        try (KvClient client = KvClient.connect(urls.get(0))) {
+            for (int i = 0; i < count; i++) {
+                client.blocking().put(prefix + i, "value-" + i);
+            }
+        }
     }
 
     String url(int i) {
