@@ -9,10 +9,12 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The read commands and the operations that answer when done, against a real three-node cluster. */
+@Tag("slow")
 class KvctlClusterTest {
     @TempDir
     static Path dir;

@@ -11,10 +11,12 @@ import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** get, put, delete and scan against a real two-node cluster: text, hexadecimal keys, and binary values through files and stdin. */
+@Tag("slow")
 class KvctlDataTest {
     @TempDir
     static Path dir;

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * the package phase, after the jar is built, with the jar's path in {@code kvctl.jar}; without it (the test
  * phase) it skips itself. The other tests run the commands in the test's JVM.
  */
+@Tag("slow")
 class KvctlJarTest {
     private static final String JAR = System.getProperty("kvctl.jar");
 
