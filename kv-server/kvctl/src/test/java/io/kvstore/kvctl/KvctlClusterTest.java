@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -23,7 +22,7 @@ class KvctlClusterTest {
     @BeforeAll
     static void start() throws Exception {
         nodes = new Nodes(dir, 3, 2);
-        nodes.fill("k", 50);
+        nodes.fill("k", 50, "value-");
     }
 
     @AfterAll
@@ -31,13 +30,9 @@ class KvctlClusterTest {
         nodes.close();
     }
 
-    private static Run kvctl(String... args) {
-        return Run.with(Map.of("KVCTL_NODE", nodes.url(0)), new byte[0], args);
-    }
-
     @Test
     void statusShowsEveryNodeUpWithItsShareAndNoChange() {
-        Run status = kvctl("status");
+        Run status = nodes.kvctl("status");
         assertEquals(0, status.exitCode, status.toString());
         assertTrue(status.out.contains("3 nodes, 3 answering"), status.out);
         for (String url : nodes.urls) {
@@ -50,7 +45,7 @@ class KvctlClusterTest {
 
     @Test
     void statusJsonHoldsEachNodesOwnAnswers() {
-        Run status = kvctl("status", "--json");
+        Run status = nodes.kvctl("status", "--json");
         assertEquals(0, status.exitCode, status.toString());
         JsonObject json = new JsonObject(status.out);
         assertEquals(3, json.getJsonObject("cluster").getJsonArray("nodes").size());
@@ -64,12 +59,12 @@ class KvctlClusterTest {
 
     @Test
     void clusterAndRingShowTheMapAndSharesThatAddUp() {
-        Run cluster = kvctl("cluster");
+        Run cluster = nodes.kvctl("cluster");
         assertEquals(0, cluster.exitCode, cluster.toString());
         assertTrue(cluster.out.contains("replication factor 2, partitioner ring"), cluster.out);
-        assertEquals(3, new JsonObject(kvctl("cluster", "--json").out).getJsonArray("nodes").size());
+        assertEquals(3, new JsonObject(nodes.kvctl("cluster", "--json").out).getJsonArray("nodes").size());
 
-        Run ring = kvctl("ring", "--ranges");
+        Run ring = nodes.kvctl("ring", "--ranges");
         assertEquals(0, ring.exitCode, ring.toString());
         assertTrue(ring.out.contains("shares from token ranges"), ring.out);
         double first = 0;
@@ -85,35 +80,35 @@ class KvctlClusterTest {
         assertEquals(100, first, 0.2, ring.out);
         assertEquals(200, replicas, 0.2, "each key on 2 of 3 nodes: " + ring.out);
         assertEquals(48, ring.out.lines().filter(line -> line.startsWith("  (")).count(), "16 ranges per node");
-        assertEquals(new JsonObject(kvctl("cluster", "--json").out), new JsonObject(kvctl("ring", "--json").out));
+        assertEquals(new JsonObject(nodes.kvctl("cluster", "--json").out), new JsonObject(nodes.kvctl("ring", "--json").out));
     }
 
     @Test
     void changesListsNoneAndCancellingAnUnknownChangeGivesTheNodesReason() {
-        Run changes = kvctl("changes", "--json");
+        Run changes = nodes.kvctl("changes", "--json");
         assertEquals(0, changes.exitCode, changes.toString());
         assertEquals(0, new JsonObject(changes.out).getJsonArray("changes").size());
-        assertTrue(kvctl("changes").out.contains("0 changes"));
+        assertTrue(nodes.kvctl("changes").out.contains("0 changes"));
 
-        Run cancel = kvctl("cancel", "12345");
+        Run cancel = nodes.kvctl("cancel", "12345");
         assertEquals(Kvctl.REFUSED, cancel.exitCode, cancel.toString());
         assertTrue(cancel.err.contains("DELETE /v0/admin/changes/12345 on " + nodes.url(0) + ": 404"), cancel.err);
-        Run notANumber = kvctl("cancel", "twelve");
+        Run notANumber = nodes.kvctl("cancel", "twelve");
         assertEquals(Kvctl.USAGE, notANumber.exitCode, notANumber.toString());
     }
 
     @Test
     void repairCleanupAndScrubAnswerWithTheirSummaries() {
-        Run repair = kvctl("repair");
+        Run repair = nodes.kvctl("repair");
         assertEquals(0, repair.exitCode, repair.toString());
         assertTrue(repair.out.startsWith("repair of " + nodes.url(0) + " with 2 peers done"), repair.out);
-        Run cleanup = kvctl("cleanup", "--json");
+        Run cleanup = nodes.kvctl("cleanup", "--json");
         assertEquals(0, cleanup.exitCode, cleanup.toString());
         assertEquals(nodes.url(0), new JsonObject(cleanup.out).getString("node"));
-        Run scrub = kvctl("scrub", "--bytes-per-s", "0");
+        Run scrub = nodes.kvctl("scrub", "--bytes-per-s", "0");
         assertEquals(0, scrub.exitCode, scrub.toString());
         assertTrue(scrub.out.contains("scrub done") && scrub.out.contains("0 quarantined"), scrub.out);
-        Run negative = kvctl("scrub", "--bytes-per-s", "-1");
+        Run negative = nodes.kvctl("scrub", "--bytes-per-s", "-1");
         assertEquals(Kvctl.USAGE, negative.exitCode, negative.toString());
     }
 }

@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
-import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,7 +20,7 @@ class KvctlMembershipTest {
     @Test
     void aDecommissionIsFollowedWithItsProgressToTheEnd() throws Exception {
         try (Nodes nodes = new Nodes(dir, 3, 2)) {
-            nodes.fill("d", 300);
+            nodes.fill("d", 300, "value-");
             Run decommission = Run.kvctl("decommission", "--node", nodes.url(2), "--poll-ms", "50");
             assertEquals(0, decommission.exitCode, decommission.toString());
             assertTrue(decommission.err.contains("following it"), decommission.err);
@@ -43,31 +44,53 @@ class KvctlMembershipTest {
     }
 
     @Test
+    void aChangeStartedWithoutWaitingIsFollowedByIdAndItsCancelEndsTheFollowWithTheReason() throws Exception {
+        // Streams paced at 8 KiB/s: the decommission is still streaming when it is cancelled.
+        try (Nodes nodes = new Nodes(dir, 3, 2, config -> config.streamBytesPerSecond(8 << 10))) {
+            nodes.fill("c", 400, "v".repeat(500));
+            Run started = Run.kvctl("decommission", "--node", nodes.url(2), "--no-wait");
+            assertEquals(0, started.exitCode, started.toString());
+            long id = Long.parseLong(started.out.strip());
+            CompletableFuture<Run> following = CompletableFuture.supplyAsync(
+                    () -> nodes.kvctl("changes", "--follow", Long.toString(id), "--poll-ms", "50"));
+
+            Run cancel = nodes.kvctl("cancel", Long.toString(id));
+            assertEquals(0, cancel.exitCode, cancel.toString());
+            Run followed = following.get(60, TimeUnit.SECONDS);
+            assertEquals(Kvctl.REFUSED, followed.exitCode, followed.toString());
+            assertTrue(followed.err.contains("decommission of " + nodes.url(2) + " (change " + id + ") cancelled: "),
+                    followed.err);
+            Run again = nodes.kvctl("cancel", Long.toString(id));
+            assertEquals(Kvctl.REFUSED, again.exitCode, "over: " + again);
+            assertTrue(again.err.contains("409"), again.err);
+        }
+    }
+
+    @Test
     void aStoppedNodeIsShownDownWithAWarningThenRemoved() throws Exception {
         try (Nodes nodes = new Nodes(dir, 3, 2, config -> config.partitioner("maglev"))) {
             nodes.stop(2);
-            Map<String, String> env = Map.of("KVCTL_NODE", nodes.url(0));
-            Run status = Run.with(env, new byte[0], "status");
+            Run status = nodes.kvctl("status");
             assertEquals(0, status.exitCode, status.toString());
             assertTrue(status.out.contains("3 nodes, 2 answering"), status.out);
             assertTrue(status.out.lines().anyMatch(line -> line.startsWith(nodes.url(2)) && line.contains(" DOWN ")), status.out);
             assertTrue(status.err.startsWith("warning: " + nodes.url(2) + " is DOWN: cannot reach " + nodes.url(2)), status.err);
-            JsonObject json = new JsonObject(Run.with(env, new byte[0], "status", "--json").out);
+            JsonObject json = new JsonObject(nodes.kvctl("status", "--json").out);
             assertEquals(null, json.getJsonArray("nodes").getJsonObject(2).getJsonObject("status"));
 
-            Run ring = Run.with(env, new byte[0], "ring", "--sample", "20000");
+            Run ring = nodes.kvctl("ring", "--sample", "20000");
             assertTrue(ring.out.contains("partitioner maglev") && ring.out.contains("shares from 20000 sampled keys"), ring.out);
 
             Run down = Run.kvctl("status", "--node", nodes.url(2));
             assertEquals(Kvctl.UNREACHABLE, down.exitCode, down.toString());
             assertTrue(down.err.contains("cannot reach " + nodes.url(2)), down.err);
 
-            Run remove = Run.with(env, new byte[0], "remove", "--url", nodes.url(2), "--poll-ms", "50");
+            Run remove = nodes.kvctl("remove", "--url", nodes.url(2), "--poll-ms", "50");
             assertEquals(0, remove.exitCode, remove.toString());
             assertTrue(remove.out.startsWith("remove of " + nodes.url(2)), remove.out);
-            Run after = Run.with(env, new byte[0], "status");
+            Run after = nodes.kvctl("status");
             assertTrue(after.out.contains("2 nodes, 2 answering"), after.out);
-            Run unknown = Run.with(env, new byte[0], "remove", "--url", nodes.url(2));
+            Run unknown = nodes.kvctl("remove", "--url", nodes.url(2));
             assertEquals(Kvctl.REFUSED, unknown.exitCode, unknown.toString());
             assertTrue(unknown.err.contains("404"), unknown.err);
         }

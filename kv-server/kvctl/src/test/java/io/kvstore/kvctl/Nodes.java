@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -49,13 +50,18 @@ final class Nodes implements AutoCloseable {
         this(root, size, rf, config -> config);
     }
 
-    /** Stores {@code prefix + i} = {@code "value-" + i} for i in [0, count), through one client. */
-    void fill(String prefix, int count) {
+    /** Stores {@code prefix + i} = {@code value + i} for i in [0, count), through one client. */
+    void fill(String prefix, int count, String value) {
         try (KvClient client = KvClient.connect(urls.get(0))) {
             for (int i = 0; i < count; i++) {
-                client.blocking().put(prefix + i, "value-" + i);
+                client.blocking().put(prefix + i, value + i);
             }
         }
+    }
+
+    /** kvctl run with {@code $KVCTL_NODE} the first node. */
+    Run kvctl(String... args) {
+        return Run.with(Map.of("KVCTL_NODE", urls.get(0)), new byte[0], args);
     }
 
     String url(int i) {
