@@ -58,7 +58,7 @@ class KvctlUsageTest {
     }
 
     @Test
-    void aMissingOrEmptyCredentialFileIsAUsageError() throws Exception {
+    void aMissingOrEmptyCredentialOrCaFileIsAUsageError() throws Exception {
         Run missing = Run.kvctl("changes", "--token-file", dir.resolve("none").toString());
         assertEquals(Kvctl.USAGE, missing.exitCode, missing.toString());
         assertTrue(missing.err.contains("--token-file " + dir.resolve("none") + " does not exist"), missing.err);
@@ -68,5 +68,8 @@ class KvctlUsageTest {
         assertTrue(blank.err.contains("is empty"), blank.err);
         Run both = Run.kvctl("changes", "--secret-file", empty.toString(), "--token-file", empty.toString());
         assertEquals(Kvctl.USAGE, both.exitCode, both.toString());
+        Run ca = Run.kvctl("status", "--node", "https://127.0.0.1:1", "--tls-ca", empty.toString());
+        assertEquals(Kvctl.USAGE, ca.exitCode, ca.toString());
+        assertTrue(ca.err.contains("--tls-ca " + empty), ca.err);
     }
 }
