@@ -82,7 +82,7 @@ final class ConnectionOptions {
         KvClient.Builder builder = KvClient.builder().seeds(url).routing(KvClient.Routing.ROUND_ROBIN)
                 .timeout(timeout()).refreshInterval(Duration.ZERO).token(credentials.token());
         if (tlsCa != null) {
-            TlsTrust.of(tlsCa);
+            TlsTrust.of(tlsCa); // a file that holds no certificate is a usage error here, before the client reads it
             builder.trustedCa(tlsCa);
         }
         try {

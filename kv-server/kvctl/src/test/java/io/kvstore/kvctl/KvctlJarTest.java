@@ -32,9 +32,13 @@ class KvctlJarTest {
     }
 
     @Test
-    void theJarPrintsCompletionAndExitsThreeForANodeThatDoesNotAnswer() throws Exception {
+    void theJarPrintsItsVersionAndCompletionAndExitsThreeForANodeThatDoesNotAnswer() throws Exception {
         assumeTrue(JAR != null, "runs in the package phase, on the built jar");
         assertTrue(Files.isRegularFile(Path.of(JAR)), JAR + " is built before this test runs");
+        Process version = run("--version");
+        assertEquals(0, version.exitValue());
+        assertTrue(new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8).startsWith("kvctl 0."),
+                "the version from the jar's manifest");
         Process completion = run("completion");
         assertEquals(0, completion.exitValue());
         assertTrue(new String(completion.getInputStream().readAllBytes(), StandardCharsets.UTF_8).contains("complete -F _complete_kvctl"));
