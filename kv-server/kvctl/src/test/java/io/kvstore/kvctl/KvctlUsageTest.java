@@ -43,6 +43,9 @@ class KvctlUsageTest {
         Run variable = Run.with(Map.of("KVCTL_NODE", "ftp://x:1"), new byte[0], "cluster");
         assertEquals(Kvctl.USAGE, variable.exitCode, variable.toString());
         assertTrue(variable.err.contains("KVCTL_NODE: "), variable.err);
+        Run before = Run.kvctl("--node", "localhost:8080/x", "cluster");
+        assertEquals(Kvctl.USAGE, before.exitCode, "the shared options go before the command too: " + before);
+        assertTrue(before.err.contains("--node: "), before.err);
         Run unknown = Run.kvctl("status", "--nodes", "http://127.0.0.1:1");
         assertEquals(Kvctl.USAGE, unknown.exitCode, unknown.toString());
     }
