@@ -210,9 +210,18 @@ public final class KvClient implements AutoCloseable {
      * implements it). See {@link RangeIterator} for back-pressure and closing.
      */
     public RangeIterator range(byte[] start, byte[] end) {
+        return range(start, end, CallOptions.DEFAULT);
+    }
+
+    /**
+     * Same as {@link #range(byte[], byte[])}, each key's answer coming from at least {@code ack} of its
+     * {@code from} replicas as {@code options} set them (unset: {@code ack} 1, {@code from} every owner);
+     * a {@code ttl} does not apply and is not sent.
+     */
+    public RangeIterator range(byte[] start, byte[] end, CallOptions options) {
         RoutingTable current = map;
         int node = current.anyUsable(Math.floorMod(nextNode.getAndIncrement(), current.size()), System.nanoTime());
-        return openRange(current.nodes.get(node), start, end, "&scope=cluster");
+        return openRange(current.nodes.get(node), start, end, "&scope=cluster" + options.query());
     }
 
     /**

@@ -1,0 +1,25 @@
+package io.kvstore.kvctl;
+
+import io.vertx.core.json.JsonObject;
+import picocli.CommandLine.Command;
+
+/** {@code kvctl cleanup}: the node drops the keys it no longer owns. */
+@Command(name = "cleanup", mixinStandardHelpOptions = true,
+        description = {"Has the node drop every key it is no longer a replica of (POST /v0/admin/cleanup), as the claimant"
+                + " asks every owner after a change; for a node that was down then. Safe at any time outside a change."
+                + " The node reports no progress meanwhile: kvctl shows the time elapsed.",
+            "Exit 1 with the node's reason while a change is in progress or when the node owns no range (409)."},
+        footerHeading = "%nExamples:%n",
+        footer = {"  kvctl --node http://10.0.0.1:8080 cleanup"})
+final class CleanupCommand extends WaitedCommand {
+    @Override
+    public Integer call() {
+        return run("cleanup", "/v0/admin/cleanup");
+    }
+
+    @Override
+    String summarize(JsonObject answer) {
+        return "cleanup of " + answer.getString("node") + " at epoch " + answer.getLong("epoch") + " done: "
+                + answer.getLong("keysRemoved", 0L) + " keys removed";
+    }
+}
