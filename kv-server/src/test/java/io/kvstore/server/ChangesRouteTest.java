@@ -84,6 +84,16 @@ class ChangesRouteTest {
                 assertTrue(join.body().contains("node URL"), join.body());
             }
             assertEquals(epoch, nodes.map(other).epoch(), "no join of a URL that is not a node's");
+            // A stream is asked for by name: a change's epoch, or a plan without failed sources.
+            for (String name : List.of("999", "999-without-0.3")) {
+                HttpResponse<String> none = nodes.send(other, "GET", "/internal/v0/membership/stream?id=" + name, null);
+                assertEquals(404, none.statusCode(), name + ": " + none.body());
+                assertTrue(none.body().contains("no stream " + name), none.body());
+            }
+            for (String bad : List.of("x", "-1", "7-without-", "7-without-a", "7-without-0..3", "7+1", "")) {
+                HttpResponse<String> refused = nodes.send(other, "GET", "/internal/v0/membership/stream?id=" + bad, null);
+                assertEquals(400, refused.statusCode(), bad + ": " + refused.body());
+            }
             for (int i = 0; i < KEYS; i++) {
                 assertEquals("value-" + i, nodes.send(other, "GET", "/v0/entity?id=c" + i + "&ack=2&from=2", null).body());
             }

@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("slow")
 class MembershipFaultTest {
     private static final String VALUE = "v".repeat(300);
+    private static final String LARGE = "b".repeat(3000);
+    private static final int LARGE_KEYS = 1500;
     /** Writes sent through a paused node, served as it thaws. */
     private static final int THAWED_WRITES = 200;
 
@@ -50,6 +53,20 @@ class MembershipFaultTest {
     private static void preload(MembershipNodes nodes, int keys) throws Exception {
         for (int i = 0; i < keys; i++) {
             assertEquals(201, nodes.send(i % 2, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", VALUE + i).statusCode());
+        }
+    }
+
+    /** Writes {@value #LARGE_KEYS} values of 3 kB at 2/2, key i through node {@code via(i)}: enough for streams that take seconds. */
+    private static void preloadLarge(MembershipNodes nodes, IntUnaryOperator via) throws Exception {
+        for (int i = 0; i < LARGE_KEYS; i++) {
+            assertEquals(201, nodes.send(via.applyAsInt(i), "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", LARGE + i).statusCode());
+        }
+    }
+
+    private static void assertLargeReadable(MembershipNodes nodes, IntUnaryOperator via) throws Exception {
+        for (int i = 0; i < LARGE_KEYS; i++) {
+            assertEquals(LARGE + i, nodes.send(via.applyAsInt(i), "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null).body(),
+                    "k" + i);
         }
     }
 
@@ -196,10 +213,7 @@ class MembershipFaultTest {
                 for (int i = 0; i < 2; i++) {
                     nodes.startWith(i, nodes.config(i).cluster(seeds).build()).get(60, TimeUnit.SECONDS);
                 }
-                String big = "b".repeat(3000);
-                for (int i = 0; i < 1500; i++) {
-                    assertEquals(201, nodes.send(i % 2, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", big + i).statusCode());
-                }
+                preloadLarge(nodes, i -> i % 2);
                 Queue<String> acknowledged = new ConcurrentLinkedQueue<>();
                 AtomicBoolean writing = new AtomicBoolean(true);
                 CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
@@ -233,9 +247,7 @@ class MembershipFaultTest {
                 ClusterMap map = awaitOneMap(nodes, 0, 1, 2, 3);
                 assertEquals(NodeState.NORMAL, map.state(nodes.urls.get(3)));
                 assertEquals(4, map.epoch(), "joining, reads moved, then normal: the join finished");
-                for (int i = 0; i < 1500; i++) {
-                    assertEquals(big + i, nodes.send(i % 2, "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null).body(), "k" + i);
-                }
+                assertLargeReadable(nodes, i -> i % 2);
                 assertTrue(acknowledged.size() > 10, "writes went on during the join: " + acknowledged.size());
                 for (String key : acknowledged) {
                     assertEquals(200, nodes.send(3, "GET", "/v0/entity?id=" + key + "&ack=2&from=2", null).statusCode(), key);
@@ -257,10 +269,7 @@ class MembershipFaultTest {
             try {
                 startOtherSeeds(nodes, 3);
                 // Values of 3 kB: each owner's scan of about 3 MB takes some 15 s, so that the kill lands mid-change.
-                String big = "b".repeat(3000);
-                for (int i = 0; i < 1500; i++) {
-                    assertEquals(201, nodes.send(1 + i % 2, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", big + i).statusCode());
-                }
+                preloadLarge(nodes, i -> 1 + i % 2);
                 nodes.startWith(3, nodes.config(3).join(nodes.urls.get(1)).build()).get(60, TimeUnit.SECONDS);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (nodes.map(1).state(nodes.urls.get(3)) != NodeState.JOINING) {
@@ -277,9 +286,7 @@ class MembershipFaultTest {
                 assertEquals(map, nodes.map(0), "the restarted claimant holds the same map");
                 assertEquals(NodeState.NORMAL, map.state(nodes.urls.get(3)));
                 assertEquals(4, map.owners().size());
-                for (int i = 0; i < 1500; i++) {
-                    assertEquals(big + i, nodes.send(3, "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null).body(), "k" + i);
-                }
+                assertLargeReadable(nodes, i -> 3);
             } finally {
                 child.process.toHandle().destroyForcibly();
                 child.process.waitFor();
@@ -298,10 +305,7 @@ class MembershipFaultTest {
             try {
                 startOtherSeeds(nodes, 4);
                 // Values of 3 kB: each survivor's scan of about 3 MB takes some 15 s, so that the kill lands mid-change.
-                String big = "b".repeat(3000);
-                for (int i = 0; i < 1500; i++) {
-                    assertEquals(201, nodes.send(1 + i % 3, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", big + i).statusCode());
-                }
+                preloadLarge(nodes, i -> 1 + i % 3);
                 nodes.stop(3);
                 CompletableFuture<Integer> removal = CompletableFuture.supplyAsync(() -> {
                     try {
@@ -326,9 +330,7 @@ class MembershipFaultTest {
                 assertEquals(map, nodes.map(0), "the restarted claimant holds the same map");
                 assertFalse(map.contains(dead), "the dead node left the map: " + map);
                 assertEquals(3, map.owners().size());
-                for (int i = 0; i < 1500; i++) {
-                    assertEquals(big + i, nodes.send(1 + i % 2, "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null).body(), "k" + i);
-                }
+                assertLargeReadable(nodes, i -> 1 + i % 2);
             } finally {
                 child.process.toHandle().destroyForcibly();
                 child.process.waitFor();
@@ -344,10 +346,7 @@ class MembershipFaultTest {
             ChildServer child = startNewcomer(nodes, claimant, claimantFlags(nodes, 3), 200_000);
             try {
                 startOtherSeeds(nodes, 3);
-                String big = "b".repeat(3000);
-                for (int i = 0; i < 1500; i++) {
-                    assertEquals(201, nodes.send(1 + i % 2, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", big + i).statusCode());
-                }
+                preloadLarge(nodes, i -> 1 + i % 2);
                 nodes.startWith(3, nodes.config(3).join(nodes.urls.get(1)).build()).get(60, TimeUnit.SECONDS);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (nodes.map(1).state(nodes.urls.get(3)) != NodeState.JOINING) {
@@ -372,9 +371,7 @@ class MembershipFaultTest {
                 assertEquals(map, nodes.map(0), "the thawed claimant holds the same map");
                 assertEquals(NodeState.NORMAL, map.state(nodes.urls.get(3)));
                 assertEquals(joiningEpoch + 2, map.epoch(), "two maps after the joining one: reads moved, then the join's end");
-                for (int i = 0; i < 1500; i++) {
-                    assertEquals(big + i, nodes.send(3, "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null).body(), "k" + i);
-                }
+                assertLargeReadable(nodes, i -> 3);
             } finally {
                 child.process.toHandle().destroyForcibly();
                 child.process.waitFor();
@@ -393,10 +390,7 @@ class MembershipFaultTest {
             ChildServer child = startNewcomer(nodes, claimant, claimantFlags(nodes, 4), 200_000);
             try {
                 startOtherSeeds(nodes, 4);
-                String big = "b".repeat(3000);
-                for (int i = 0; i < 1500; i++) {
-                    assertEquals(201, nodes.send(1 + i % 3, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", big + i).statusCode());
-                }
+                preloadLarge(nodes, i -> 1 + i % 3);
                 HttpResponse<String> started = nodes.send(3, "POST", "/v0/admin/decommission?async=true", null);
                 assertEquals(202, started.statusCode(), started.body());
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -417,10 +411,7 @@ class MembershipFaultTest {
                 assertEquals(200, removed.statusCode(), removed.body());
                 ClusterMap after = awaitOneMap(nodes, 1, 2, 3);
                 assertFalse(after.contains(claimant), after.toString());
-                for (int i = 0; i < 1500; i++) {
-                    assertEquals(big + i, nodes.send(1 + i % 3, "GET", "/v0/entity?id=k" + i + "&ack=2&from=2", null).body(),
-                            "k" + i);
-                }
+                assertLargeReadable(nodes, i -> 1 + i % 3);
             } finally {
                 child.process.toHandle().destroyForcibly();
                 child.process.waitFor();

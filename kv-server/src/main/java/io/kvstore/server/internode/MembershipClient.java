@@ -133,8 +133,8 @@ public final class MembershipClient {
     }
 
     /** The progress of {@code node}'s stream of change {@code id}: 404 when it has none (it restarted). */
-    public Future<Answer> streamStatus(String node, long id) {
-        return request(node, io.vertx.core.http.HttpMethod.GET, Routes.MEMBERSHIP_STREAM + "?id=" + id).send()
+    public Future<Answer> streamStatus(String node, String name) {
+        return request(node, io.vertx.core.http.HttpMethod.GET, Routes.MEMBERSHIP_STREAM + "?id=" + name).send()
                 .map(response -> new Answer(response.statusCode(), response.bodyAsString()));
     }
 

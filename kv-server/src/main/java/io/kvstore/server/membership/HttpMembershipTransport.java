@@ -46,8 +46,8 @@ final class HttpMembershipTransport implements MembershipTransport {
     }
 
     @Override
-    public CompletionStage<StreamProgress> streamProgress(String node, long id) {
-        return onWorker(client.streamStatus(node, id).map(answer -> {
+    public CompletionStage<StreamProgress> streamProgress(String node, KeyMovement movement) {
+        return onWorker(client.streamStatus(node, movement.streamName()).map(answer -> {
             if (answer.status() == 404) {
                 return StreamProgress.UNKNOWN;
             }

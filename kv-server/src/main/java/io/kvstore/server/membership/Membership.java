@@ -116,7 +116,8 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
     /** Wraps the replica of each peer (with metrics, say); applied once per peer. */
     private final java.util.function.BiFunction<String, Replica, Replica> peerWrapper;
     private final BatchCounters batches = new BatchCounters();
-    private final Map<Long, CompletableFuture<Long>> streams = new ConcurrentHashMap<>();
+    /** This node's streams by {@link KeyMovement#streamName()}: a failover plan of a change is a stream of its own. */
+    private final Map<String, CompletableFuture<Long>> streams = new ConcurrentHashMap<>();
     private final ExecutorService worker;
     /** Runs the streams of key movements, at the store's background priority: they yield the cores to requests. */
     private final ExecutorService streamer;
@@ -531,7 +532,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
      * failed is started again, resuming after its checkpoint.
      */
     CompletableFuture<Long> stream(KeyMovement movement) {
-        return streams.compute(movement.id(), (id, running) -> {
+        return streams.compute(movement.streamName(), (name, running) -> {
             if (running != null && !running.isCompletedExceptionally()) {
                 return running;
             }
@@ -539,19 +540,20 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
                 try {
                     long sent = new KeyStreamer(dao, movement, config.self(), this::sendBatch, config.storeOptions().storage(),
                             config.dataDirectory(), config.streamBytesPerSecond()).run();
-                    LOG.info("node {} streamed {} entries for the change of epoch {}", config.self(), sent, id);
+                    LOG.info("node {} streamed {} entries for the change of epoch {} (stream {})", config.self(), sent,
+                            movement.id(), name);
                     return sent;
                 } catch (IOException e) {
-                    LOG.warn("node {}: stream of change {} failed: {}", config.self(), id, e.getMessage());
+                    LOG.warn("node {}: stream {} of change {} failed: {}", config.self(), name, movement.id(), e.getMessage());
                     throw new UncheckedIOException(e);
                 }
             }, streamer);
         });
     }
 
-    /** This node's stream of change {@code id}, or null if it has none (never asked, or restarted since). */
-    CompletableFuture<Long> streamOf(long id) {
-        return streams.get(id);
+    /** This node's stream named {@code name}, or null if it has none (never asked, or restarted since). */
+    CompletableFuture<Long> streamOf(String name) {
+        return streams.get(name);
     }
 
     private CompletableFuture<Void> sendBatch(String node, List<io.kvstore.core.Entry> entries) {

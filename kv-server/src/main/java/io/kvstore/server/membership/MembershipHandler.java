@@ -56,6 +56,9 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
     private static final long POLL_MILLIS = 200;
     /** How long the node waiting on a change goes on asking a claimant that does not answer. */
     private static final long CLAIMANT_SILENCE_MILLIS = 30_000;
+    /** A stream's name ({@link KeyMovement#streamName()}): a change's epoch, and a failover plan's failed sources. */
+    private static final java.util.regex.Pattern STREAM_NAME = java.util.regex.Pattern.compile("[0-9]{1,19}(-without-[0-9]{1,9}(\\.[0-9]{1,9})*)?");
+    private static final int MAX_STREAM_NAME = 4096;
 
     private final Membership membership;
     private final MapChanges changes;
@@ -564,10 +567,15 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
     }
 
     private void streamStatus(HttpServerRequest request) {
-        long id = parseId(request);
-        CompletableFuture<Long> stream = membership.streamOf(id);
+        String name = QueryParameters.text(request.query(), "id");
+        if (name == null || name.length() > MAX_STREAM_NAME || !STREAM_NAME.matcher(name).matches()) {
+            Responses.send(request, 400, "id must name a stream: a change's epoch, then -without- and the failed sources'"
+                    + " indexes joined by dots if any (7, 7-without-0.3)");
+            return;
+        }
+        CompletableFuture<Long> stream = membership.streamOf(name);
         if (stream == null) {
-            Responses.send(request, 404, "no stream of change " + id + " on this node");
+            Responses.send(request, 404, "no stream " + name + " on this node");
             return;
         }
         JsonObject status = new JsonObject();

@@ -88,7 +88,7 @@ public final class KeyStreamer {
                 return 0;
             }
             after = Base64.getDecoder().decode(saved);
-            LOG.info("resuming the stream {} after a checkpoint", movement.streamName());
+            LOG.info("resuming the stream of change {} after a checkpoint (stream {})", movement.id(), movement.streamName());
         }
         int selfIndex = movement.indexOf(self);
         List<String> targets = movement.afterNodes();

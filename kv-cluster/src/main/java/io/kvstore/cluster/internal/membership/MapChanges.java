@@ -552,7 +552,8 @@ public final class MapChanges {
     /**
      * One source's stream of a movement, started and polled to its end. A stream that fails is started
      * again (it resumes after its checkpoint), at most {@value #STREAM_ATTEMPTS} times in a row; a source
-     * that does not answer for {@code unreachableMillis} fails the change.
+     * that does not answer for {@code unreachableMillis} fails the change, which rolls back, as Cassandra's
+     * consistent range movement does: another holder's copy may lack writes only that source held.
      */
     private final class SourceStream {
         private final MapChange change;
@@ -584,11 +585,13 @@ public final class MapChanges {
             CompletionStage<Void> start = started ? CompletableFuture.completedFuture(null)
                     : within(transport.startStream(source, movement), "starting the stream from " + source)
                             .thenRun(() -> started = true);
-            start.thenCompose(ok -> within(transport.streamProgress(source, movement.id()), "the stream from " + source))
+            start.thenCompose(ok -> within(transport.streamProgress(source, movement), "the stream from " + source))
                     .whenComplete((progress, error) -> {
                         if (error != null) {
                             lastProblem = unwrap(error).getMessage();
                             if (clockMillis.getAsLong() - lastAnswerMillis > unreachableMillis) {
+                                // No failover to another holder (KeyMovement.withoutSources): its copy may lack
+                                // writes the silent source held, and the change would end below a quorum.
                                 all.completeExceptionally(new IOException("source " + source + " unreachable for "
                                         + unreachableMillis + " ms: " + lastProblem));
                                 return;

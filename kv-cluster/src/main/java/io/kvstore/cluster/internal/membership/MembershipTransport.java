@@ -18,8 +18,8 @@ public interface MembershipTransport {
     /** Asks {@code node} to start (or go on with) its share of {@code movement}. */
     CompletionStage<Void> startStream(String node, KeyMovement movement);
 
-    /** How {@code node}'s stream of the movement named {@code id} goes. */
-    CompletionStage<StreamProgress> streamProgress(String node, long id);
+    /** How {@code node}'s stream of {@code movement} goes (streams are told apart by {@link KeyMovement#streamName()}). */
+    CompletionStage<StreamProgress> streamProgress(String node, KeyMovement movement);
 
     /** Asks {@code node} to drop the keys it does not own in the settled map of {@code epoch}. */
     CompletionStage<Void> cleanup(String node, long epoch);

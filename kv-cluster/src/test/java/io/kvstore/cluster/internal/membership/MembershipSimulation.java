@@ -729,7 +729,7 @@ final class MembershipSimulation {
         ClusterMap map;
         byte[] acceptorState;
         final TreeMap<String, Version> store = new TreeMap<>();
-        final Map<Long, String> checkpoints = new HashMap<>();
+        final Map<String, String> checkpoints = new HashMap<>();
         final PlacementHistory placements = new PlacementHistory();
         /** State of one life. */
         boolean up;
@@ -737,7 +737,7 @@ final class MembershipSimulation {
         EpochAcceptor acceptor;
         EpochProposer proposer;
         MapChanges changes;
-        final Map<Long, SourceStream> streams = new HashMap<>();
+        final Map<String, SourceStream> streams = new HashMap<>();
         long leftAcceptedSince;
         boolean finishing;
 
@@ -920,9 +920,9 @@ final class MembershipSimulation {
         }
 
         @Override
-        public CompletionStage<StreamProgress> streamProgress(String node, long id) {
+        public CompletionStage<StreamProgress> streamProgress(String node, KeyMovement movement) {
             return request(this, node, target -> {
-                SourceStream stream = target.streams.get(id);
+                SourceStream stream = target.streams.get(movement.streamName());
                 return stream == null ? StreamProgress.UNKNOWN : stream.progress;
             });
         }
@@ -945,12 +945,12 @@ final class MembershipSimulation {
 
         /** Starts (or joins) this node's stream of {@code movement}, resuming after its checkpoint. */
         void stream(KeyMovement movement) {
-            SourceStream running = streams.get(movement.id());
+            SourceStream running = streams.get(movement.streamName());
             if (running != null && running.progress.state() != StreamProgress.State.FAILED) {
                 return;
             }
             SourceStream stream = new SourceStream();
-            streams.put(movement.id(), stream);
+            streams.put(movement.streamName(), stream);
             boolean decommission = !movement.fromSurvivors() && movement.before().members().stream()
                     .anyMatch(member -> member.state() == NodeState.LEAVING);
             if (bug == PlantedBug.ONLY_THE_LEAVING_NODE_STREAMS && decommission
@@ -966,7 +966,7 @@ final class MembershipSimulation {
             if (life != lifeNow) {
                 return;
             }
-            String from = checkpoints.get(movement.id());
+            String from = checkpoints.get(movement.streamName());
             Map<String, Map<String, Version>> batches = new HashMap<>();
             int self = movement.indexOf(name);
             int[] out = new int[8];
@@ -1011,7 +1011,7 @@ final class MembershipSimulation {
                     stream.progress = StreamProgress.failed(error.getMessage());
                     return;
                 }
-                checkpoints.put(movement.id(), checkpoint);
+                checkpoints.put(movement.streamName(), checkpoint);
                 at(1, () -> streamBatch(movement, stream, lifeNow));
             });
         }
