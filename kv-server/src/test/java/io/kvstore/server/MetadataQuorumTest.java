@@ -2,6 +2,7 @@ package io.kvstore.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.membership.ClusterMap;
@@ -11,6 +12,7 @@ import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,6 +52,22 @@ class MetadataQuorumTest {
             assertEquals(List.of(nodes.urls.get(0), nodes.urls.get(1)),
                     new JsonObject(nodes.send(1, "GET", "/v0/cluster", null).body()).getJsonObject("metadata")
                             .getJsonArray("group").getList());
+        }
+    }
+
+    /** The claimant waits out its commit before it refuses; the joining node waits longer, so it is told why. */
+    @Test
+    void aJoinWithoutAMajorityIsRefusedWithTheReasonReachingTheNewcomer() throws Exception {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 4, 3, 2, b -> b)) {
+            nodes.startSeeds();
+            ClusterMap before = nodes.awaitSameMap(30);
+            nodes.stop(1);
+            nodes.stop(2);
+            ExecutionException refused = assertThrows(ExecutionException.class,
+                    () -> nodes.startWith(3, nodes.config(3).join(nodes.urls.get(0)).build()).get(60, TimeUnit.SECONDS));
+            String message = String.valueOf(refused.getCause().getMessage());
+            assertTrue(message.contains("503") && message.contains("no majority of the metadata group"), message);
+            assertEquals(before, nodes.map(0), "the map did not move without a majority");
         }
     }
 

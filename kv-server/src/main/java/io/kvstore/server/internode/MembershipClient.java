@@ -53,6 +53,12 @@ public final class MembershipClient {
     private final String self;
     private final LongSupplier epoch;
     private final long timeoutMillis;
+    /**
+     * How long a change request waits for its answer: longer than the claimant's own waits before it
+     * answers (a ping of a node to remove, then a commit through the metadata group), so that its
+     * refusal, "no majority" included, reaches the asker rather than a timeout.
+     */
+    static final long CHANGE_ANSWER_MILLIS = 30_000;
 
     public MembershipClient(WebClient client, String self, LongSupplier epoch, long timeoutMillis) {
         this.client = client;
@@ -98,7 +104,7 @@ public final class MembershipClient {
     private HttpRequest<Buffer> changeRequest(String node, String operation, String url, boolean force) {
         String path = Routes.MEMBERSHIP_CHANGE + "?op=" + operation + "&url=" + URLEncoder.encode(url, StandardCharsets.UTF_8)
                 + (force ? "&force=true" : "");
-        return request(node, io.vertx.core.http.HttpMethod.POST, path);
+        return request(node, io.vertx.core.http.HttpMethod.POST, path).timeout(CHANGE_ANSWER_MILLIS);
     }
 
     /**
