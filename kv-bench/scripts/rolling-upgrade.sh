@@ -19,7 +19,7 @@
 # phases with the writes acknowledged and failed in each, the reads, and the keys checked.
 #
 #   kv-bench/scripts/rolling-upgrade.sh                         # about 4 minutes plus the two builds
-#   OLD_JAR=/tmp/old/kv-server.jar SETTLE_S=5 kv-bench/scripts/rolling-upgrade.sh   # a prebuilt old jar
+#   OLD_JAR=../old/kv-server/target/kv-server.jar SETTLE_S=5 kv-bench/scripts/rolling-upgrade.sh   # a prebuilt old jar
 #
 # Environment: OLD_REV, OLD_JAR (skips the old build), SERVER_JAR (the new jar; BUILD=0 skips its build),
 # MVN_FLAGS (extra Maven flags, such as -o), KEYS, WRITERS, KEYS_PER_WRITER, RATE (writes a second per
@@ -223,6 +223,8 @@ assert sorted(old["failedPeers"]) == [urls[0]] and [p["peer"] for p in old["peer
 for reason in list(new["failedPeers"].values()) + list(old["failedPeers"].values()):
     print("  mixed anti-entropy failure: " + reason, file=sys.stderr)
 PY
+    failed_exchanges=$(curl -s "${urls[0]}/metrics" | awk '/^kv_repair_exchanges_total\{.*outcome="failed"/ { n += $2 } END { printf "%d", n }')
+    [[ $failed_exchanges == 2 ]] || fail "node 0 counts $failed_exchanges failed anti-entropy exchanges, expected 2"
     sleep "$SETTLE_S"
   fi
 done
@@ -333,7 +335,7 @@ echo
 python3 - "$WORK/counts.json" "$MAX_FAILED_WRITES" "${phases[@]}" <<'PY'
 import json, sys
 counts, limit, phases = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3:]
-print("| phase | writes acked | writes failed | reads ok | reads failed | stale | requests sent on past a down node | failures |")
+print("| phase | writes acked | writes failed | reads ok | reads failed | stale | sent on to the next node (connection refused) | failures |")
 print("|---|---|---|---|---|---|---|---|")
 over = []
 for p in phases:
@@ -352,6 +354,6 @@ PY
 echo
 echo "anti-entropy while mixed: from the upgraded node $new_to_old, from an old node $old_to_new; after: 200 from every node"
 echo "keys checked: $(head -1 "$WORK/check-upgraded.log") (after the upgrade); $(head -1 "$WORK/check-final.log") (after the join and the decommission)"
-echo "hints kept by the old versions: $(IFS=';'; echo "${hints_carried[*]}"); replayed by the new ones before the join: ${replayed[*]}"
+echo "hints kept by the old versions: $(printf '%s; ' "${hints_carried[@]}")replayed by the new ones before the join: ${replayed[*]}"
 echo "epochs: old map $old_epoch, committedEpoch $old_epoch on every node after the upgrade, $(json 'd["epoch"]' <<<"$final") after the join and the decommission"
 [[ $errors == 0 ]] || fail "ERROR lines in the nodes' logs (above)"
