@@ -6,6 +6,9 @@
 # nodes on it (ring, allocated tokens, RF 3 of 3, a cluster secret), preloads KEYS keys at quorum
 # (ack=2&from=3) and starts WRITERS quorum writers (acked_writes.py: each acknowledged write logged, a
 # quorum read after each write checks the writer's earlier ones), which run through everything below.
+# With PRE_CHANGE=1 (the default) a fifth node then joins and is decommissioned under the old version,
+# so that the upgrade starts from a map of epoch 5 and from what the old version's changes leave in
+# the data directories.
 # Then, node by node: SIGTERM, a clean exit, a restart on the new jar with the same data directory and
 # flags, a wait until it serves and SETTLE_S seconds of load. While versions are mixed, it runs
 # anti-entropy from an upgraded node and from an old one (they must fail cleanly, not crash or corrupt).
@@ -22,7 +25,7 @@
 #   OLD_JAR=../old/kv-server/target/kv-server.jar SETTLE_S=5 kv-bench/scripts/rolling-upgrade.sh   # a prebuilt old jar
 #
 # Environment: OLD_REV, OLD_JAR (skips the old build), SERVER_JAR (the new jar; BUILD=0 skips its build),
-# MVN_FLAGS (extra Maven flags, such as -o), KEYS, WRITERS, KEYS_PER_WRITER, RATE (writes a second per
+# MVN_FLAGS (extra Maven flags, such as -o), PRE_CHANGE, KEYS, WRITERS, KEYS_PER_WRITER, RATE (writes a second per
 # writer), SETTLE_S, MAX_FAILED_WRITES, BASE_PORT, NODE_FLAGS, KEEP=1 (keep data and logs).
 set -euo pipefail
 
@@ -39,6 +42,7 @@ RATE=${RATE:-20}
 SETTLE_S=${SETTLE_S:-10}
 MAX_FAILED_WRITES=${MAX_FAILED_WRITES:-50}
 CHANGE_LIMIT_S=${CHANGE_LIMIT_S:-300}
+PRE_CHANGE=${PRE_CHANGE:-1}
 BASE_PORT=${BASE_PORT:-18580}
 NODE_FLAGS=${NODE_FLAGS:---event-loops 1 --storage-threads 1 --transport nio --background-priority 19}  # nodes share the cores: docs/TUNING.md
 # Hints replayed slowly (the default is 4 MiB/s; 100 makes it the floor of one hint every 100 ms), so
@@ -81,12 +85,12 @@ NEW_JAR=$SERVER_JAR
 [[ -f $OLD_JAR && -f $NEW_JAR ]] || fail "missing jar: $OLD_JAR or $NEW_JAR"
 
 # --- the nodes ---
-urls=() ports=()
-for i in 0 1 2 3; do ports+=($((BASE_PORT + i))); urls+=("http://127.0.0.1:$((BASE_PORT + i))"); done
+urls=() ports=()  # nodes 0-2 the cluster, 3 the node that joins after the upgrade, 4 the one of PRE_CHANGE
+for i in 0 1 2 3 4; do ports+=($((BASE_PORT + i))); urls+=("http://127.0.0.1:$((BASE_PORT + i))"); done
 for port in "${ports[@]}"; do require_free_port "$port"; done
 seeds=$(IFS=,; echo "${urls[*]:0:3}")
 (umask 077; openssl rand -hex 32 >"$WORK/cluster.secret"; openssl rand -hex 32 >"$WORK/admin.token")
-node_pid=(0 0 0 0) node_jar=("" "" "" "")
+node_pid=(0 0 0 0 0) node_jar=("" "" "" "" "")
 start_node() { # start_node INDEX JAR FLAGS...: starts it and waits until it serves
   local i=$1 jar=$2
   # shellcheck disable=SC2086 # NODE_FLAGS is a list of flags
@@ -115,7 +119,7 @@ stop_node() { # stop_node INDEX: SIGTERM, and a clean exit within 40 s
 }
 all_alive() { # all_alive: fails if a node that should run does not
   local i
-  for i in 0 1 2 3; do
+  for i in 0 1 2 3 4; do
     if [[ ${node_pid[$i]} != 0 ]] && ! kill -0 "${node_pid[$i]}" 2>/dev/null; then
       fail "node $i (${node_jar[$i]}) died; see $WORK/node-$i.log"
     fi
@@ -133,10 +137,16 @@ phase() { # phase NAME: the writers count from now on under NAME
   say "phase $1"
 }
 phases=()
+wait_change() { # wait_change DESCRIPTION PYTHON-CONDITION-ON-d (the map of node 0)
+  for _ in $(seq 1 $((CHANGE_LIMIT_S * 2))); do
+    all_alive
+    [[ $(cluster_json "${urls[0]}" | json "$2" 2>/dev/null) == True ]] && return 0
+    sleep 0.5
+  done
+  fail "$1 not done ${CHANGE_LIMIT_S} s after it began: $(cluster_json "${urls[0]}")"
+}
 for i in 0 1 2; do start_node "$i" "$OLD_JAR" --cluster "$seeds"; done
-old_map=$(cluster_json "${urls[0]}")
-old_epoch=$(json 'd["epoch"]' <<<"$old_map")
-say "old cluster up: epoch $old_epoch, $(json 'len(d["nodes"])' <<<"$old_map") nodes, RF $(json 'd["replicationFactor"]' <<<"$old_map"), $(json 'd["partitioner"]' <<<"$old_map")"
+say "old cluster up: $(cluster_json "${urls[0]}" | json '"epoch %d, %d nodes, RF %d, %s" % (d["epoch"], len(d["nodes"]), d["replicationFactor"], d["partitioner"])')"
 python3 kv-bench/scripts/acked_writes.py preload --targets "$seeds" --keys "$KEYS" --dir "$WORK" >"$WORK/preload.log" 2>&1 \
   || fail "preload: $(cat "$WORK/preload.log")"
 say "$(cat "$WORK/preload.log")"
@@ -146,6 +156,26 @@ python3 kv-bench/scripts/acked_writes.py write --targets "$seeds" --writers "$WR
 writers_pid=$!
 pids+=("$writers_pid")
 sleep "$SETTLE_S"
+if [[ $PRE_CHANGE == 1 ]]; then
+  # A node joins and is decommissioned under the old version, so that the map the upgrade starts from
+  # is not the seed map and the data directories hold what the old version's changes leave there.
+  phase old-join
+  start_node 4 "$OLD_JAR" --join "${urls[0]}"
+  wait_change "the old version's join of node 4" \
+    "any(n[\"url\"] == \"${urls[4]}\" and n[\"state\"] == \"normal\" for n in d[\"nodes\"])"
+  phase old-decommission
+  code=$(admin -o "$WORK/old-decommission.json" -w '%{http_code}' -X POST "${urls[4]}/v0/admin/decommission")
+  [[ $code == 200 ]] || fail "the old version's decommission of node 4 answered $code: $(cat "$WORK/old-decommission.json")"
+  wait_change "the old version's decommission of node 4" "all(n[\"url\"] != \"${urls[4]}\" for n in d[\"nodes\"])"
+  stop_node 4
+  sleep "$SETTLE_S"
+fi
+old_map=$(cluster_json "${urls[0]}")
+old_epoch=$(json 'd["epoch"]' <<<"$old_map")
+for i in 1 2; do
+  [[ $(cluster_json "${urls[$i]}" | json 'd["epoch"]') == "$old_epoch" ]] || fail "node $i is not on the map of epoch $old_epoch before the upgrade"
+done
+say "the upgrade starts from the map of epoch $old_epoch"
 
 repair_from() { # repair_from INDEX -> "STATUS outcome" of POST /v0/admin/repair there, logged in repair-*.json
   local code
@@ -273,20 +303,12 @@ say "after the upgrade: $(head -1 "$WORK/check-upgraded.log")"
 sleep "$SETTLE_S"
 
 # --- one change of each kind through the new protocol ---
-wait_change() { # wait_change DESCRIPTION PYTHON-CONDITION-ON-d (the map of node 0)
-  for _ in $(seq 1 $((CHANGE_LIMIT_S * 2))); do
-    all_alive
-    [[ $(cluster_json "${urls[0]}" | json "$2" 2>/dev/null) == True ]] && return 0
-    sleep 0.5
-  done
-  fail "$1 not done ${CHANGE_LIMIT_S} s after it began: $(cluster_json "${urls[0]}")"
-}
 phase join
 start_node 3 "$NEW_JAR" --join "${urls[0]}"
 wait_change "the join of node 3" \
   "any(n[\"url\"] == \"${urls[3]}\" and n[\"state\"] == \"normal\" for n in d[\"nodes\"]) and not d[\"metadata\"][\"changeInProgress\"]"
 say "node 3 joined: epoch $(cluster_json "${urls[0]}" | json 'd["epoch"]')"
-(IFS=,; echo "${urls[*]}") >"$WORK/targets"
+(IFS=,; echo "${urls[*]:0:4}") >"$WORK/targets"
 sleep "$SETTLE_S"
 
 phase decommission
@@ -318,8 +340,8 @@ say "after the join and the decommission: $(head -1 "$WORK/check-final.log")"
 # --- the logs ---
 grep -h 'STALE' "$WORK/writers.log" && fail "the writers read stale values (above)"
 errors=0
-for i in 0 1 2 3; do
-  if grep -q ' ERROR ' "$WORK/node-$i.log"; then
+for i in 0 1 2 3 4; do
+  if [[ -f $WORK/node-$i.log ]] && grep -q ' ERROR ' "$WORK/node-$i.log"; then
     echo "ERROR lines of node $i:" >&2
     grep ' ERROR ' "$WORK/node-$i.log" | sed -E 's/^[^ ]+ [^ ]+ //' | sort | uniq -c | sort -rn | head -20 >&2
     errors=1
@@ -329,7 +351,7 @@ done
 # --- summary ---
 echo
 echo "Rolling upgrade $(git rev-parse --short "$OLD_REV") -> $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with local changes)'):" \
-  "3 nodes, RF 3, ring with allocated tokens, ack=2&from=3; $WRITERS writers at $RATE writes/s each;" \
+  "3 nodes, RF 3, ring with allocated tokens, ack=2&from=3; PRE_CHANGE=$PRE_CHANGE; $WRITERS writers at $RATE writes/s each;" \
   "$(($(date +%s) - started)) s; $(date -u '+%Y-%m-%d %H:%M') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 python3 - "$WORK/counts.json" "$MAX_FAILED_WRITES" "${phases[@]}" <<'PY'
