@@ -216,6 +216,8 @@ def check(args):
         if name.startswith("acked-") and name.endswith(".log"):
             with open(os.path.join(args.dir, name)) as f:
                 for line in f:
+                    if not line.endswith("\n"):
+                        continue  # a writer still running is writing this line
                     key, value = line.split()
                     w, s = parse_value(value)
                     if key not in last or s > last[key][1]:

@@ -17,7 +17,7 @@
 # works again, and that every acknowledged write reads back at quorum; then a fourth node (new jar)
 # joins, node 3 is decommissioned and stopped, and every acknowledged write is read back again.
 # Fails (status 1, naming the check) on a failed build, a node that exits or fails to serve, a write
-# the cluster acknowledged and lost, a stale quorum read, more failed writes in a phase than
+# the cluster acknowledged and lost, a stale quorum read, more failed writes (or reads) in a phase than
 # MAX_FAILED_WRITES, or an ERROR line in a node's log that the script does not expect. Prints the
 # phases with the writes acknowledged and failed in each, the reads, and the keys checked.
 #
@@ -365,12 +365,12 @@ for p in phases:
     detail = ", ".join("%s %d" % (k, v) for k, v in sorted(c.items()) if k.startswith(("write_", "read_")))
     print("| %s | %d | %d | %d | %d | %d | %d | %s |" % (p, c.get("writes_acked", 0), c.get("writes_failed", 0),
           c.get("reads_ok", 0), c.get("reads_failed", 0), c.get("reads_stale", 0), c.get("skipped_down_node", 0), detail))
-    if c.get("writes_failed", 0) > limit or c.get("reads_stale", 0):
+    if c.get("writes_failed", 0) > limit or c.get("reads_failed", 0) > limit or c.get("reads_stale", 0):
         over.append(p)
     if not c.get("writes_acked"):
         over.append(p + " (no write acknowledged)")
 if over:
-    print("FAILED: too many failed writes, stale reads or none acknowledged in: " + ", ".join(over))
+    print("FAILED: too many failed writes or reads, stale reads or no write acknowledged in: " + ", ".join(over))
     sys.exit(1)
 PY
 echo
