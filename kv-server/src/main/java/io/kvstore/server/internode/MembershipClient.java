@@ -54,11 +54,12 @@ public final class MembershipClient {
     private final LongSupplier epoch;
     private final long timeoutMillis;
     /**
-     * How long a change request waits for its answer: longer than the claimant's own waits before it
-     * answers (a ping of a node to remove, then a commit through the metadata group), so that its
-     * refusal, "no majority" included, reaches the asker rather than a timeout.
+     * How long a change request waits for its answer: longer than the claimant's commit through the
+     * metadata group (10 s at most), so that its refusal, "no majority" included, reaches the asker
+     * rather than a timeout; shorter than the 30 s after which a node waiting on a silent claimant
+     * gives up, or its successor takes the change over.
      */
-    static final long CHANGE_ANSWER_MILLIS = 30_000;
+    static final long CHANGE_ANSWER_MILLIS = 14_000;
 
     public MembershipClient(WebClient client, String self, LongSupplier epoch, long timeoutMillis) {
         this.client = client;
