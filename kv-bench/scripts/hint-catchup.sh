@@ -3,7 +3,9 @@
 # load at RATE req/s with ack=2&from=3 through the two nodes that stay up; DOWN_S seconds into the
 # load the third node is killed (kill -9), DOWN_S seconds later it restarts on its data directory,
 # and the load goes on for AFTER_S more seconds. Prints the hints the two coordinators stored for it, then the time from the
-# restart until both report no hint pending for it (their /v0/status), and the write load's latency.
+# restart until both report no hint pending for it (their /v0/status), and the write load's latency:
+# over the run, and the p99 of its one-second windows (median and worst) before the kill, while the node
+# was down, and while hints replayed, with each phase's ratio to the first.
 # Anti-entropy is off, so only hints bring the node up to date. Stops every process it started.
 #
 #   kv-bench/scripts/hint-catchup.sh                      # 10k req/s, down 60 s
@@ -59,11 +61,16 @@ total_pending() { # total_pending -> "hints bytes" over both coordinators
 load_s=$((DOWN_S * 2 + AFTER_S))
 java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "${urls[0]},${urls[1]}" --routing targets \
   --ops put --keys "$KEYS" --value-size "$VALUE_SIZE" --ack 2 --from 3 --rate "$RATE" \
-  --connections "$CONNECTIONS" --duration "$load_s" --warmup 0 >"$WORK/load.log" 2>&1 &
+  --connections "$CONNECTIONS" --duration "$load_s" --warmup 0 --interval-log "$WORK/windows.txt" --interval 1 \
+  >"$WORK/load.log" 2>"$WORK/load-progress.log" &
 load_pid=$!
 pids+=("$load_pid")
+until grep -q ' s  measure' "$WORK/load-progress.log" 2>/dev/null; do sleep 0.1; done
+load_start=$(date +%s.%N)  # the end of the first measured second, within a second
+since_load() { awk -v a="$load_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a + 1 }'; }
 
 sleep "$DOWN_S"
+killed_at=$(since_load)
 kill -9 "$victim_pid"
 wait "$victim_pid" 2>/dev/null || true
 echo "$(date -u +%T) killed $victim; the load goes on for ${DOWN_S}s" >&2
@@ -71,6 +78,7 @@ sleep "$DOWN_S"
 read -r hints bytes <<<"$(total_pending)"
 start_node 2
 restarted=$(date +%s.%N)
+restarted_at=$(since_load)
 echo "$(date -u +%T) restarted $victim with $hints hints ($bytes bytes) pending for it" >&2
 
 caught_up=""
@@ -79,6 +87,7 @@ while [[ -z $caught_up ]]; do
   now=$(date +%s.%N)
   if [[ $left == 0 ]]; then
     caught_up=$(awk -v a="$restarted" -v b="$now" 'BEGIN { printf "%.1f", b - a }')
+    caught_up_at=$(since_load)
   elif awk -v a="$restarted" -v b="$now" -v l="$CATCHUP_LIMIT_S" 'BEGIN { exit !(b - a > l) }'; then
     echo "still $left hints pending ${CATCHUP_LIMIT_S}s after the restart" >&2
     exit 1
@@ -95,3 +104,19 @@ echo "| write load | down | hints pending at restart | hint bytes | caught up af
 echo "|---|---|---|---|---|---|"
 echo "| $RATE PUT/s at 2/3 | ${DOWN_S} s | $hints | $bytes | ${caught_up} s | $(awk -v h="$hints" -v s="$caught_up" 'BEGIN { printf "%.0f hints/s", h / (s > 0 ? s : 1) }') |"
 grep -E '^(RESULT|status)' "$WORK/load.log" || true
+echo
+python3 - "$WORK/windows.txt" "$killed_at" "$restarted_at" "$caught_up_at" <<'PY'
+import statistics, sys
+rows = [(int(r[0]), float(r[3])) for r in (line.split() for line in open(sys.argv[1]) if not line.startswith('#'))]
+killed, restarted, caught_up = map(int, sys.argv[2:5])
+phases = [("before the kill", [p for s, p in rows if s < killed]),
+          ("node down", [p for s, p in rows if killed < s < restarted]),
+          ("hints replaying", [p for s, p in rows if restarted < s <= max(caught_up, restarted + 1)])]
+base = statistics.median(phases[0][1])
+print("| phase | 1 s windows | p99 median (ms) | worst 1 s p99 (ms) |")
+print("|---|---|---|---|")
+for name, p99s in phases:
+    if p99s:
+        m = statistics.median(p99s)
+        print(f"| {name} | {len(p99s)} | {m:.2f} ({m / base:.2f}x) | {max(p99s):.2f} ({max(p99s) / base:.1f}x) |")
+PY

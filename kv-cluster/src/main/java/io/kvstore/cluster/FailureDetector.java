@@ -21,6 +21,8 @@ import org.slf4j.LoggerFactory;
  * nodes this one has no traffic for. A node is {@link PeerState#DOWN down} after
  * {@link #FAILURES_TO_DOWN} failures in a row, and {@link PeerState#UP up} again at its first answer.
  * Each change of state is logged once and announced to the listeners (hint replay starts on one).
+ * A node that is stopping says so first ({@link #draining}): it is down at once, and stays down, whatever
+ * answers still arrive from it, until a probe finds it serving again (a draining node fails its probes).
  *
  * <p>The node itself is always up. Reporting an answer costs a volatile read and, at most once per
  * millisecond, a store: it is on every request's path. Probes run on the JDK's shared delay scheduler
@@ -41,6 +43,8 @@ public final class FailureDetector implements AutoCloseable {
     private final AtomicLongArray lastSeenMillis;
     /** 0 while up, else when the node was judged down (wall-clock milliseconds). */
     private final AtomicLongArray downSinceMillis;
+    /** 1 while the node is draining: down until a probe succeeds. */
+    private final AtomicIntegerArray draining;
     private final List<IntConsumer> upListeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
@@ -66,6 +70,7 @@ public final class FailureDetector implements AutoCloseable {
         this.failuresInARow = new AtomicIntegerArray(nodes.size());
         this.lastSeenMillis = new AtomicLongArray(nodes.size());
         this.downSinceMillis = new AtomicLongArray(nodes.size());
+        this.draining = new AtomicIntegerArray(nodes.size());
     }
 
     /** Starts the periodic probes; {@link #close()} stops them. */
@@ -88,7 +93,8 @@ public final class FailureDetector implements AutoCloseable {
         if (failuresInARow.get(node) != 0) {
             failuresInARow.set(node, 0);
         }
-        if (downSinceMillis.get(node) != 0) {
+        // A draining node still answers what was sent before it said so; only a probe brings it back.
+        if (downSinceMillis.get(node) != 0 && draining.get(node) == 0) {
             long since = downSinceMillis.getAndSet(node, 0);
             if (since != 0) {
                 LOG.info("peer {} is up again after {} ms down", nodes.get(node), now - since);
@@ -112,9 +118,44 @@ public final class FailureDetector implements AutoCloseable {
         }
     }
 
+    /**
+     * Node {@code node} said it is stopping: it is {@link PeerState#DRAINING} from now until a probe finds
+     * it serving again, so that coordinators neither wait for it nor send it requests (its writes are
+     * hinted) while it finishes what it holds, stops and restarts. Ignored for this node itself.
+     */
+    public void draining(int node) {
+        if (node == self || closed) {
+            return;
+        }
+        draining.set(node, 1);
+        if (downSinceMillis.compareAndSet(node, 0, Math.max(1, wallMillis.getAsLong()))) {
+            LOG.info("peer {} is draining: requests go to its other replicas until it serves again", nodes.get(node));
+        }
+    }
+
+    /**
+     * Node {@code node} said it serves (again), having restarted: it is up at once, as after a probe it
+     * answered, rather than at the next probe.
+     */
+    public void serving(int node) {
+        if (node == self || closed) {
+            return;
+        }
+        draining.set(node, 0);
+        answered(node);
+    }
+
+    /** Whether node {@code node} is draining: coordinators leave it out. A volatile read, for the request path. */
+    public boolean isDraining(int node) {
+        return draining.get(node) != 0;
+    }
+
     /** The state of node {@code node}. */
     public PeerState state(int node) {
-        return downSinceMillis.get(node) == 0 ? PeerState.UP : PeerState.DOWN;
+        if (downSinceMillis.get(node) == 0) {
+            return PeerState.UP;
+        }
+        return draining.get(node) != 0 ? PeerState.DRAINING : PeerState.DOWN;
     }
 
     /** Wall-clock milliseconds since which node {@code node} is down, or 0 if it is up. */
@@ -153,6 +194,7 @@ public final class FailureDetector implements AutoCloseable {
                 continue;
             }
             int target = node;
+            boolean sentWhileDraining = draining.get(target) != 0;
             CompletionStage<Void> ping;
             try {
                 ping = replicas.get(node).ping();
@@ -162,6 +204,10 @@ public final class FailureDetector implements AutoCloseable {
             }
             ping.whenComplete((ok, error) -> {
                 if (error == null) {
+                    if (!sentWhileDraining && draining.get(target) != 0) {
+                        return; // answered before the node said it drains: not a sign it is back
+                    }
+                    draining.set(target, 0);
                     answered(target);
                 } else {
                     failed(target, error);

@@ -298,6 +298,13 @@ public final class ReplicaCoordinator implements AutoCloseable {
             int target = targets[position];
             int at = position;
             String node = partitioner.nodes().get(target);
+            if (detector != null && detector.isDraining(target)) {
+                // Not asked at all: it is stopping, and its write is hinted for when it serves again.
+                NodeDrainingException draining = new NodeDrainingException(node);
+                failed(written, target, draining);
+                round.onFailure(node, draining);
+                continue;
+            }
             CompletionStage<T> answer;
             try {
                 answer = call.apply(replicas.get(target));

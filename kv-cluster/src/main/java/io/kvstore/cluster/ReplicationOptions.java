@@ -100,7 +100,7 @@ public final class ReplicationOptions {
         return hintWindow;
     }
 
-    /** The rate at which hints are replayed to a node that is back. */
+    /** The most hints are replayed at to a node that is back; below it, replay follows the node's answers. */
     public long hintReplayBytesPerSecond() {
         return hintReplayBytesPerSecond;
     }

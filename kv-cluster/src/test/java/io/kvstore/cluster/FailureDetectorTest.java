@@ -84,6 +84,41 @@ class FailureDetectorTest {
     }
 
     @Test
+    void aDrainingNodeIsLeftOutAtOnceAndOnlyAProbeBringsItBack() throws Exception {
+        Pingable b = new Pingable();
+        try (FailureDetector detector = detector(List.of(new Pingable(), b, new Pingable()))) {
+            List<Integer> ups = new ArrayList<>();
+            detector.onUp(ups::add);
+            detector.draining(1);
+            assertEquals(PeerState.DRAINING, detector.state(1), "no failure needed: it said so");
+            assertTrue(detector.isDraining(1));
+            assertEquals(1_000, detector.downSinceMillis(1));
+            detector.answered(1);
+            assertEquals(PeerState.DRAINING, detector.state(1), "an answer to a request sent before does not bring it back");
+            detector.draining(0);
+            assertEquals(PeerState.UP, detector.state(0), "the node itself never drains in its own eyes");
+
+            b.down.set(true); // a draining node fails its probes until it serves again
+            CountDownLatch up = new CountDownLatch(1);
+            detector.onUp(node -> up.countDown());
+            detector.start();
+            for (int i = 0; i < 2 * FailureDetector.FAILURES_TO_DOWN; i++) {
+                detector.failed(1, new IOException("503 draining"));
+            }
+            assertEquals(PeerState.DRAINING, detector.state(1));
+            b.down.set(false);
+            assertTrue(up.await(10, TimeUnit.SECONDS), "the restarted node answered a probe");
+            assertEquals(PeerState.UP, detector.state(1));
+            assertEquals(List.of(1), ups, "hint replay is told once");
+
+            detector.draining(2);
+            detector.serving(2);
+            assertEquals(PeerState.UP, detector.state(2), "a node that says it serves again is up at once");
+            assertEquals(List.of(1, 2), ups, "and its hints replay");
+        }
+    }
+
+    @Test
     void theNodeItselfIsNeverDown() {
         FailureDetector detector = detector(List.of(new Pingable(), new Pingable(), new Pingable()));
         for (int i = 0; i < 10; i++) {

@@ -26,6 +26,7 @@ class PublicApiTest {
             "io.kvstore.cluster.HybridClock",
             "io.kvstore.cluster.InvalidQuorumException",
             "io.kvstore.cluster.LocalReplica",
+            "io.kvstore.cluster.NodeDrainingException",
             "io.kvstore.cluster.NotEnoughReplicasException",
             "io.kvstore.cluster.PeerState",
             "io.kvstore.cluster.Quorum",

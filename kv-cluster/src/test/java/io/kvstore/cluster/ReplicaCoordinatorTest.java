@@ -117,6 +117,40 @@ class ReplicaCoordinatorTest {
     }
 
     @Test
+    void aDrainingReplicaIsNotAskedItsWritesAreHintedAndTheOthersMakeTheQuorum() throws Exception {
+        List<Integer> hintedNodes = new ArrayList<>();
+        FailureDetector detector = new FailureDetector(partitioner.nodes(), new ArrayList<>(replicas), -1,
+                Duration.ofSeconds(1), wall::get);
+        ReplicaCoordinator aware = ReplicaCoordinator.builder(partitioner, new ArrayList<>(replicas), clock)
+                .timeout(Duration.ofSeconds(30))
+                .options(ReplicationOptions.builder().replicationFactor(3).hints(true).build())
+                .hintedHandoff((node, entry) -> hintedNodes.add(node))
+                .failureDetector(detector)
+                .build();
+        detector.draining(order[0]);
+        CompletableFuture<Void> put = aware.put(KEY, bytes("v"), Quorum.of(2, 3, 3)).toCompletableFuture();
+        assertEquals(0, replica(0).requests(), "a draining node is sent nothing");
+        assertEquals(List.of(order[0]), hintedNodes, "its write waits as a hint for when it serves again");
+        replica(1).lastUpsert().complete(null);
+        assertFalse(put.isDone());
+        replica(2).lastUpsert().complete(null);
+        assertNull(put.get(), "the other two replicas make the quorum");
+
+        CompletableFuture<Entry> get = aware.get(KEY, Quorum.of(2, 3, 3)).toCompletableFuture();
+        assertEquals(0, replica(0).requests());
+        replica(1).lastGet().complete(null);
+        replica(2).lastGet().complete(null);
+        assertNull(get.get(), "a read does not wait for the draining node either");
+
+        ExecutionException all = assertThrows(ExecutionException.class,
+                () -> aware.put(KEY, bytes("w"), Quorum.of(3, 3, 3)).toCompletableFuture().get(5, TimeUnit.SECONDS),
+                "a request needing every replica fails at once rather than at its timeout");
+        assertInstanceOf(NotEnoughReplicasException.class, all.getCause());
+        assertTrue(all.getCause().getMessage().contains("draining"), all.getCause().getMessage());
+        aware.close();
+    }
+
+    @Test
     void aPendingReplicaCountsLikeAnyOtherTowardTheRaisedAck() throws Exception {
         ManualReplica pending = new ManualReplica();
         Entry entry = Entry.value(KEY, bytes("v"), clock.now(), Entry.NEVER);

@@ -419,13 +419,13 @@ public final class KvServer {
             ReplicationMetrics.bind(metrics.registry(), membership::readRepairs, membership.divergence(), membership.batches(),
                     membership.hints(), repair.antiEntropy());
         }
-        RequestRouter router = new RequestRouter(inFlight, network.maxInFlight(),
+        RequestRouter router = new RequestRouter(inFlight, network.maxInFlight(), membership.drain()::draining,
                 new EntityHandler(membership, membership, network.replicaTimeout(), network.maxKeyBytes(),
                         network.maxBodyBytes(), bodyBudget,
                         metrics == null ? CoordinatorMetrics.NONE : new CoordinatorMetrics(metrics.registry())),
                 ranges,
                 new InternalHandler(new ReplicaEndpoint(local, clock), network.maxKeyBytes(), network.maxBodyBytes(), bodyBudget,
-                        membership, membership.divergence()),
+                        membership, membership.divergence(), membership.drain()::draining),
                 new StatusHandler(config, engine, dao, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget,
                         ranges, server.slowConnectionsClosed, new ReplicationStatus(membership, replication,
                         membership.hints()), membership::map),
@@ -455,7 +455,9 @@ public final class KvServer {
                 .compose(ok -> {
                     membership.start(changes::resume);
                     changes.resume();
-                    return joins ? server.requestJoin() : Future.succeededFuture();
+                    // A member restarted after a drain: its peers take it back now rather than at their next probe.
+                    return joins ? server.requestJoin()
+                            : Future.fromCompletionStage(membership.drain().announceServing()).<Void>mapEmpty();
                 })
                 .onSuccess(ok -> {
                     LOG.info("kvstore node {} listening on port {} ({} engine, {} partitioner, cluster map epoch {} of {} nodes,"
@@ -581,15 +583,31 @@ public final class KvServer {
     }
 
     /**
-     * Stops accepting connections, lets requests in flight finish (up to 10 s), stops the background
-     * work (map pulls, probes, hint replay, streams, anti-entropy, cleanup), then closes the internode
-     * clients, the coordinator and the store. Idempotent.
+     * Drains, then stops: tells the peers this node is stopping (they leave it out of requests and hint
+     * its writes until it serves again; at most a second), serves the
+     * {@linkplain io.kvstore.server.config.NetworkOptions#drainGrace() drain grace} more with every
+     * response asking its client to reconnect elsewhere, stops accepting connections, lets requests
+     * in flight finish (up to 10 s), stops the background work (map pulls, probes, hint replay, streams,
+     * anti-entropy, cleanup), then closes the internode clients, the coordinator and the store. Idempotent.
      */
     public synchronized CompletionStage<Void> stop() {
         if (stopped != null) {
             return stopped;
         }
         stopped = new CompletableFuture<>();
+        long graceMillis = config.network().drainGrace().toMillis();
+        membership.drain().announce().whenComplete((hadPeers, never) -> {
+            if (hadPeers && graceMillis > 0) {
+                // Serving on while each response asks its client to reconnect elsewhere (RequestRouter).
+                CompletableFuture.delayedExecutor(graceMillis, TimeUnit.MILLISECONDS).execute(this::undeployAndClose);
+            } else {
+                undeployAndClose();
+            }
+        });
+        return stopped;
+    }
+
+    private void undeployAndClose() {
         List<String> ids;
         synchronized (deployments) {
             ids = new ArrayList<>(deployments);
@@ -600,7 +618,6 @@ public final class KvServer {
         }
         // Stopping waits for threads and closing the store flushes: on its own thread, never on an event loop.
         Future.join(undeployed).onComplete(done -> new Thread(this::close, "kv-store-close").start());
-        return stopped;
     }
 
     /**

@@ -71,6 +71,19 @@ final class ChildCluster implements AutoCloseable {
         nodes[node] = null;
     }
 
+    /** SIGTERM, and the wait for a clean exit (status 0 or the JVM's 143 for a handled SIGTERM). */
+    void terminate(int node) throws Exception {
+        nodes[node].terminate();
+        if (!nodes[node].process.waitFor(60, TimeUnit.SECONDS)) {
+            throw new AssertionError("node " + node + " did not stop within 60 s of SIGTERM");
+        }
+        int status = nodes[node].process.exitValue();
+        if (status != 0 && status != 143) {
+            throw new AssertionError("node " + node + " exited with " + status + " after SIGTERM");
+        }
+        nodes[node] = null;
+    }
+
     void freeze(int node) throws Exception {
         nodes[node].signal("STOP");
     }

@@ -282,8 +282,8 @@ class MembershipFaultTest {
                 child = startNewcomer(nodes, claimant, flags, 200_000);
                 child.awaitLine("resumes the join of " + nodes.urls.get(3));
                 nodes.node(3).joined().toCompletableFuture().get(120, TimeUnit.SECONDS);
-                ClusterMap map = awaitOneMap(nodes, 1, 2, 3);
-                assertEquals(map, nodes.map(0), "the restarted claimant holds the same map");
+                // The restarted claimant holds the same map (it may learn the last one from the others).
+                ClusterMap map = awaitOneMap(nodes, 0, 1, 2, 3);
                 assertEquals(NodeState.NORMAL, map.state(nodes.urls.get(3)));
                 assertEquals(4, map.owners().size());
                 assertLargeReadable(nodes, i -> 3);
@@ -326,8 +326,8 @@ class MembershipFaultTest {
                 child = startNewcomer(nodes, claimant, flags, 200_000);
                 child.awaitLine("resumes the decommission of " + dead);
                 child.awaitLine(dead + " does not answer; its keys come from the surviving replicas");
-                ClusterMap map = awaitOneMap(nodes, 1, 2);
-                assertEquals(map, nodes.map(0), "the restarted claimant holds the same map");
+                // The restarted claimant holds the same map (it may learn the last one from the others).
+                ClusterMap map = awaitOneMap(nodes, 0, 1, 2);
                 assertFalse(map.contains(dead), "the dead node left the map: " + map);
                 assertEquals(3, map.owners().size());
                 assertLargeReadable(nodes, i -> 1 + i % 2);
@@ -371,8 +371,8 @@ class MembershipFaultTest {
                     signal(child, "CONT");
                 }
                 nodes.node(3).joined().toCompletableFuture().get(120, TimeUnit.SECONDS);
-                ClusterMap map = awaitOneMap(nodes, 1, 2, 3);
-                assertEquals(map, nodes.map(0), "the thawed claimant holds the same map");
+                // The thawed claimant holds the same map (it may learn the last one from the others).
+                ClusterMap map = awaitOneMap(nodes, 0, 1, 2, 3);
                 assertEquals(NodeState.NORMAL, map.state(nodes.urls.get(3)));
                 assertEquals(joiningEpoch + 2, map.epoch(), "two maps after the joining one: reads moved, then the join's end");
                 assertLargeReadable(nodes, i -> 3);

@@ -58,7 +58,7 @@ final class MembershipNodes implements AutoCloseable {
                 .dataDirectory(dirs.get(i))
                 .network(network -> network.eventLoops(1))
                 .replication(replication -> replication.replicationFactor(replicationFactor))
-                .network(network -> network.replicaTimeout(Duration.ofSeconds(2)))
+                .network(network -> network.replicaTimeout(Duration.ofSeconds(2)).drainGrace(Duration.ZERO))
                 .antiEntropyInterval(Duration.ZERO));
     }
 

@@ -114,8 +114,15 @@ final class TestCluster {
                 .self(urls.get(i))
                 .cluster(urls)
                 .dataDirectory(dirs.get(i))
-                .network(network -> network.eventLoops(1).replicaTimeout(Duration.ofSeconds(2)));
+                .network(network -> network.eventLoops(1).replicaTimeout(Duration.ofSeconds(2)).drainGrace(Duration.ZERO));
         nodes[i] = KvServer.start(tweak.apply(b).build()).toCompletableFuture().get();
+    }
+
+    /** Starts stopping node {@code i} (draining first) and returns at once; the stage completes once it stopped. */
+    java.util.concurrent.CompletionStage<Void> beginStop(int i) {
+        KvServer node = nodes[i];
+        nodes[i] = null;
+        return node.stop();
     }
 
     void stop(int i) throws Exception {

@@ -40,8 +40,11 @@ import org.slf4j.LoggerFactory;
  *   <li>A node down longer than the hint window gets no new hints: anti-entropy covers it.</li>
  *   <li>The hints kept for one node are bounded in bytes; past the bound new hints are dropped and
  *       counted.</li>
- *   <li>Replay is throttled to a rate in bytes per second, so that a returning node is not flooded;
- *       hints older than the tombstone grace period are dropped, never replayed, since the tombstones they
+ *   <li>Replay is paced by the node's answers ({@link ReplayPace}): one batch at a time, growing while
+ *       batches come back quickly and halved when one comes back late or fails, so that a returning node
+ *       is not flooded while it also serves; the configured rate in bytes per second is the cap. Each
+ *       batch starts after the last hint delivered, so its cost does not grow with the hints already
+ *       delivered. Hints older than the tombstone grace period are dropped, never replayed, since the tombstones they
  *       might carry, or that shadow them, may be purged elsewhere.</li>
  *   <li>The nodes hints go to follow the cluster map ({@link #follow}): a node that joined gets hints
  *       like any other; the hints of a node that left are dropped and counted, never replayed.</li>
@@ -65,6 +68,8 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
     private final ScheduledExecutorService worker;
     /** Per node, whether a batch of its hints is on its way. */
     private final Map<String, AtomicBoolean> replaying = new ConcurrentHashMap<>();
+    /** Per node, the size of its next batch; used only by the replay holding {@link #replaying}. */
+    private final Map<String, ReplayPace> paces = new ConcurrentHashMap<>();
     private final LongAdder stored = new LongAdder();
     private final LongAdder replayed = new LongAdder();
     private final LongAdder droppedPastWindow = new LongAdder();
@@ -235,6 +240,15 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
     }
 
     /**
+     * The rate replay to {@code node} goes at now, in bytes per second: its pace's next batch per period;
+     * the configured cap until a batch was sent.
+     */
+    public long replayBytesPerSecond(String node) {
+        ReplayPace pace = paces.get(node);
+        return pace == null ? options.hintReplayBytesPerSecond() : pace.batchBytes() * 1000 / REPLAY_PERIOD_MILLIS;
+    }
+
+    /**
      * Counters since this node started: stored, replayed, droppedPastWindow, droppedFull, expired,
      * failedToStore, droppedNodeLeft, droppedNotReplica.
      */
@@ -334,16 +348,20 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
         }
         FailureDetector detector = current.detector;
         Replica replica = current.replicas.get(index);
+        ReplayPace pace = paces.computeIfAbsent(node,
+                n -> new ReplayPace(Math.max(1, options.hintReplayBytesPerSecond() * REPLAY_PERIOD_MILLIS / 1000)));
         List<Hint> batch;
         try {
-            long budget = Math.max(1, options.hintReplayBytesPerSecond() * REPLAY_PERIOD_MILLIS / 1000);
-            batch = store.oldest(node, budget, MAX_BATCH);
+            batch = store.oldest(node, pace.batchBytes(), MAX_BATCH);
         } catch (IOException | RuntimeException e) {
             busy.set(false);
             LOG.error("cannot read the hints for {}", node, e);
             return;
         }
         long oldestAllowed = wallMillis.getAsLong() - options.tombstoneGrace().toMillis();
+        long startNanos = System.nanoTime();
+        long[] sentBytes = new long[1];
+        AtomicBoolean allDelivered = new AtomicBoolean(true);
         CompletableFuture<?>[] sent = new CompletableFuture<?>[batch.size()];
         for (int i = 0; i < batch.size(); i++) {
             Hint hint = batch.get(i);
@@ -357,6 +375,7 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
                 sent[i] = CompletableFuture.completedFuture(null).thenRun(() -> remove(hint));
                 continue;
             }
+            sentBytes[0] += hint.bytes();
             CompletionStage<Void> delivered;
             try {
                 delivered = replica.upsert(hint.entry);
@@ -372,12 +391,18 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
                     // The node answered: it is on a newer map; the hint goes again once this node has that map.
                     detector.answered(index);
                 } else {
+                    allDelivered.set(false);
                     detector.failed(index, error);
                 }
                 return null;
             }, worker);
         }
-        CompletableFuture.allOf(sent).whenComplete((done, error) -> busy.set(false));
+        CompletableFuture.allOf(sent).whenComplete((done, error) -> {
+            if (sentBytes[0] > 0) {
+                pace.answered(sentBytes[0], System.nanoTime() - startNanos, allDelivered.get());
+            }
+            busy.set(false);
+        });
     }
 
     private static boolean refusedAsStale(Throwable error) {

@@ -30,9 +30,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -110,6 +113,51 @@ class HintedHandoffTest {
         stores[node].failure = new IOException("node " + NODES.get(node) + " is down");
         for (int i = 0; i < FailureDetector.FAILURES_TO_DOWN; i++) {
             detector.failed(node, stores[node].failure);
+        }
+    }
+
+    @Test
+    void replaySlowsToAHintAPeriodWhileTheTargetAnswersLateAndSpeedsUpOnceItAnswersQuickly() throws Exception {
+        AtomicLong delayMillis = new AtomicLong(150);
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        Replica late = new Replica() {
+            @Override
+            public CompletionStage<Entry> get(byte[] key) {
+                return replicas.get(2).get(key);
+            }
+
+            @Override
+            public CompletionStage<Void> upsert(Entry entry) {
+                CompletableFuture<Void> done = new CompletableFuture<>();
+                timer.schedule(() -> replicas.get(2).upsert(entry).whenComplete((ok, error) -> done.complete(null)),
+                        delayMillis.get(), TimeUnit.MILLISECONDS);
+                return done;
+            }
+        };
+        List<Replica> targets = List.of(replicas.get(0), replicas.get(1), late);
+        FailureDetector watching = new FailureDetector(NODES, targets, 0, Duration.ofSeconds(1), System::currentTimeMillis);
+        Path hints = dir.resolve("hints");
+        long cap = 100_000;
+        handoff = new HintedHandoff(Engine.LSM.open(DaoOptions.builder(hints).build()),
+                new HybridClock(System::currentTimeMillis, ClockLease.open(hints)), NODES, targets, watching,
+                ReplicationOptions.builder().hintReplayBytesPerSecond(cap).build(), System::currentTimeMillis);
+        HybridClock clock = new HybridClock();
+        for (int i = 0; i < 300; i++) {
+            handoff.hint("c", Entry.value(bytes("k" + i), new byte[100], clock.now(), Entry.NEVER));
+        }
+        await("300 hints kept", () -> handoff.pendingHints("c") == 300);
+        try {
+            handoff.start();
+            await("replay backs off to its floor", () -> handoff.replayBytesPerSecond("c") <= 10);
+            long pending = handoff.pendingHints("c");
+            await("replay goes on at the floor", () -> handoff.pendingHints("c") < pending);
+            assertTrue(handoff.pendingHints("c") > 0, "still hints to deliver at a hint per period");
+            delayMillis.set(0);
+            await("every hint is delivered once the target answers quickly", () -> handoff.pendingHints("c") == 0);
+            assertTrue(handoff.replayBytesPerSecond("c") > 10, "the pace grew again: " + handoff.replayBytesPerSecond("c"));
+            assertTrue(stores[2].get(bytes("k299")) != null, "the last hint reached the target");
+        } finally {
+            timer.shutdownNow();
         }
     }
 

@@ -17,6 +17,7 @@ import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.net.SocketAddress;
+import java.io.IOException;
 import java.net.ConnectException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -61,8 +62,8 @@ import org.slf4j.LoggerFactory;
  * half a minute while it keeps failing) and on the first request once the map is older than the
  * {@link Builder#refreshInterval refresh interval} (no timer: an idle client asks nothing). Routing
  * only saves a network hop: any node coordinates any key, so a stale map never makes an answer wrong.
- * A request that got no answer because its connection could not be made or was closed (a node
- * killed, or closing an idle connection just as it was reused) is sent to the next live node; a write
+ * A request that got no answer because its connection could not be made or was closed or reset (a
+ * node killed or stopping, or closing an idle connection just as it was reused) is sent to the next live node; a write
  * applied before the close is then applied once more, with a newer timestamp. A GET is also sent
  * again after a timeout; a PUT or DELETE is not (it may be in progress).
  *
@@ -323,21 +324,24 @@ public final class KvClient implements AutoCloseable {
         CompletableFuture<T> result = new CompletableFuture<>();
         Context current = Vertx.currentContext();
         if (current != null && current.owner() == vertx) {
-            attempt(method, key, uri, from, body, outcome, result, 0);
+            attempt(method, key, uri, from, body, outcome, result, List.of());
         } else {
-            pickContext().runOnContext(v -> attempt(method, key, uri, from, body, outcome, result, 0));
+            pickContext().runOnContext(v -> attempt(method, key, uri, from, body, outcome, result, List.of()));
         }
         return result;
     }
 
+    /** {@code tried}: the nodes this request went to before without an answer; it goes to another. */
     private <T> void attempt(HttpMethod method, byte[] key, String uri, int from, Buffer body, ResponseOutcome<T> outcome,
-            CompletableFuture<T> result, int attempt) {
+            CompletableFuture<T> result, List<String> tried) {
         RoutingTable current = map;
         long now = System.nanoTime();
         if (refreshIntervalNanos > 0 && now - lastRefreshNanos >= refreshIntervalNanos) {
             requestRefresh(true);
         }
-        int node = pickNode(current, key, from, now);
+        int picked = pickNode(current, key, from, now);
+        // A map read since may have forgotten that a node just failed: never the same node twice.
+        int node = tried.contains(current.nodes.get(picked)) ? current.untried(picked, tried, now) : picked;
         SocketAddress address = current.addresses[node];
         String nodeUrl = current.nodes.get(node);
         RequestOptions request = new RequestOptions().setMethod(method).setHost(address.host()).setPort(address.port())
@@ -365,14 +369,27 @@ public final class KvClient implements AutoCloseable {
                     }
                     current.markDown(node, System.nanoTime());
                     requestRefresh(false);
-                    boolean unanswered = error instanceof ConnectException || error instanceof HttpClosedException;
-                    if ((unanswered || method == HttpMethod.GET) && attempt + 1 < current.size() && !closed) {
-                        attempt(method, key, uri, from, body, outcome, result, attempt + 1);
+                    List<String> failed = new ArrayList<>(tried);
+                    failed.add(nodeUrl);
+                    if ((unanswered(error) || method == HttpMethod.GET) && failed.size() < current.size() && !closed) {
+                        attempt(method, key, uri, from, body, outcome, result, failed);
                     } else {
                         result.completeExceptionally(new KvClientException(method + " " + uri + ": no answer from "
                                 + nodeUrl + ": " + error, 0, nodeUrl, error));
                     }
                 });
+    }
+
+    /**
+     * Whether a request got no answer because its connection could not be made, or was closed or reset
+     * under it (a node stopping closes kept-alive connections; a request racing the close is reset).
+     */
+    private static boolean unanswered(Throwable error) {
+        if (error instanceof ConnectException || error instanceof HttpClosedException) {
+            return true;
+        }
+        String message = error.getMessage();
+        return error instanceof IOException && message != null && message.contains("Connection reset");
     }
 
     private int pickNode(RoutingTable current, byte[] key, int from, long now) {

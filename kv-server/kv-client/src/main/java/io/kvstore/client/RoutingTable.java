@@ -193,6 +193,26 @@ final class RoutingTable {
         return anyUsable(primary, now);
     }
 
+    /**
+     * The first node after {@code start}, in ring order, that is not among {@code tried}: a usable one if
+     * any, else any; {@code start} if every node was tried.
+     */
+    int untried(int start, List<String> tried, long now) {
+        int fallback = start;
+        for (int i = 1; i < addresses.length; i++) {
+            int node = (start + i) % addresses.length;
+            if (!tried.contains(nodes.get(node))) {
+                if (usable(node, now)) {
+                    return node;
+                }
+                if (fallback == start) {
+                    fallback = node;
+                }
+            }
+        }
+        return fallback;
+    }
+
     /** The first usable node at or after {@code start}, in ring order, else {@code start}. */
     int anyUsable(int start, long now) {
         for (int i = 0; i < addresses.length; i++) {

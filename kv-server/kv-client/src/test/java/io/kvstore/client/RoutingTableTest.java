@@ -44,6 +44,18 @@ class RoutingTableTest {
     }
 
     @Test
+    void aRetryGoesToANodeNotTriedYetUsableOnesFirst() {
+        RoutingTable table = RoutingTable.fromClusterMap(ClusterMapCodec.toJson(ClusterMap.seed(NODES, 2, "ring", 16)), "test");
+        long now = System.nanoTime();
+        assertEquals(1, table.untried(0, List.of(NODES.get(0)), now));
+        table.markDown(1, now);
+        assertEquals(2, table.untried(0, List.of(NODES.get(0)), now), "a node marked down waits while another is usable");
+        assertEquals(1, table.untried(0, List.of(NODES.get(0), NODES.get(2), NODES.get(3)), now),
+                "one marked down is still tried before giving up");
+        assertEquals(0, table.untried(0, NODES, now), "every node tried: the caller gives up");
+    }
+
+    @Test
     void aMapWithTokensOnSomeNodesOnlyIsRefused() {
         String json = "{\"epoch\":1,\"replicationFactor\":1,\"partitioner\":\"ring\",\"virtualNodes\":1,\"nodes\":["
                 + "{\"url\":\"http://127.0.0.1:1\",\"state\":\"normal\",\"tokens\":[\"5\"]},"

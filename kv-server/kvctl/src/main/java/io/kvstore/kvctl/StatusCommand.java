@@ -68,7 +68,8 @@ final class StatusCommand extends KvctlCommand {
             double owns = shares.primaryOf(report.url());
             JsonObject status = report.status();
             JsonObject disk = status == null ? null : status.getJsonObject("disk");
-            table.row(report.url(), map.state(report.url()).id(), report.answered() ? "up" : "DOWN",
+            table.row(report.url(), map.state(report.url()).id(),
+                    upColumn(report, drainingSaysAPeer(report.url(), reports)),
                     report.cluster() == null ? "?" : report.cluster().getLong("epoch"),
                     owns < 0 ? "-" : Units.percent(owns),
                     status == null ? "?" : Units.bytes(status.getLong("dataBytes", 0L)
@@ -92,19 +93,39 @@ final class StatusCommand extends KvctlCommand {
         out().flush();
     }
 
+    /**
+     * {@code up}, {@code DOWN}, or for a node its peers hold as draining (it said it is stopping)
+     * {@code draining} while it still answers and {@code DOWN (drained)} once it is gone.
+     */
+    private static String upColumn(NodeReport report, boolean draining) {
+        if (report.answered()) {
+            return draining ? "draining" : "up";
+        }
+        return draining ? "DOWN (drained)" : "DOWN";
+    }
+
+    /** Whether an answering node holds {@code url} as draining: it said it is stopping, and is not back yet. */
+    private static boolean drainingSaysAPeer(String url, List<NodeReport> reports) {
+        return viewsOf(url, reports).stream().anyMatch(peer -> "draining".equals(peer.getString("state")));
+    }
+
     /** The hints the answering nodes keep for {@code url}: writes it missed, to be replayed to it. */
     private static String hintsFor(String url, List<NodeReport> reports) {
-        long hints = 0;
+        return Long.toString(viewsOf(url, reports).stream().mapToLong(peer -> peer.getLong("hintsPending", 0L)).sum());
+    }
+
+    /** How each answering node sees {@code url}: its entry among that node's {@code peers}. */
+    private static List<JsonObject> viewsOf(String url, List<NodeReport> reports) {
+        List<JsonObject> views = new ArrayList<>();
         for (NodeReport report : reports) {
             JsonArray peers = report.status() == null ? null : report.status().getJsonArray("peers");
             for (int i = 0; peers != null && i < peers.size(); i++) {
-                JsonObject peer = peers.getJsonObject(i);
-                if (url.equals(peer.getString("url"))) {
-                    hints += peer.getLong("hintsPending", 0L);
+                if (url.equals(peers.getJsonObject(i).getString("url"))) {
+                    views.add(peers.getJsonObject(i));
                 }
             }
         }
-        return Long.toString(hints);
+        return views;
     }
 
     private void warnDown(List<NodeReport> reports) {

@@ -73,7 +73,8 @@ class KvctlMembershipTest {
             Run status = nodes.kvctl("status");
             assertEquals(0, status.exitCode, status.toString());
             assertTrue(status.out.contains("3 nodes, 2 answering"), status.out);
-            assertTrue(status.out.lines().anyMatch(line -> line.startsWith(nodes.url(2)) && line.contains(" DOWN ")), status.out);
+            assertTrue(status.out.lines().anyMatch(line -> line.startsWith(nodes.url(2)) && line.contains(" DOWN (drained) ")),
+                    "stopped, it told its peers first: " + status.out);
             assertTrue(status.err.startsWith("warning: " + nodes.url(2) + " is DOWN: cannot reach " + nodes.url(2)), status.err);
             JsonObject json = new JsonObject(nodes.kvctl("status", "--json").out);
             assertEquals(null, json.getJsonArray("nodes").getJsonObject(2).getJsonObject("status"));

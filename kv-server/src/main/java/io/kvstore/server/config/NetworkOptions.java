@@ -26,6 +26,8 @@ public final class NetworkOptions {
     public static final long DEFAULT_IDLE_TIMEOUT_SECONDS = 60;
     /** Default time a client may take to send a request: a 4 MiB body at 70 KB/s. */
     public static final long DEFAULT_REQUEST_TIMEOUT_SECONDS = 60;
+    /** Default time a stopping node of a cluster goes on serving, closing each connection after its response. */
+    public static final long DEFAULT_DRAIN_GRACE_MILLIS = 1000;
 
     private final int maxKeyBytes;
     private final int maxBodyBytes;
@@ -34,6 +36,7 @@ public final class NetworkOptions {
     private final Duration replicaTimeout;
     private final Duration idleTimeout;
     private final Duration requestTimeout;
+    private final Duration drainGrace;
     private final int eventLoops;
     private final boolean nativeTransport;
     private final boolean batchReplicaRequests;
@@ -47,6 +50,7 @@ public final class NetworkOptions {
         this.replicaTimeout = b.replicaTimeout;
         this.idleTimeout = b.idleTimeout;
         this.requestTimeout = b.requestTimeout;
+        this.drainGrace = b.drainGrace;
         this.eventLoops = b.eventLoops;
         this.nativeTransport = b.nativeTransport;
         this.batchReplicaRequests = b.batchReplicaRequests;
@@ -107,6 +111,16 @@ public final class NetworkOptions {
         return requestTimeout;
     }
 
+    /**
+     * How long a node of a cluster that is stopping, once it told its peers, goes on serving before it
+     * stops listening: each response then carries {@code Connection: close}, so that clients leave their
+     * kept-alive connections to it between requests rather than have one closed under a request. 0:
+     * none. Default {@value #DEFAULT_DRAIN_GRACE_MILLIS} ms; a node without peers stops at once.
+     */
+    public Duration drainGrace() {
+        return drainGrace;
+    }
+
     /** HTTP event loops; default one per core. */
     public int eventLoops() {
         return eventLoops;
@@ -138,6 +152,7 @@ public final class NetworkOptions {
         private Duration replicaTimeout = Duration.ofMillis(DEFAULT_REPLICA_TIMEOUT_MILLIS);
         private Duration idleTimeout = Duration.ofSeconds(DEFAULT_IDLE_TIMEOUT_SECONDS);
         private Duration requestTimeout = Duration.ofSeconds(DEFAULT_REQUEST_TIMEOUT_SECONDS);
+        private Duration drainGrace = Duration.ofMillis(DEFAULT_DRAIN_GRACE_MILLIS);
         private int eventLoops = Runtime.getRuntime().availableProcessors();
         private boolean nativeTransport = true;
         private boolean batchReplicaRequests = true;
@@ -169,6 +184,12 @@ public final class NetworkOptions {
 
         public Builder replicaTimeout(Duration timeout) {
             this.replicaTimeout = Objects.requireNonNull(timeout, "replicaTimeout");
+            return this;
+        }
+
+        /** See {@link NetworkOptions#drainGrace()}. */
+        public Builder drainGrace(Duration grace) {
+            this.drainGrace = Objects.requireNonNull(grace, "drainGrace");
             return this;
         }
 
@@ -213,6 +234,7 @@ public final class NetworkOptions {
             require(!replicaTimeout.isNegative() && !replicaTimeout.isZero(), "replica timeout must be positive");
             require(!idleTimeout.isNegative() && !idleTimeout.isZero(), "idle timeout must be positive");
             require(!requestTimeout.isNegative() && !requestTimeout.isZero(), "request timeout must be positive");
+            require(!drainGrace.isNegative(), "drain grace must be >= 0, got " + drainGrace.toMillis() + " ms");
             return new NetworkOptions(this);
         }
     }

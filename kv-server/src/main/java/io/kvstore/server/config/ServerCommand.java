@@ -226,6 +226,13 @@ public final class ServerCommand {
         config.network(network -> network.replicaTimeout(Duration.ofMillis(millis)));
     }
 
+    @Option(names = "--drain-grace-ms", paramLabel = "N", defaultValue = "" + NetworkOptions.DEFAULT_DRAIN_GRACE_MILLIS,
+            description = "on SIGTERM, after telling its peers, a node of a cluster serves this long more, asking"
+                    + " clients to reconnect elsewhere (Connection: close), before it stops listening; 0: none")
+    void drainGraceMillis(long millis) {
+        config.network(network -> network.drainGrace(Duration.ofMillis(millis)));
+    }
+
     @Option(names = "--idle-timeout-s", paramLabel = "N", defaultValue = "" + NetworkOptions.DEFAULT_IDLE_TIMEOUT_SECONDS,
             description = "idle connections are closed after this; connections to peers after half of it,"
                     + " so give every node of a cluster the same")
@@ -317,7 +324,7 @@ public final class ServerCommand {
 
     @Option(names = "--hint-replay-bytes-per-s", paramLabel = "N",
             defaultValue = "" + ReplicationOptions.DEFAULT_HINT_REPLAY_BYTES_PER_SECOND,
-            description = "rate at which hints are replayed to a node that is back")
+            description = "the most hints are replayed at to a node that is back; below it, replay follows the node's answers")
     void hintReplayBytesPerSecond(long bytes) {
         config.replication(replication -> replication.hintReplayBytesPerSecond(bytes));
     }

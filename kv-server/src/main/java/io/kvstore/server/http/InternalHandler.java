@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,18 +46,21 @@ public final class InternalHandler {
     private final EpochFence fence;
     /** Null: requests are not checked against this node's map. */
     private final MapDivergence divergence;
+    private final BooleanSupplier draining;
 
     public InternalHandler(ReplicaEndpoint endpoint, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget) {
-        this(endpoint, maxKeyBytes, maxBodyBytes, bodyBudget, EpochFence.NONE, null);
+        this(endpoint, maxKeyBytes, maxBodyBytes, bodyBudget, EpochFence.NONE, null, () -> false);
     }
 
     /**
      * @param fence      this node's epoch: told the epoch each request carries, so that a node behind pulls the
      *                   newer map, and asked whether a request's older map sends its key elsewhere
      * @param divergence refuses (409) the requests of a peer on another map of this node's epoch
+     * @param draining   whether this node is stopping ({@link io.kvstore.server.membership.NodeDrain})
      */
     public InternalHandler(ReplicaEndpoint endpoint, int maxKeyBytes, int maxBodyBytes, BodyMemoryBudget bodyBudget,
-                    EpochFence fence, MapDivergence divergence) {
+                    EpochFence fence, MapDivergence divergence, BooleanSupplier draining) {
+        this.draining = draining;
         this.fence = fence;
         this.divergence = divergence;
         this.endpoint = endpoint;
@@ -65,8 +69,13 @@ public final class InternalHandler {
         this.bodyBudget = bodyBudget;
     }
 
+    /** 204, or 503 while this node drains: a peer's probe must not find it back before its restart. */
     void ping(HttpServerRequest request) {
-        request.response().setStatusCode(204).end();
+        if (draining.getAsBoolean()) {
+            Responses.send(request, 503, "this node is draining (stopping)");
+        } else {
+            request.response().setStatusCode(204).end();
+        }
     }
 
     void handle(HttpServerRequest request) {

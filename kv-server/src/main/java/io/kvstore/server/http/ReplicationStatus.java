@@ -41,7 +41,8 @@ public final class ReplicationStatus {
                     .put("lastSeenMillis", lastSeen == 0 ? null : lastSeen)
                     .put("downSinceMillis", detector.downSinceMillis(node) == 0 ? null : detector.downSinceMillis(node))
                     .put("hintsPending", hints == null ? 0 : hints.pendingHints(url))
-                    .put("hintBytesPending", hints == null ? 0 : hints.pendingHintBytes(url)));
+                    .put("hintBytesPending", hints == null ? 0 : hints.pendingHintBytes(url))
+                    .put("hintReplayBytesPerSecond", hints == null ? 0 : hints.replayBytesPerSecond(url)));
         }
         status.put("replicationFactor", current.replicationFactor())
                 .put("readRepair", options.readRepair().id())

@@ -8,6 +8,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +20,7 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(RequestRouter.class);
     private final AtomicInteger inFlight;
     private final int maxInFlight;
+    private final BooleanSupplier draining;
     private final EntityHandler entity;
     private final RangeHandler range;
     private final InternalHandler internal;
@@ -30,9 +32,12 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
     /** Serves every membership route. */
     private final Handler<HttpServerRequest> membership;
 
-    public RequestRouter(AtomicInteger inFlight, int maxInFlight, EntityHandler entity, RangeHandler range,
-            InternalHandler internal, StatusHandler status, RepairHandler repair, AdminRepairHandler adminRepair,
-            DamageHandler damage, MetricsHandler metrics, Handler<HttpServerRequest> membership) {
+    /** {@code draining}: whether this node is stopping; its responses then ask clients to close their connections. */
+    public RequestRouter(AtomicInteger inFlight, int maxInFlight, BooleanSupplier draining, EntityHandler entity,
+            RangeHandler range, InternalHandler internal, StatusHandler status, RepairHandler repair,
+            AdminRepairHandler adminRepair, DamageHandler damage, MetricsHandler metrics,
+            Handler<HttpServerRequest> membership) {
+        this.draining = draining;
         this.metrics = metrics;
         this.inFlight = inFlight;
         this.maxInFlight = maxInFlight;
@@ -57,6 +62,10 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
                         : "Transfer-Encoding '" + codings + "' does not end in chunked: the body cannot be framed");
                 return;
             }
+        }
+        if (draining.getAsBoolean()) {
+            // The client finishes this exchange and opens its next connection elsewhere, or here while the grace lasts.
+            request.response().putHeader(HttpHeaders.CONNECTION, HttpHeaders.CLOSE);
         }
         if (request.version() == HttpVersion.HTTP_1_1 && request.getHeader(HttpHeaders.HOST) == null) {
             Responses.send(request, 400, "an HTTP/1.1 request needs a Host header");
@@ -123,6 +132,7 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
                 case Routes.CLEANUP:
                 case Routes.MEMBERSHIP_CLEANUP:
                 case Routes.MEMBERSHIP_EPOCH:
+                case Routes.DRAINING:
                 case Routes.CHANGES:
                     membership.handle(request);
                     break;

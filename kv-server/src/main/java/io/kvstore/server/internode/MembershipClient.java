@@ -165,6 +165,34 @@ public final class MembershipClient {
                 });
     }
 
+    /**
+     * Tells {@code node} that this node is stopping (it sends it nothing more and hints its writes until
+     * a probe finds it serving again); gives up after {@code timeoutMillis}.
+     */
+    public Future<Void> draining(String node, long timeoutMillis) {
+        return request(node, io.vertx.core.http.HttpMethod.POST, Routes.DRAINING)
+                .timeout(timeoutMillis)
+                .send()
+                .map(response -> {
+                    expect(response, 204, node);
+                    return null;
+                });
+    }
+
+    /**
+     * Tells {@code node} that this node serves (again): it takes it back at once rather than at its next
+     * probe; gives up after {@code timeoutMillis}.
+     */
+    public Future<Void> serving(String node, long timeoutMillis) {
+        return request(node, io.vertx.core.http.HttpMethod.DELETE, Routes.DRAINING)
+                .timeout(timeoutMillis)
+                .send()
+                .map(response -> {
+                    expect(response, 204, node);
+                    return null;
+                });
+    }
+
     private HttpRequest<Buffer> request(String node, io.vertx.core.http.HttpMethod method, String path) {
         NodeUrl uri = NodeUrl.parse(node);
         return client.request(method, uri.port(), uri.host(), path)

@@ -88,6 +88,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
     /** How often a node asks one peer (in turn) for its map, so that a node that missed a push catches up. */
     static final long PULL_INTERVAL_MILLIS = 1000;
     private static final long REQUEST_TIMEOUT_MILLIS = 10_000;
+    private final NodeDrain drain = new NodeDrain(this);
     private static final long STREAM_BATCH_TIMEOUT_MILLIS = 60_000;
     /** How often the claimant looks for a change left in progress that nobody drives. */
     static final long RESUME_INTERVAL_MILLIS = 10_000;
@@ -284,6 +285,11 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
 
     public MembershipClient client() {
         return membershipClient;
+    }
+
+    /** This node's draining on stop, and its peers' announcements of theirs. */
+    public NodeDrain drain() {
+        return drain;
     }
 
     public ExecutorService worker() {

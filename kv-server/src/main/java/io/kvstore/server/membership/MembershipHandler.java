@@ -98,6 +98,16 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
                     epochVote(request);
                 }
                 break;
+            case Routes.DRAINING:
+                if (request.method() == HttpMethod.DELETE) {
+                    membership.drain().peerServing(request);
+                } else if (request.method() == HttpMethod.POST) {
+                    membership.drain().peerDraining(request);
+                } else {
+                    request.response().putHeader("Allow", "POST, DELETE");
+                    Responses.send(request, 405, "method " + request.method() + " not allowed on " + request.path());
+                }
+                break;
             case Routes.MAP:
                 if (request.method() == HttpMethod.PUT) {
                     pushed(request);

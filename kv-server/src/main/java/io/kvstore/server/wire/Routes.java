@@ -34,6 +34,8 @@ public final class Routes {
     public static final String WRITES = "/internal/v0/writes";
     public static final String READS = "/internal/v0/reads";
     public static final String PING = "/internal/v0/ping";
+    /** A node stopping tells its peers, so they leave it out at once rather than after failures. */
+    public static final String DRAINING = "/internal/v0/draining";
     public static final String MAP = "/internal/v0/cluster";
     public static final String MEMBERSHIP_CHANGE = "/internal/v0/membership/change";
     public static final String MEMBERSHIP_STREAM = "/internal/v0/membership/stream";
@@ -50,7 +52,7 @@ public final class Routes {
      * routes, and {@link #UNKNOWN} last, so that the labels stay bounded.
      */
     public static final List<String> ALL = List.of(ENTITY, ENTITIES, STATUS, METRICS, INTERNAL_ENTITY,
-            INTERNAL_ENTITIES, WRITES, READS, PING, ADMIN_REPAIR, CLUSTER, DECOMMISSION, NODES, MAP, MEMBERSHIP_CHANGE,
+            INTERNAL_ENTITIES, WRITES, READS, PING, DRAINING, ADMIN_REPAIR, CLUSTER, DECOMMISSION, NODES, MAP, MEMBERSHIP_CHANGE,
             MEMBERSHIP_STREAM, CLEANUP, MEMBERSHIP_CLEANUP, MEMBERSHIP_EPOCH, CHANGES, ADMIN_SCRUB, ADMIN_HEAL, REPAIR_PREFIX, UNKNOWN);
     private static final Map<String, Integer> INDEX = IntStream.range(0, ALL.size()).boxed()
             .collect(Collectors.toUnmodifiableMap(ALL::get, i -> i));
