@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,10 +21,10 @@ import org.junit.jupiter.api.Test;
  * {@code KV_REQUIRE_PROMTOOL=1} (as CI sets it) makes its absence a failure.
  */
 class AlertRulesPromtoolTest {
-    private static Path promtool;
+    private Path promtool;
 
-    @BeforeAll
-    static void findPromtool() {
+    @BeforeEach
+    void findPromtool() {
         promtool = onPath("promtool");
         if (promtool == null) {
             String why = "promtool is not on the PATH (Debian: apt-get install prometheus)";
@@ -48,7 +48,7 @@ class AlertRulesPromtoolTest {
     }
 
     /** Runs promtool in the repository's root and returns what it printed, failing the test on a non-zero exit. */
-    private static String promtool(String... arguments) throws Exception {
+    private String promtool(String... arguments) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(promtool.toString());
         command.addAll(List.of(arguments));

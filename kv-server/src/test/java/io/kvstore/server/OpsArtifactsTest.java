@@ -42,6 +42,7 @@ class OpsArtifactsTest {
     private static final Pattern IDENTIFIER = Pattern.compile("(?<![\\w.:$])[a-zA-Z_:][\\w:]*+(?!\\s*\\()");
     /** A Grafana variable listing a label's values: {@code label_values(selector, label)}. */
     private static final Pattern LABEL_VALUES = Pattern.compile("label_values\\((.*),\\s*\\w+\\)");
+    private static final Pattern RUNBOOK = Pattern.compile("runbook_url:\\s*\"?docs/OPERATIONS\\.md#([\\w-]+)");
     private static final Pattern EXPR_LINE = Pattern.compile("^(\\s*)(?:- )?expr:\\s*(.*)$");
 
     @TempDir
@@ -122,6 +123,39 @@ class OpsArtifactsTest {
             // The test PKI's certificates are valid for two days.
             assertTrue(expiry > now + 86_400 && expiry < now + 3 * 86_400, role + " expires at " + expiry);
         }
+    }
+
+    @Test
+    void everyRunbookLinkLeadsToASectionOfTheOperatorsManual() throws IOException {
+        Set<String> sections = new TreeSet<>();
+        for (String line : Files.readAllLines(repository().resolve("docs/OPERATIONS.md"))) {
+            if (line.startsWith("#")) {
+                sections.add(line.replaceFirst("^#+\\s*", "").toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9 -]", "")
+                        .replace(' ', '-'));
+            }
+        }
+        List<String> links = new ArrayList<>();
+        Matcher link = RUNBOOK.matcher(Files.readString(repository().resolve("ops/prometheus/alerts.yml")));
+        while (link.find()) {
+            links.add(link.group(1));
+        }
+        assertTrue(links.size() >= 7, "runbook links: " + links);
+        for (String anchor : links) {
+            assertTrue(sections.contains(anchor), "no section #" + anchor + " in docs/OPERATIONS.md");
+        }
+    }
+
+    @Test
+    void everyKvstoreMetricIsInTheOperatorsManual() throws IOException {
+        String manual = Files.readString(repository().resolve("docs/OPERATIONS.md"));
+        Set<String> undocumented = new TreeSet<>();
+        for (String name : exposed) {
+            String metric = name.replaceFirst("_(bucket|count|sum|max)$", "");
+            if (name.startsWith("kv_") && !manual.contains("`" + metric + "`")) {
+                undocumented.add(metric);
+            }
+        }
+        assertEquals(Set.of(), undocumented, "metrics docs/OPERATIONS.md does not list");
     }
 
     @Test
