@@ -34,14 +34,17 @@ import io.kvstore.server.membership.JoinFailure;
 import io.kvstore.server.membership.Membership;
 import io.kvstore.server.membership.MembershipHandler;
 import io.kvstore.server.membership.NodeCleanup;
+import io.kvstore.server.metrics.ClusterMapMetrics;
 import io.kvstore.server.metrics.CoordinatorMetrics;
 import io.kvstore.server.metrics.MeteredReplica;
 import io.kvstore.server.metrics.MetricsHandler;
 import io.kvstore.server.metrics.NodeMetrics;
+import io.kvstore.server.metrics.PeerMetrics;
 import io.kvstore.server.metrics.ReplicationMetrics;
 import io.kvstore.server.metrics.RequestMetrics;
 import io.kvstore.server.metrics.StorageMetrics;
 import io.kvstore.server.metrics.StoreHealthMetrics;
+import io.kvstore.server.metrics.TlsMetrics;
 import io.kvstore.server.security.Authenticator;
 import io.kvstore.server.security.HandshakeFailureLog;
 import io.kvstore.server.security.NodeSecurity;
@@ -412,12 +415,16 @@ public final class KvServer {
         ranges.cluster(new ClusterRange(() -> membership.map().readOwners(), config.self(), ranges, rangeClient,
                 network.replicaTimeout().toMillis(), network.maxKeyBytes(), network.maxBodyBytes()));
         StorageMetrics storageMetrics = null;
+        PeerMetrics peerMetrics = null;
         if (metrics != null) {
             storageMetrics = new StorageMetrics(dao, metrics.registry());
             StoreHealthMetrics.bind(dao, metrics.registry());
             server.bindNodeGauges(metrics.registry(), inFlight, bodyBudget, ranges);
             ReplicationMetrics.bind(metrics.registry(), membership::readRepairs, membership.divergence(), membership.batches(),
                     membership.hints(), repair.antiEntropy());
+            peerMetrics = new PeerMetrics(metrics.registry(), membership, membership.hints());
+            ClusterMapMetrics.bind(metrics.registry(), () -> membership.get() == null ? null : membership.get().map());
+            TlsMetrics.bind(metrics.registry(), config.security().tlsCertificate(), config.security().tlsCa());
         }
         RequestRouter router = new RequestRouter(inFlight, network.maxInFlight(), membership.drain()::draining,
                 new EntityHandler(membership, membership, network.replicaTimeout(), network.maxKeyBytes(),
@@ -431,7 +438,7 @@ public final class KvServer {
                         membership.hints()), membership::map),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
                 new DamageHandler(dao, repair.antiEntropy(), network.idleTimeout(), config.repairScanBytesPerSecond()),
-                new MetricsHandler(metrics, storageMetrics), membershipHandler);
+                new MetricsHandler(metrics, storageMetrics, peerMetrics), membershipHandler);
         Authenticator front = new Authenticator(router,
                 security.clusterSecrets() == null ? null : new RequestSignature(security.clusterSecrets()),
                 security.adminTokens(), security.clientTokens(), config.security().tlsCa() != null, System::currentTimeMillis);

@@ -251,6 +251,32 @@ class MetricsTest {
     }
 
     @Test
+    void peersAndTheClusterMapAreReportedAsEachNodeSeesThem() throws Exception {
+        cluster = new TestCluster(dir, 2, b -> b.antiEntropyInterval(Duration.ZERO));
+        PrometheusText first = scrape(0);
+        PrometheusText second = scrape(1);
+        assertEquals(1, first.value("kv_cluster_map_epoch"));
+        assertEquals(2, first.value("kv_cluster_map_nodes{state=\"normal\"}"));
+        assertEquals(0, first.value("kv_cluster_map_nodes{state=\"joining\"}") + first.value("kv_cluster_map_nodes{state=\"leaving\"}"));
+        // One map, one fingerprint: what tells nodes on different maps apart.
+        assertEquals(first.value("kv_cluster_map_fingerprint"), second.value("kv_cluster_map_fingerprint"));
+        assertTrue(first.value("kv_cluster_map_fingerprint") > 0);
+        String peer = "{peer=\"" + cluster.url(1) + "\"}";
+        assertEquals(1, first.value("kv_peer_up" + peer));
+        assertEquals(0, first.value("kv_hints_pending" + peer));
+        assertFalse(first.has("kv_peer_up{peer=\"" + cluster.url(0) + "\"}"), "a node is not its own peer");
+        assertFalse(first.has("kv_tls_certificate_expiry_seconds{role=\"node\"}"), "no TLS, no certificate");
+        // The peer stops: once probes fail it is down, and a write it misses waits for it as a hint.
+        cluster.stop(1);
+        assertEquals(201, cluster.put(0, "id=hinted&ack=1&from=2", "v"));
+        PrometheusText down = scrapeUntil(0, metrics -> metrics.value("kv_peer_up" + peer) == 0
+                && metrics.value("kv_hints_pending" + peer) >= 1);
+        assertEquals(0, down.value("kv_peer_up" + peer));
+        assertEquals(1, down.value("kv_hints_pending" + peer));
+        assertTrue(down.value("kv_hints_pending_size_bytes" + peer) > 0);
+    }
+
+    @Test
     void withMetricsOffTheRouteIs404AndRequestsStillWork() throws Exception {
         cluster = new TestCluster(dir, 1, b -> b.metrics(false));
         assertEquals(201, cluster.put(0, "id=k", "v"));

@@ -15,11 +15,13 @@ public final class MetricsHandler {
 
     private final NodeMetrics metrics;
     private final StorageMetrics storage;
+    private final PeerMetrics peers;
 
-    /** {@code metrics} and {@code storage} null: the node keeps no metrics. */
-    public MetricsHandler(NodeMetrics metrics, StorageMetrics storage) {
+    /** {@code metrics}, {@code storage} and {@code peers} null: the node keeps no metrics. */
+    public MetricsHandler(NodeMetrics metrics, StorageMetrics storage, PeerMetrics peers) {
         this.metrics = metrics;
         this.storage = storage;
+        this.peers = peers;
     }
 
     public void handle(HttpServerRequest request) {
@@ -34,6 +36,7 @@ public final class MetricsHandler {
         }
         Vertx.currentContext().executeBlocking(() -> {
             storage.refresh();
+            peers.refresh();
             return metrics.scrape();
         }, false).onComplete(scraped -> {
             if (scraped.failed()) {
