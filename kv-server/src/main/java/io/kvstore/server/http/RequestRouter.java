@@ -29,6 +29,8 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
     private final MetricsHandler metrics;
     /** Serves every membership route. */
     private final Handler<HttpServerRequest> membership;
+    /** Serves the web console's page and data; null: the node has none. */
+    private volatile Handler<HttpServerRequest> console;
 
     public RequestRouter(AtomicInteger inFlight, int maxInFlight, EntityHandler entity, RangeHandler range,
             InternalHandler internal, StatusHandler status, RepairHandler repair, AdminRepairHandler adminRepair,
@@ -44,6 +46,12 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
         this.adminRepair = adminRepair;
         this.damage = damage;
         this.membership = membership;
+    }
+
+    /** Has {@code console} serve {@value Routes#CONSOLE} and the {@value Routes#UI} files. */
+    public RequestRouter console(Handler<HttpServerRequest> console) {
+        this.console = console;
+        return this;
     }
 
     @Override
@@ -131,6 +139,8 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
                         repair.handle(request);
                     } else if (request.path().startsWith(Routes.CHANGES + "/")) {
                         membership.handle(request);
+                    } else if (console != null && (request.path().equals(Routes.CONSOLE) || Routes.isConsoleFile(request.path()))) {
+                        console.handle(request);
                     } else {
                         Responses.send(request, 400, "unknown path " + request.path());
                     }
