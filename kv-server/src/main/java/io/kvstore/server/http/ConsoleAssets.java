@@ -32,7 +32,8 @@ final class ConsoleAssets {
         Asset page = asset("index.html", "text/html; charset=utf-8");
         assets = Map.of(Routes.UI, page, Routes.UI_PREFIX, page, Routes.UI_PREFIX + "index.html", page,
                 Routes.UI_PREFIX + "console.js", asset("console.js", "text/javascript; charset=utf-8"),
-                Routes.UI_PREFIX + "console.css", asset("console.css", "text/css; charset=utf-8"));
+                Routes.UI_PREFIX + "console.css", asset("console.css", "text/css; charset=utf-8"),
+                Routes.UI_PREFIX + "favicon.svg", asset("favicon.svg", "image/svg+xml"));
     }
 
     void handle(HttpServerRequest request) {
