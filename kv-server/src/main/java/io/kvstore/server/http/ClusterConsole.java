@@ -41,7 +41,7 @@ public final class ClusterConsole {
     /** How long the page waits for a member at most. */
     public static final long PEER_TIMEOUT_MILLIS = 2_000;
     /** Keys sampled to estimate each node's share: the partitioners place keys by hash, so a fixed sample is even. */
-    private static final int SHARE_SAMPLES = 4096;
+    private static final int SHARE_SAMPLES = 16_384;
     /** The most recent changes shown. */
     private static final int CHANGES_SHOWN = 10;
 
