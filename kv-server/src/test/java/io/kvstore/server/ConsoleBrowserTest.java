@@ -61,7 +61,7 @@ class ConsoleBrowserTest {
         ChromeOptions options = new ChromeOptions();
         options.setBinary(chromium.toFile());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1400,1200", "--no-first-run", "--disable-extensions");
+                "--window-size=1400,1500", "--no-first-run", "--disable-extensions");
         options.setAcceptInsecureCerts(true);
         options.setCapability("goog:loggingPrefs", Map.of(LogType.BROWSER, "ALL"));
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(driver.toFile())
@@ -94,7 +94,8 @@ class ConsoleBrowserTest {
         Thread load = new Thread(() -> {
             for (int i = 0; loading.get(); i++) {
                 try {
-                    cluster.put(i % 3, "id=browser" + (i % 500), "v" + i);
+                    // Half the writes through the first node, a third through the second: three rates.
+                    cluster.put(i % 6 < 3 ? 0 : i % 6 < 5 ? 1 : 2, "id=browser" + (i % 500), "v" + i);
                 } catch (Exception e) {
                     return;
                 }

@@ -20,6 +20,12 @@ final class RequestRates {
     static final String REQUESTS = "vertx_http_server_requests_total";
     static final String LATENCY_BUCKETS = "vertx_http_server_response_time_seconds_bucket";
     static final long MIN_INTERVAL_MILLIS = 1_000;
+    /** The background work shown beside the requests: anti-entropy, read repair and hint replay. */
+    static final String REPAIR_EXCHANGES = "kv_repair_exchanges_total";
+    static final String REPAIR_KEYS_SENT = "kv_repair_keys_sent_total";
+    static final String REPAIR_KEYS_RECEIVED = "kv_repair_keys_received_total";
+    static final String READ_REPAIRS = "kv_read_repairs_total";
+    static final String HINTS = "kv_hints_total";
     /** The console's own calls, left out so that an idle cluster shows no traffic while it is watched. */
     private static final Set<String> CONSOLE_ROUTES = Set.of(Routes.METRICS, Routes.STATUS, Routes.CONSOLE, Routes.UI,
             Routes.MEMBERSHIP_CHANGE);
@@ -33,8 +39,12 @@ final class RequestRates {
         final TreeMap<Double, Double> buckets = new TreeMap<>();
     }
 
-    /** One scrape: the counts by operation ({@code "GET /v0/entity"}) and when it was taken. */
-    record Scrape(long atMillis, Map<String, Counts> operations) {
+    /**
+     * One scrape: the counts by operation ({@code "GET /v0/entity"}), the background counters (by name,
+     * {@code kv_repair_exchanges_total} also as {@code kv_repair_exchanges_total:failed}, {@code kv_hints_total}
+     * only its replayed hints), and when it was taken.
+     */
+    record Scrape(long atMillis, Map<String, Counts> operations, Map<String, Double> background) {
     }
 
     private record Window(Scrape base, JsonObject last) {
@@ -97,7 +107,21 @@ final class RequestRates {
         return new JsonObject().put("intervalMillis", after.atMillis - before.atMillis)
                 .put("requestsPerSecond", round(requests / seconds))
                 .put("errorsPerSecond", round(errors / seconds))
-                .put("operations", operations);
+                .put("operations", operations)
+                .put("background", new JsonObject()
+                        .put("repairExchanges", after.background.getOrDefault(REPAIR_EXCHANGES, 0.0))
+                        .put("repairExchangesFailed", after.background.getOrDefault(REPAIR_EXCHANGES + ":failed", 0.0))
+                        .put("repairKeysPerSecond", round((increase(before, after, REPAIR_KEYS_SENT)
+                                + increase(before, after, REPAIR_KEYS_RECEIVED)) / seconds))
+                        .put("readRepairsPerSecond", round(increase(before, after, READ_REPAIRS) / seconds))
+                        .put("hintsReplayedPerSecond", round(increase(before, after, HINTS) / seconds)));
+    }
+
+    /** How much the background counter {@code name} grew, all of it if it went back (a restart). */
+    private static double increase(Scrape before, Scrape after, String name) {
+        double now = after.background.getOrDefault(name, 0.0);
+        double then = before.background.getOrDefault(name, 0.0);
+        return now >= then ? now - then : now;
     }
 
     /**
@@ -135,10 +159,12 @@ final class RequestRates {
     /** The request counters and latency buckets of a Prometheus text exposition, by operation; other samples are skipped. */
     static Scrape parse(String text, long atMillis) {
         Map<String, Counts> operations = new TreeMap<>();
+        Map<String, Double> background = new TreeMap<>();
         for (String line : text.split("\n")) {
             boolean requests = line.startsWith(REQUESTS + "{");
             boolean bucket = line.startsWith(LATENCY_BUCKETS + "{");
             if (!requests && !bucket) {
+                background(line, background);
                 continue;
             }
             int open = line.indexOf('{');
@@ -175,7 +201,37 @@ final class RequestRates {
                 }
             }
         }
-        return new Scrape(atMillis, operations);
+        return new Scrape(atMillis, operations, background);
+    }
+
+    /** Adds {@code line} to {@code background} if it is a sample of one of the background counters. */
+    private static void background(String line, Map<String, Double> background) {
+        int end = line.indexOf('{');
+        int space = line.indexOf(' ');
+        end = end < 0 || space >= 0 && space < end ? space : end;
+        if (end <= 0) {
+            return;
+        }
+        String name = line.substring(0, end);
+        if (!name.equals(REPAIR_EXCHANGES) && !name.equals(REPAIR_KEYS_SENT) && !name.equals(REPAIR_KEYS_RECEIVED)
+                && !name.equals(READ_REPAIRS) && !name.equals(HINTS)) {
+            return;
+        }
+        int close = line.lastIndexOf('}');
+        Map<String, String> labels = line.charAt(end) == '{' && close > end ? labels(line.substring(end + 1, close)) : Map.of();
+        if (name.equals(HINTS) && !"replayed".equals(labels.get("event"))) {
+            return;
+        }
+        double value;
+        try {
+            value = number(line.substring(Math.max(close, end) + 1).trim().split("\\s+")[0]);
+        } catch (NumberFormatException e) {
+            return;
+        }
+        background.merge(name, value, Double::sum);
+        if (name.equals(REPAIR_EXCHANGES) && "failed".equals(labels.get("outcome"))) {
+            background.merge(name + ":failed", value, Double::sum);
+        }
     }
 
     /** {@code name="value",...} with Prometheus' escapes in values. */

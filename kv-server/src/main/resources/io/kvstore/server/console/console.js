@@ -171,6 +171,26 @@
     }
   }
 
+  function renderBackground(view) {
+    const body = $('background').tBodies[0];
+    clear(body);
+    for (const node of view.nodes) {
+      const row = el('tr');
+      cell(row, node.url);
+      const peers = node.status && Array.isArray(node.status.peers) ? node.status.peers : null;
+      const work = node.requests ? node.requests.background : null;
+      cell(row, peers ? hintsPending(node) : '–', 'num');
+      cell(row, peers ? bytes(peers.reduce((sum, peer) => sum + (Number(peer.hintBytesPending) || 0), 0)) : '–', 'num');
+      cell(row, work ? number(work.hintsReplayedPerSecond) : '–', 'num');
+      cell(row, work ? work.repairExchanges + ' (' + work.repairExchangesFailed + ')' : '–', 'num');
+      cell(row, work ? number(work.repairKeysPerSecond) : '–', 'num');
+      cell(row, work ? number(work.readRepairsPerSecond) : '–', 'num');
+      const down = peers ? peers.filter(peer => peer.state !== 'up').map(peer => peer.url) : null;
+      cell(row, down === null ? '–' : down.length ? down.join(', ') : 'none', down && down.length ? 'down' : '');
+      body.appendChild(row);
+    }
+  }
+
   function renderChanges(view) {
     const body = $('changes').tBodies[0];
     clear(body);
@@ -226,8 +246,8 @@
     for (const points of history.values()) {
       for (const p of points) { if (p !== null && p > max) { max = p; } }
     }
-    const top = Math.pow(10, Math.ceil(Math.log10(max)));
-    const scale = max <= top / 2 ? top / 2 : top;
+    const magnitude = Math.pow(10, Math.floor(Math.log10(max)));
+    const scale = [1, 2, 2.5, 5, 10].map(step => step * magnitude).find(top => top >= max);
     for (let i = 0; i <= 4; i++) {
       const y = 8 + (height - bottom - 8) * i / 4;
       chart.appendChild(svg('line', { x1: left, x2: width - 4, y1: y, y2: y, stroke: '#e4e7ec' }));
@@ -321,6 +341,7 @@
         renderShareChart(latest);
         renderOperations(latest);
         renderStorage(latest);
+        renderBackground(latest);
         renderChanges(latest);
         if (Date.now() > keepMessageUntil) {
           message('updated ' + new Date().toLocaleTimeString(), false);

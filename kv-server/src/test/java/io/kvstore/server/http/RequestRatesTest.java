@@ -52,6 +52,24 @@ class RequestRatesTest {
     }
 
     @Test
+    void backgroundWork() {
+        RequestRates rates = new RequestRates();
+        String before = "kv_repair_exchanges_total{outcome=\"ok\"} 3.0\nkv_repair_exchanges_total{outcome=\"failed\"} 1.0\n"
+                + "kv_repair_keys_sent_total 10\nkv_repair_keys_received_total 0\nkv_read_repairs_total 4\n"
+                + "kv_hints_total{event=\"replayed\"} 0\nkv_hints_total{event=\"stored\"} 100\n";
+        String after = "kv_repair_exchanges_total{outcome=\"ok\"} 5.0\nkv_repair_exchanges_total{outcome=\"failed\"} 2.0\n"
+                + "kv_repair_keys_sent_total 30\nkv_repair_keys_received_total 20\nkv_read_repairs_total 8\n"
+                + "kv_hints_total{event=\"replayed\"} 50\nkv_hints_total{event=\"stored\"} 900\n";
+        rates.observe("n1", before, 0);
+        JsonObject background = rates.observe("n1", after, 2_000).getJsonObject("background");
+        assertEquals(7.0, background.getDouble("repairExchanges"));
+        assertEquals(2.0, background.getDouble("repairExchangesFailed"));
+        assertEquals(20.0, background.getDouble("repairKeysPerSecond"));
+        assertEquals(2.0, background.getDouble("readRepairsPerSecond"));
+        assertEquals(25.0, background.getDouble("hintsReplayedPerSecond"));
+    }
+
+    @Test
     void aNodeThatRestartedCountsFromZero() {
         RequestRates rates = new RequestRates();
         rates.observe("n1", scrape(1000, 0, 1000, 0), 0);
