@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -164,7 +165,7 @@ class ConsoleBrowserTest {
     private void assertNoSevereLog(String... expected) {
         List<LogEntry> severe = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
                 .filter(entry -> entry.getLevel().intValue() >= Level.SEVERE.intValue())
-                .filter(entry -> java.util.Arrays.stream(expected).noneMatch(entry.getMessage()::contains))
+                .filter(entry -> Arrays.stream(expected).noneMatch(entry.getMessage()::contains))
                 .collect(Collectors.toList());
         assertEquals(List.of(), severe.stream().map(LogEntry::getMessage).collect(Collectors.toList()));
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
@@ -116,7 +117,7 @@ class ConsoleRouteTest {
                     while (true) {
                         accepted.add(silent.accept());
                     }
-                } catch (java.io.IOException closed) {
+                } catch (IOException closed) {
                     // the test is over
                 }
             });

@@ -92,6 +92,9 @@ public final class ClusterConsole {
         List<Future<JsonObject>> all = new ArrayList<>(nodes);
         all.add(changes);
         Future.join(all).onComplete(done -> {
+            if (request.response().closed()) {
+                return;
+            }
             Map<String, Double> share = shares(current);
             JsonArray list = new JsonArray();
             JsonObject selfStatus = null;

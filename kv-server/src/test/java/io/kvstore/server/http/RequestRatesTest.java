@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /** The console's rates from two scrapes of the Prometheus text a node serves. */
@@ -79,8 +80,8 @@ class RequestRatesTest {
 
     @Test
     void quantileInterpolatesWithinItsBucket() {
-        java.util.TreeMap<Double, Double> before = new java.util.TreeMap<>();
-        java.util.TreeMap<Double, Double> after = new java.util.TreeMap<>(Map.of(0.001, 0.0, 0.002, 100.0,
+        TreeMap<Double, Double> before = new TreeMap<>();
+        TreeMap<Double, Double> after = new TreeMap<>(Map.of(0.001, 0.0, 0.002, 100.0,
                 Double.POSITIVE_INFINITY, 100.0));
         assertEquals(1.5, RequestRates.quantile(before, after, 0.5), 1e-9);
         assertNull(RequestRates.quantile(after, after, 0.5), "no requests in the interval");
