@@ -19,6 +19,7 @@ import java.util.logging.Level;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
@@ -40,6 +41,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * chart moves under load. Skipped when chromium or chromedriver is missing, unless
  * {@code KV_REQUIRE_BROWSER=1} (as CI sets), which makes their absence a failure.
  */
+@Tag("slow")
 class ConsoleBrowserTest {
     private static final String CLIENT_TOKEN = "console-browser-client-token";
     private static final Duration WAIT = Duration.ofSeconds(30);

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * deadline rather than hold the answer, and the route is as closed as {@code /v0/status} when a client
  * token is configured.
  */
+@Tag("slow")
 class ConsoleRouteTest {
     private static final String SECRET = "0123456789abcdef0123456789abcdef";
     private static final String CLIENT_TOKEN = "console-client-token-0123456789";
