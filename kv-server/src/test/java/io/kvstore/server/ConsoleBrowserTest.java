@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.File;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -118,6 +122,28 @@ class ConsoleBrowserTest {
         } finally {
             loading.set(false);
             load.join();
+        }
+        // A member replaced by a server answering markup: shown unreachable, its answer shown as text.
+        cluster.stop(2);
+        String markup = "<img src=x onerror=\"document.title='injected'\"><b id=injected>bold</b>";
+        HttpServer impostor = HttpServer.create(new InetSocketAddress("127.0.0.1", URI.create(cluster.url(2)).getPort()), 0);
+        impostor.createContext("/", exchange -> {
+            byte[] body = markup.getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "text/html");
+            exchange.sendResponseHeaders(500, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        impostor.start();
+        try {
+            String title = browser.getTitle();
+            By third = By.cssSelector("#nodes tbody tr:nth-child(3) td:first-child");
+            wait.until(page -> browser.findElement(third).getDomAttribute("title").contains(markup));
+            assertTrue(browser.findElement(By.id("nodes")).getText().contains("unreachable"));
+            assertEquals(title, browser.getTitle());
+            assertEquals(0, browser.findElements(By.cssSelector("main img, #injected")).size());
+        } finally {
+            impostor.stop(0);
         }
         assertNoSevereLog();
     }
