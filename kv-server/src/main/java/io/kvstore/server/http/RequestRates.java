@@ -54,8 +54,8 @@ final class RequestRates {
 
     /**
      * The rates of {@code node} between its previous scrape and {@code text}, taken at {@code atMillis}:
-     * {@code {"intervalMillis", "requestsPerSecond", "errorsPerSecond", "operations": [...]}}, or null
-     * for the first scrape of a node (nothing to compare with yet).
+     * {@code {"intervalMillis", "requestsPerSecond", "errorsPerSecond", "operations": [...], "background"}}, or
+     * null until a scrape of the node comes at least {@link #MIN_INTERVAL_MILLIS} after its first.
      */
     JsonObject observe(String node, String text, long atMillis) {
         Scrape now = parse(text, atMillis);
@@ -64,7 +64,7 @@ final class RequestRates {
             windows.put(node, new Window(now, null));
             return null;
         }
-        if (atMillis - window.base.atMillis < MIN_INTERVAL_MILLIS && window.last != null) {
+        if (atMillis - window.base.atMillis < MIN_INTERVAL_MILLIS) {
             return window.last;
         }
         JsonObject rates = between(window.base, now);

@@ -37,6 +37,7 @@ class RequestRatesTest {
     void ratesErrorsAndQuantilesBetweenTwoScrapes() {
         RequestRates rates = new RequestRates();
         assertNull(rates.observe("n1", scrape(100, 0, 100, 7), 10_000), "nothing to compare the first scrape with");
+        assertNull(rates.observe("n1", scrape(100, 0, 100, 7), 10_500), "too soon after the first to say");
         // 200 more PUTs in 2 s: 100 under 1 ms, 90 between 1 and 10 ms, 10 that failed after more than 10 ms.
         JsonObject json = rates.observe("n1", scrape(300, 10, 200, 9), 12_000);
         assertEquals(2000, json.getLong("intervalMillis"));
