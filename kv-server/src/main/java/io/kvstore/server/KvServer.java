@@ -18,7 +18,9 @@ import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.config.NetworkOptions;
 import io.kvstore.server.config.SecurityOptions;
 import io.kvstore.server.http.BodyMemoryBudget;
+import io.kvstore.server.http.ClusterConsole;
 import io.kvstore.server.http.ClusterRange;
+import io.kvstore.server.http.ConsoleHandler;
 import io.kvstore.server.http.DamageHandler;
 import io.kvstore.server.http.EntityHandler;
 import io.kvstore.server.http.HttpVerticle;
@@ -435,10 +437,13 @@ public final class KvServer {
                         membership, membership.divergence(), membership.drain()::draining),
                 new StatusHandler(config, engine, dao, vertx.isNativeTransportEnabled() ? "native" : "nio", inFlight, bodyBudget,
                         ranges, server.slowConnectionsClosed, new ReplicationStatus(membership, replication,
-                        membership.hints()), membership::map),
+                        membership.hints(), membership.drain()::draining), membership::map),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
                 new DamageHandler(dao, repair.antiEntropy(), network.idleTimeout(), config.repairScanBytesPerSecond()),
                 new MetricsHandler(metrics, storageMetrics, peerMetrics), membershipHandler);
+        router.console(new ConsoleHandler(new ClusterConsole(vertx, consoleClient(vertx, security, network), membership.client(),
+                membership::map, config.self(), security.clusterSecrets() == null,
+                Math.min(ClusterConsole.PEER_TIMEOUT_MILLIS, network.replicaTimeout().toMillis()))));
         Authenticator front = new Authenticator(router,
                 security.clusterSecrets() == null ? null : new RequestSignature(security.clusterSecrets()),
                 security.adminTokens(), security.clientTokens(), config.security().tlsCa() != null, System::currentTimeMillis);
@@ -479,6 +484,17 @@ public final class KvServer {
                     started.complete(server);
                 })
                 .onFailure(error -> server.stop().whenComplete((v, e) -> started.completeExceptionally(error)));
+    }
+
+    /**
+     * The web console's client to the members: its own few connections, not pipelined, so that a slow
+     * {@code /metrics} never queues replica calls behind it. Vert.x closes it with the node.
+     */
+    private static WebClient consoleClient(Vertx vertx, NodeSecurity security, NetworkOptions network) {
+        return InternodeClients.create(vertx, security, new WebClientOptions().setKeepAlive(true)
+                .setKeepAliveTimeout(InternodeClients.keepAliveSeconds(network.idleTimeout())).setTcpNoDelay(true)
+                .setConnectTimeout((int) Math.min(ClusterConsole.PEER_TIMEOUT_MILLIS, network.replicaTimeout().toMillis())),
+                new PoolOptions().setHttp1MaxSize(2));
     }
 
     /**

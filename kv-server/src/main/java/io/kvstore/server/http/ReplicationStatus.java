@@ -6,6 +6,7 @@ import io.kvstore.cluster.internal.HintedHandoff;
 import io.kvstore.server.internode.Topology;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -18,8 +19,12 @@ public final class ReplicationStatus {
     private final ReplicationOptions options;
     /** Null when hinted handoff is off. */
     private final HintedHandoff hints;
+    private final BooleanSupplier draining;
 
-    public ReplicationStatus(Supplier<Topology> topology, ReplicationOptions options, HintedHandoff hints) {
+    /** {@code draining}: whether this node is stopping and has told its peers so. */
+    public ReplicationStatus(Supplier<Topology> topology, ReplicationOptions options, HintedHandoff hints,
+                             BooleanSupplier draining) {
+        this.draining = draining;
         this.topology = topology;
         this.options = options;
         this.hints = hints;
@@ -44,7 +49,8 @@ public final class ReplicationStatus {
                     .put("hintBytesPending", hints == null ? 0 : hints.pendingHintBytes(url))
                     .put("hintReplayBytesPerSecond", hints == null ? 0 : hints.replayBytesPerSecond(url)));
         }
-        status.put("replicationFactor", current.replicationFactor())
+        status.put("draining", draining.getAsBoolean())
+                .put("replicationFactor", current.replicationFactor())
                 .put("readRepair", options.readRepair().id())
                 .put("peers", peers);
         JsonObject handoff = new JsonObject().put("enabled", hints != null);

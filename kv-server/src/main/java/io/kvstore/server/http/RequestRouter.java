@@ -31,6 +31,8 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
     private final MetricsHandler metrics;
     /** Serves every membership route. */
     private final Handler<HttpServerRequest> membership;
+    /** Serves the web console's page and data; null: the node has none. */
+    private volatile Handler<HttpServerRequest> console;
 
     /** {@code draining}: whether this node is stopping; its responses then ask clients to close their connections. */
     public RequestRouter(AtomicInteger inFlight, int maxInFlight, BooleanSupplier draining, EntityHandler entity,
@@ -49,6 +51,12 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
         this.adminRepair = adminRepair;
         this.damage = damage;
         this.membership = membership;
+    }
+
+    /** Has {@code console} serve {@value Routes#CONSOLE} and the {@value Routes#UI} files. */
+    public RequestRouter console(Handler<HttpServerRequest> console) {
+        this.console = console;
+        return this;
     }
 
     @Override
@@ -141,6 +149,8 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
                         repair.handle(request);
                     } else if (request.path().startsWith(Routes.CHANGES + "/")) {
                         membership.handle(request);
+                    } else if (console != null && (request.path().equals(Routes.CONSOLE) || Routes.isConsoleFile(request.path()))) {
+                        console.handle(request);
                     } else {
                         Responses.send(request, 400, "unknown path " + request.path());
                     }

@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
  *   <li>admin ({@value Routes#ADMIN_PREFIX}...): a signature made with the cluster secret or
  *   {@code Authorization: Bearer} with the admin token; with neither configured, loopback
  *   connections only.</li>
+ *   <li>the web console's static files ({@value Routes#UI}, {@value Routes#UI_PREFIX}...): open.</li>
  *   <li>client (every other path, {@code /v0/status} and {@code /metrics} included): open, unless a
  *   client token is configured; then {@code Bearer} with it, or a node's signature.</li>
  * </ul>
@@ -65,7 +66,8 @@ public final class Authenticator implements Handler<HttpServerRequest> {
         } else if (path.startsWith(Routes.ADMIN_PREFIX)) {
             refusal = admin(request);
         } else {
-            refusal = clientTokens == null ? null : credentials(request, clientTokens, "client routes");
+            // The console's static files hold no data: the page loads, then asks for the token its data calls send.
+            refusal = clientTokens == null || Routes.isConsoleFile(path) ? null : credentials(request, clientTokens, "client routes");
         }
         if (refusal == null) {
             next.handle(request);

@@ -18,6 +18,11 @@ public final class Routes {
     public static final String STATUS = "/v0/status";
     public static final String METRICS = "/metrics";
     public static final String CLUSTER = "/v0/cluster";
+    /** The web console's data: the cluster as the node serving it gathers it from every member. */
+    public static final String CONSOLE = "/v0/console";
+    /** The web console's page; its other files are under {@link #UI_PREFIX}. */
+    public static final String UI = "/ui";
+    public static final String UI_PREFIX = "/ui/";
     /** Every admin route starts so; they need an admin token or a node's signature. */
     public static final String ADMIN_PREFIX = "/v0/admin/";
     public static final String ADMIN_REPAIR = "/v0/admin/repair";
@@ -53,12 +58,19 @@ public final class Routes {
      */
     public static final List<String> ALL = List.of(ENTITY, ENTITIES, STATUS, METRICS, INTERNAL_ENTITY,
             INTERNAL_ENTITIES, WRITES, READS, PING, DRAINING, ADMIN_REPAIR, CLUSTER, DECOMMISSION, NODES, MAP, MEMBERSHIP_CHANGE,
-            MEMBERSHIP_STREAM, CLEANUP, MEMBERSHIP_CLEANUP, MEMBERSHIP_EPOCH, CHANGES, ADMIN_SCRUB, ADMIN_HEAL, REPAIR_PREFIX, UNKNOWN);
+            MEMBERSHIP_STREAM, CLEANUP, MEMBERSHIP_CLEANUP, MEMBERSHIP_EPOCH, CHANGES, ADMIN_SCRUB, ADMIN_HEAL, CONSOLE, UI, REPAIR_PREFIX,
+            UNKNOWN);
     private static final Map<String, Integer> INDEX = IntStream.range(0, ALL.size()).boxed()
             .collect(Collectors.toUnmodifiableMap(ALL::get, i -> i));
     private static final int REPAIR_ROUTE = ALL.indexOf(REPAIR_PREFIX);
+    private static final int UI_ROUTE = ALL.indexOf(UI);
 
     private Routes() {
+    }
+
+    /** Whether {@code path} is one of the console's static files, or would be one: served to anyone. */
+    public static boolean isConsoleFile(String path) {
+        return path.equals(UI) || path.startsWith(UI_PREFIX);
     }
 
     /** The index in {@link #ALL} of the route serving {@code path}. */
@@ -67,7 +79,10 @@ public final class Routes {
         if (known != null) {
             return known;
         }
-        return path.startsWith(REPAIR_PREFIX) ? REPAIR_ROUTE : ALL.size() - 1;
+        if (path.startsWith(REPAIR_PREFIX)) {
+            return REPAIR_ROUTE;
+        }
+        return isConsoleFile(path) ? UI_ROUTE : ALL.size() - 1;
     }
 
     /** The label of the route serving {@code path}. */
