@@ -7,6 +7,7 @@ import io.kvstore.core.Entry;
 import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.SyncPolicy;
 import io.kvstore.core.WritesStoppedException;
+import io.kvstore.core.background.ByteRateLimiter;
 import io.kvstore.core.internal.log.WriteAheadLog;
 
 import java.io.IOException;
