@@ -5,6 +5,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -27,14 +28,14 @@ public final class BackgroundBudget {
     private final boolean adaptive;
     private final long floorBytesPerSecond;
     private final LongSupplier nanoClock;
-    private final ByteRateLimiter.Sleeper sleeper;
+    private final LongConsumer sleeper;
     private final Map<BackgroundWork, BudgetLane> lanes = new EnumMap<>(BackgroundWork.class);
     /** The budget; guarded by this, volatile for readers. */
     private volatile long bytesPerSecond;
     private boolean set;
 
     private BackgroundBudget(boolean adaptive, long floorBytesPerSecond, LongSupplier nanoClock,
-                             ByteRateLimiter.Sleeper sleeper) {
+                             LongConsumer sleeper) {
         if (adaptive && floorBytesPerSecond <= 0) {
             throw new IllegalArgumentException("the floor of a background budget must be > 0, got " + floorBytesPerSecond);
         }
@@ -61,12 +62,12 @@ public final class BackgroundBudget {
 
     /** {@link #adaptive(long)} on {@code nanoClock}, its lanes waiting by {@code sleeper} (tests simulate both). */
     public static BackgroundBudget adaptive(long floorBytesPerSecond, LongSupplier nanoClock,
-                                            ByteRateLimiter.Sleeper sleeper) {
+                                            LongConsumer sleeper) {
         return new BackgroundBudget(true, floorBytesPerSecond, nanoClock, sleeper);
     }
 
     /** {@link #fixed()} on {@code nanoClock}, its lanes waiting by {@code sleeper}. */
-    public static BackgroundBudget fixed(LongSupplier nanoClock, ByteRateLimiter.Sleeper sleeper) {
+    public static BackgroundBudget fixed(LongSupplier nanoClock, LongConsumer sleeper) {
         return new BackgroundBudget(false, 0, nanoClock, sleeper);
     }
 

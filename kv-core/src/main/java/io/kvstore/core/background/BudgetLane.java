@@ -1,8 +1,10 @@
 package io.kvstore.core.background;
 
+import io.kvstore.core.internal.util.ByteRateLimiter;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -28,12 +30,12 @@ public final class BudgetLane {
     private volatile LongSupplier backlog = () -> -1;
 
     BudgetLane(BackgroundBudget budget, BackgroundWork work, long capBytesPerSecond, LongSupplier nanoClock,
-               ByteRateLimiter.Sleeper sleeper) {
+               LongConsumer sleeper) {
         this.budget = budget;
         this.work = work;
         this.capBytesPerSecond = capBytesPerSecond;
         this.nanoClock = nanoClock;
-        this.limiter = new ByteRateLimiter(Long.MAX_VALUE / 4, nanoClock, sleeper);
+        this.limiter = new ByteRateLimiter(Long.MAX_VALUE / 4, nanoClock, sleeper::accept);
     }
 
     public BackgroundWork work() {

@@ -6,8 +6,8 @@ import io.kvstore.core.QuarantinedInterval;
 import io.kvstore.core.ScrubReport;
 import io.kvstore.core.background.BackgroundWork;
 import io.kvstore.core.background.BudgetLane;
-import io.kvstore.core.background.ByteRateLimiter;
 import io.kvstore.core.internal.table.SsTable;
+import io.kvstore.core.internal.util.ByteRateLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

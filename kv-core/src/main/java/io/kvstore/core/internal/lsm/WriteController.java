@@ -7,9 +7,9 @@ import io.kvstore.core.Entry;
 import io.kvstore.core.InsufficientStorageException;
 import io.kvstore.core.SyncPolicy;
 import io.kvstore.core.WritesStoppedException;
-import io.kvstore.core.background.ByteRateLimiter;
 import io.kvstore.core.internal.log.WriteAheadLog;
 
+import io.kvstore.core.internal.util.ByteRateLimiter;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentLinkedQueue;

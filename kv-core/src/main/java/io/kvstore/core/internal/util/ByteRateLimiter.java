@@ -1,4 +1,4 @@
-package io.kvstore.core.background;
+package io.kvstore.core.internal.util;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -13,7 +13,7 @@ import java.util.function.LongSupplier;
  * in a burst (flushes are never limited: writers wait for them); writers share one while level 0 is at
  * the slowdown, at a rate that starts at {@link io.kvstore.core.DaoOptions#delayedWriteBytesPerSecond()}
  * and falls as level 0 grows; each kind of background work draws through one at its share of a
- * {@link BackgroundBudget} ({@link BudgetLane}). Thread-safe: concurrent callers all wait until
+ * {@link io.kvstore.core.background.BackgroundBudget}. Thread-safe: concurrent callers all wait until
  * what they took together has been paid back at the rate.
  */
 public final class ByteRateLimiter {
