@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The front door: admission control (a bounded number of requests in flight, beyond which 503 with
- * Retry-After, never an unbounded queue), dispatch by path, and bad input turned into 400.
+ * Retry-After, never an unbounded queue), dispatch by path, and bad input turned into 400. It times
+ * the point requests it admits for the background budget's {@link RequestWindow}.
  */
 public final class RequestRouter implements Handler<HttpServerRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(RequestRouter.class);
@@ -29,10 +30,20 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
     private final MetricsHandler metrics;
     /** Serves every membership route. */
     private final Handler<HttpServerRequest> membership;
+    private final RequestWindow window;
 
     public RequestRouter(AtomicInteger inFlight, int maxInFlight, EntityHandler entity, RangeHandler range,
             InternalHandler internal, StatusHandler status, RepairHandler repair, AdminRepairHandler adminRepair,
             DamageHandler damage, MetricsHandler metrics, Handler<HttpServerRequest> membership) {
+        this(inFlight, maxInFlight, entity, range, internal, status, repair, adminRepair, damage, metrics, membership,
+                new RequestWindow(inFlight::get));
+    }
+
+    /** A router that records the latency of the point requests it admits in {@code window}. */
+    public RequestRouter(AtomicInteger inFlight, int maxInFlight, EntityHandler entity, RangeHandler range,
+            InternalHandler internal, StatusHandler status, RepairHandler repair, AdminRepairHandler adminRepair,
+            DamageHandler damage, MetricsHandler metrics, Handler<HttpServerRequest> membership, RequestWindow window) {
+        this.window = window;
         this.metrics = metrics;
         this.inFlight = inFlight;
         this.maxInFlight = maxInFlight;
@@ -68,10 +79,15 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
             return;
         }
         boolean[] released = new boolean[1];
+        long admitted = System.nanoTime();
+        boolean point = isPoint(request.path());
         Handler<Void> release = done -> {
             if (!released[0]) {
                 released[0] = true;
                 inFlight.decrementAndGet();
+                if (point) {
+                    window.record(System.nanoTime() - admitted);
+                }
             }
         };
         request.response().endHandler(release);
@@ -144,6 +160,14 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
             LOG.error("{} {} failed", request.method(), request.uri(), e);
             Responses.send(request, 500, "internal error");
         }
+    }
+
+    /** Whether a request of {@code path} reads or writes single keys (or a batch of them): the foreground proper. */
+    private static boolean isPoint(String path) {
+        return switch (path) {
+            case Routes.ENTITY, Routes.INTERNAL_ENTITY, Routes.WRITES, Routes.READS -> true;
+            default -> false;
+        };
     }
 
     /**
