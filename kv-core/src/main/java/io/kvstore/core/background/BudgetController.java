@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
  * multiplicative decrease as soon as either rises, so that background work yields the cores within a
  * second of a burst and takes them back a few seconds after it. "Usual" is a baseline of mean latency
  * and requests in flight learned while the foreground is not pressed; it creeps up under a lasting
- * heavier load, so that the budget comes back in steps to what that load leaves. Not thread-safe: one
- * thread ticks it. The constants are discussed in docs/TUNING.md (background budget).
+ * heavier load, so that the budget comes back in steps to what that load leaves. One thread ticks it;
+ * any may read what it learned. The constants are discussed in docs/TUNING.md (background budget).
  */
 public final class BudgetController {
     /** How often the caller should {@link #tick()}. */
@@ -35,10 +35,10 @@ public final class BudgetController {
 
     private final BackgroundBudget budget;
     private final ForegroundSignal signal;
-    /** Learned mean latency; negative until the first tick with requests. */
-    private double baselineNanos = -1;
-    private double baselineInFlight;
-    private long pressedTicks;
+    /** Learned mean latency; negative until the first tick with requests. Volatile, as the others, for readers of metrics. */
+    private volatile double baselineNanos = -1;
+    private volatile double baselineInFlight;
+    private volatile long pressedTicks;
 
     /** A controller of {@code budget} (adaptive) that reads {@code signal}. */
     public BudgetController(BackgroundBudget budget, ForegroundSignal signal) {
