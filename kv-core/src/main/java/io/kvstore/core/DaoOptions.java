@@ -1,5 +1,6 @@
 package io.kvstore.core;
 
+import io.kvstore.core.background.BackgroundBudget;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -96,6 +97,7 @@ public final class DaoOptions {
     private final long minFreeBytes;
     private final DiskFailurePolicy diskFailurePolicy;
     private final Duration scrubPeriod;
+    private final BackgroundBudget backgroundBudget;
 
     private DaoOptions(Builder b) {
         this.dataDirectory = b.dataDirectory;
@@ -123,6 +125,7 @@ public final class DaoOptions {
         this.minFreeBytes = b.minFreeBytes;
         this.diskFailurePolicy = b.diskFailurePolicy;
         this.scrubPeriod = b.scrubPeriod;
+        this.backgroundBudget = b.backgroundBudget;
     }
 
     /**
@@ -172,6 +175,7 @@ public final class DaoOptions {
         b.minFreeBytes = minFreeBytes;
         b.diskFailurePolicy = diskFailurePolicy;
         b.scrubPeriod = scrubPeriod;
+        b.backgroundBudget = backgroundBudget;
         return b;
     }
 
@@ -398,6 +402,18 @@ public final class DaoOptions {
         return scrubPeriod;
     }
 
+    /**
+     * The budget compactions (and cleanups) and scrubs draw from, shared with the node's other
+     * background work, or null (the default) for their own rates only. Compactions then write at their
+     * share of it, never above {@link #compactionBytesPerSecond()} if that is set, and unlimited while
+     * level 0 is behind as without a budget; scrubs draw from it on top of their own rate
+     * (docs/TUNING.md, background budget). The engine does not own it: one budget may serve several
+     * stores. Ignored by engines other than the LSM.
+     */
+    public BackgroundBudget backgroundBudget() {
+        return backgroundBudget;
+    }
+
     @Override
     public String toString() {
         return "DaoOptions{dataDirectory=" + dataDirectory
@@ -414,6 +430,7 @@ public final class DaoOptions {
                 + ", minFreeBytes=" + minFreeBytes
                 + ", diskFailurePolicy=" + diskFailurePolicy
                 + ", scrubPeriod=" + scrubPeriod
+                + ", backgroundBudget=" + backgroundBudget
                 + ", compression=" + compression
                 + ", blockCacheBytes=" + blockCacheBytes
                 + ", compactionBytesPerSecond=" + compactionBytesPerSecond
@@ -452,6 +469,7 @@ public final class DaoOptions {
         private long minFreeBytes = DEFAULT_MIN_FREE_BYTES;
         private DiskFailurePolicy diskFailurePolicy = DEFAULT_DISK_FAILURE_POLICY;
         private Duration scrubPeriod = DEFAULT_SCRUB_PERIOD;
+        private BackgroundBudget backgroundBudget;
 
         private Builder(Path dataDirectory) {
             this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
@@ -584,6 +602,12 @@ public final class DaoOptions {
         /** See {@link DaoOptions#scrubPeriod()}. */
         public Builder scrubPeriod(Duration period) {
             this.scrubPeriod = Objects.requireNonNull(period, "scrubPeriod");
+            return this;
+        }
+
+        /** See {@link DaoOptions#backgroundBudget()}; null for none. */
+        public Builder backgroundBudget(BackgroundBudget budget) {
+            this.backgroundBudget = budget;
             return this;
         }
 

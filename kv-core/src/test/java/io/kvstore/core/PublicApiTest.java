@@ -45,6 +45,11 @@ class PublicApiTest {
             "io.kvstore.core.SyncPolicy",
             "io.kvstore.core.UnavailableIntervalException",
             "io.kvstore.core.WritesStoppedException",
+            "io.kvstore.core.background.BackgroundBudget",
+            "io.kvstore.core.background.BackgroundWork",
+            "io.kvstore.core.background.BudgetController",
+            "io.kvstore.core.background.BudgetLane",
+            "io.kvstore.core.background.ForegroundSignal",
             "io.kvstore.core.rocksdb.RocksDbDao");
 
     @Test

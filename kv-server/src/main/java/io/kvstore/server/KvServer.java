@@ -5,6 +5,7 @@ import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.LocalReplica;
 import io.kvstore.cluster.ReplicaEndpoint;
 import io.kvstore.cluster.ReplicationOptions;
+import io.kvstore.cluster.internal.HintedHandoff;
 import io.kvstore.cluster.internal.membership.ClusterMapStore;
 import io.kvstore.cluster.internal.membership.ChangeOperation;
 import io.kvstore.cluster.internal.membership.MapChanges;
@@ -14,6 +15,7 @@ import io.kvstore.cluster.membership.NodeState;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
+import io.kvstore.core.background.BackgroundWork;
 import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.config.NetworkOptions;
 import io.kvstore.server.config.SecurityOptions;
@@ -28,6 +30,7 @@ import io.kvstore.server.http.InternalHandler;
 import io.kvstore.server.http.RangeHandler;
 import io.kvstore.server.http.ReplicationStatus;
 import io.kvstore.server.http.RequestRouter;
+import io.kvstore.server.http.RequestWindow;
 import io.kvstore.server.http.SlowClientGuard;
 import io.kvstore.server.http.StatusHandler;
 import io.kvstore.server.internode.InternodeClients;
@@ -36,6 +39,7 @@ import io.kvstore.server.membership.JoinFailure;
 import io.kvstore.server.membership.Membership;
 import io.kvstore.server.membership.MembershipHandler;
 import io.kvstore.server.membership.NodeCleanup;
+import io.kvstore.server.metrics.BackgroundMetrics;
 import io.kvstore.server.metrics.ClusterMapMetrics;
 import io.kvstore.server.metrics.CoordinatorMetrics;
 import io.kvstore.server.metrics.MeteredReplica;
@@ -152,25 +156,28 @@ public final class KvServer {
      */
     public static CompletionStage<KvServer> start(KvServerConfig config) {
         Dao dao;
+        NodeBudget budget = NodeBudget.of(config);
         try {
-            dao = config.engine().open(config.storeOptions());
+            dao = config.engine().open(budget.storeOptions(config.storeOptions()));
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return start(config, dao, config.engine().id());
+        return start(config, dao, config.engine().id(), budget);
     }
 
     /**
      * Starts a node as {@link #start(KvServerConfig)} does, over a store the caller opened instead of one of
      * {@link KvServerConfig#engine()}: an embedder's own {@link Dao}. The node takes it over and closes it
      * when it stops or fails to start; {@code /v0/status} names its engine {@value #CUSTOM_ENGINE}. The node's
-     * clock lease, cluster map and hint store still live in {@link KvServerConfig#dataDirectory()}.
+     * clock lease, cluster map and hint store still live in {@link KvServerConfig#dataDirectory()}. The
+     * store's own background work does not draw from the node's background budget unless the caller
+     * opened it with one.
      */
     public static CompletionStage<KvServer> start(KvServerConfig config, Dao store) {
-        return start(config, Objects.requireNonNull(store, "store"), CUSTOM_ENGINE);
+        return start(config, Objects.requireNonNull(store, "store"), CUSTOM_ENGINE, NodeBudget.of(config));
     }
 
-    private static CompletionStage<KvServer> start(KvServerConfig config, Dao dao, String engine) {
+    private static CompletionStage<KvServer> start(KvServerConfig config, Dao dao, String engine, NodeBudget budget) {
         ReplicationOptions replication = config.replication();
         NetworkOptions network = config.network();
         NodeSecurity security;
@@ -245,7 +252,7 @@ public final class KvServer {
             }
             try {
                 serve(config, security, engine, vertx, dao, clock, local, client, storagePool, membership, metrics,
-                        ready.result(), started);
+                        budget, ready.result(), started);
             } catch (RuntimeException e) {
                 LOG.error("node {} cannot start", config.self(), e);
                 started.completeExceptionally(e);
@@ -390,14 +397,21 @@ public final class KvServer {
 
     private static void serve(KvServerConfig config, NodeSecurity security, String engine, Vertx vertx, Dao dao,
                               HybridClock clock, LocalReplica local, WebClient client, ExecutorService storagePool,
-                              Membership membership, NodeMetrics metrics, boolean joins, CompletableFuture<KvServer> started) {
+                              Membership membership, NodeMetrics metrics, NodeBudget budget, boolean joins,
+                              CompletableFuture<KvServer> started) {
         ReplicationOptions replication = config.replication();
         NetworkOptions network = config.network();
         ClusterMap map = membership.map();
         // Anti-entropy follows the current map's owners; a node that is not one (it joins) takes the
         // entries streamed to it and repairs with no one until it is.
         NodeRepair repair = NodeRepair.create(vertx, config, security, dao, () -> membership.get().coordinator().partitioner(), clock,
-                () -> membership.get().replicationFactor(), config.antiEntropyInterval(), config.repairScanBytesPerSecond());
+                () -> membership.get().replicationFactor(), config.antiEntropyInterval(), budget.lane(BackgroundWork.REPAIR));
+        membership.drawStreamsFrom(budget.lane(BackgroundWork.STREAM));
+        HintedHandoff hints = membership.hints();
+        if (hints != null) {
+            hints.drawReplayFrom(budget.lane(BackgroundWork.HINTS));
+            budget.lane(BackgroundWork.HINTS).backlog(() -> pendingHintBytes(hints, membership));
+        }
         NodeCleanup cleanup = new NodeCleanup(dao, membership::map, config.self(), config.storeOptions().backgroundPriority());
         MapChanges changes = membership.changes(cleanup, config.streamUnreachableTimeout().toMillis());
         BodyMemoryBudget bodyBudget = new BodyMemoryBudget(network.maxBufferedBodyBytes());
@@ -408,6 +422,7 @@ public final class KvServer {
             server.joined.complete(null);
         }
         AtomicInteger inFlight = new AtomicInteger();
+        RequestWindow foreground = budget.start(vertx, inFlight);
         RangeHandler ranges = new RangeHandler(dao, network.maxKeyBytes());
         // Range streams have their own connections: a long stream must not hold up point requests
         // pipelined behind it on the internode client's.
@@ -427,6 +442,7 @@ public final class KvServer {
             peerMetrics = new PeerMetrics(metrics.registry(), membership, membership.hints());
             ClusterMapMetrics.bind(metrics.registry(), () -> membership.get() == null ? null : membership.get().map());
             TlsMetrics.bind(metrics.registry(), config.security().tlsCertificate(), config.security().tlsCa());
+            BackgroundMetrics.bind(metrics.registry(), budget.budget(), budget::controller);
         }
         RequestRouter router = new RequestRouter(inFlight, network.maxInFlight(), membership.drain()::draining,
                 new EntityHandler(membership, membership, network.replicaTimeout(), network.maxKeyBytes(),
@@ -440,7 +456,7 @@ public final class KvServer {
                         membership.hints(), membership.drain()::draining), membership::map),
                 repair.handler(config, bodyBudget), repair.adminHandler(config),
                 new DamageHandler(dao, repair.antiEntropy(), network.idleTimeout(), config.repairScanBytesPerSecond()),
-                new MetricsHandler(metrics, storageMetrics, peerMetrics), membershipHandler);
+                new MetricsHandler(metrics, storageMetrics, peerMetrics), membershipHandler, foreground);
         router.console(new ConsoleHandler(new ClusterConsole(vertx, consoleClient(vertx, security, network), membership.client(),
                 membership::map, config.self(), security.clusterSecrets() == null,
                 Math.min(ClusterConsole.PEER_TIMEOUT_MILLIS, network.replicaTimeout().toMillis()))));
@@ -542,6 +558,15 @@ public final class KvServer {
     /** This node's current cluster map as JSON (what {@code GET /v0/cluster} answers). */
     public String clusterMap() {
         return ClusterMapCodec.toJson(membership.map());
+    }
+
+    /** Bytes of the hints this node keeps for the members of its map. */
+    private static long pendingHintBytes(HintedHandoff hints, Membership membership) {
+        long bytes = 0;
+        for (String node : membership.map().readOwners()) {
+            bytes += hints.pendingHintBytes(node);
+        }
+        return bytes;
     }
 
     private static void closeQuietly(Dao dao) {

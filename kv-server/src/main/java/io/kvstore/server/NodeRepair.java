@@ -5,6 +5,7 @@ import io.kvstore.cluster.Partitioner;
 import io.kvstore.cluster.internal.repair.AntiEntropy;
 import io.kvstore.cluster.internal.repair.RepairResponder;
 import io.kvstore.core.Dao;
+import io.kvstore.core.background.BudgetLane;
 import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.config.NetworkOptions;
 import io.kvstore.server.http.AdminRepairHandler;
@@ -57,7 +58,7 @@ final class NodeRepair {
      */
     static NodeRepair create(Vertx vertx, KvServerConfig config, NodeSecurity security, Dao dao, Supplier<Partitioner> placement,
             HybridClock clock,
-            IntSupplier replicationFactor, Duration interval, long scanBytesPerSecond) {
+            IntSupplier replicationFactor, Duration interval, BudgetLane scans) {
         // Repair scans the whole store: at the background priority it takes the cores requests leave idle.
         ExecutorService executor = Executors.newFixedThreadPool(SCAN_THREADS,
                 config.storeOptions().backgroundPriority().threadFactory("kv-repair"));
@@ -66,7 +67,7 @@ final class NodeRepair {
                         .setKeepAliveTimeout(InternodeClients.keepAliveSeconds(config.network().idleTimeout()))
                         .setConnectTimeout((int) config.network().replicaTimeout().toMillis()),
                 new PoolOptions().setHttp1MaxSize(CONNECTIONS_PER_PEER));
-        RepairResponder responder = new RepairResponder(config.self(), dao, placement, executor, clock, scanBytesPerSecond);
+        RepairResponder responder = new RepairResponder(config.self(), dao, placement, executor, clock, scans);
         AntiEntropy antiEntropy = new AntiEntropy(responder,
                 node -> new HttpRepairPeer(client, node, REQUEST_TIMEOUT_MILLIS, config.network().maxKeyBytes()),
                 replicationFactor, AntiEntropy.DEFAULT_DEPTH, executor);

@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.core.Compression;
+import io.kvstore.server.config.BackgroundBudgetMode;
+import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.metrics.MetricsHandler;
 import io.kvstore.server.wire.Headers;
 import io.kvstore.server.wire.InternalCodec;
@@ -15,6 +18,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -163,6 +167,48 @@ class MetricsTest {
         double negatives = flushed.value("kv_storage_bloom_negatives_total");
         assertEquals(404, cluster.get(0, "id=more5x").statusCode());
         assertEquals(negatives + 1, scrape(0).value("kv_storage_bloom_negatives_total"));
+    }
+
+    @Test
+    void theBackgroundBudgetItsSharesAndWhatCompactionsDrewAreReported() throws Exception {
+        cluster = new TestCluster(dir, 1, b -> b.backgroundBudgetMinBytesPerSecond(2 << 20)
+                .store(store -> store.flushThresholdBytes(64 << 10).compactionTrigger(2)));
+        PrometheusText start = scrape(0);
+        double max = (KvServerConfig.DEFAULT_COMPACTION_BYTES_PER_SECOND + KvServerConfig.DEFAULT_STREAM_BYTES_PER_SECOND
+                + ReplicationOptions.DEFAULT_HINT_REPLAY_BYTES_PER_SECOND + KvServerConfig.DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND);
+        assertEquals(max, start.value("kv_background_budget_max_bytes_per_second"));
+        assertEquals(2 << 20, start.value("kv_background_budget_min_bytes_per_second"));
+        double budget = start.value("kv_background_budget_bytes_per_second");
+        assertTrue(budget >= 2 << 20 && budget <= max, "budget " + budget);
+        for (String work : List.of("compaction", "stream", "hints", "repair", "scrub")) {
+            assertTrue(start.value("kv_background_rate_bytes_per_second{work=\"" + work + "\"}") > 0, work);
+            assertTrue(start.has("kv_background_consumed_bytes_total{work=\"" + work + "\"}"), work);
+            assertTrue(start.has("kv_background_backlog_bytes{work=\"" + work + "\"}"), work);
+        }
+        assertEquals(KvServerConfig.DEFAULT_STREAM_BYTES_PER_SECOND, start.value("kv_background_cap_bytes_per_second{work=\"stream\"}"));
+        assertEquals(0, start.value("kv_background_backlog_bytes{work=\"compaction\"}"));
+        assertTrue(start.has("kv_background_backoffs_total"));
+        String value = "x".repeat(1000);
+        for (int i = 0; i < 400; i++) {
+            assertEquals(201, cluster.put(0, "id=k" + i, value));
+        }
+        PrometheusText compacted = scrapeUntil(0, metrics -> metrics.value("kv_storage_compactions_total") >= 1
+                && metrics.value("kv_background_consumed_bytes_total{work=\"compaction\"}") > 0);
+        assertTrue(compacted.value("kv_background_consumed_bytes_total{work=\"compaction\"}") > 0, "compactions drew");
+        assertTrue(compacted.value("kv_background_consumed_bytes_total{work=\"compaction\"}")
+                <= compacted.value("kv_storage_compacted_bytes_total"), "no more than they wrote");
+        assertTrue(compacted.value("kv_background_foreground_latency_baseline_seconds") > 0, "the controller saw the writes");
+    }
+
+    @Test
+    void aFixedBudgetRunsEachKindAtItsOwnRate() throws Exception {
+        cluster = new TestCluster(dir, 1, b -> b.backgroundBudget(BackgroundBudgetMode.FIXED));
+        PrometheusText metrics = scrape(0);
+        assertEquals(KvServerConfig.DEFAULT_STREAM_BYTES_PER_SECOND, metrics.value("kv_background_rate_bytes_per_second{work=\"stream\"}"));
+        assertEquals(KvServerConfig.DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND,
+                metrics.value("kv_background_rate_bytes_per_second{work=\"repair\"}"));
+        assertEquals(0, metrics.value("kv_background_rate_bytes_per_second{work=\"scrub\"}"), "its own rate only");
+        assertTrue(Double.isNaN(metrics.value("kv_background_foreground_latency_baseline_seconds")), "no controller");
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.kvstore.cluster.StaleEpochException;
 import io.kvstore.core.Bytes;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
+import io.kvstore.core.background.BudgetLane;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -83,6 +84,8 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
      * holds is dropped: delivered after that node's cleanup, it would be a copy no later delete reaches.
      */
     private volatile BiPredicate<String, byte[]> isReplica = (node, key) -> true;
+    /** The node's background budget lane replay also keeps to, below its own rate; null: its own rate only. */
+    private volatile BudgetLane replayLane;
 
     /** The nodes hints go to, with their replicas and the detector that watches them, in placement order. */
     private static final class Targets {
@@ -149,6 +152,14 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
      */
     public void deliverOnlyWhere(BiPredicate<String, byte[]> isReplica) {
         this.isReplica = Objects.requireNonNull(isReplica, "isReplica");
+    }
+
+    /**
+     * From now on each replay period delivers no more than {@code lane}'s share of the node's background
+     * budget allows (nor more than the replay rate), and counts what it delivered there.
+     */
+    public void drawReplayFrom(BudgetLane lane) {
+        this.replayLane = lane;
     }
 
     private void listen(FailureDetector detector) {
@@ -352,7 +363,15 @@ public final class HintedHandoff implements HintSink, AutoCloseable {
                 n -> new ReplayPace(Math.max(1, options.hintReplayBytesPerSecond() * REPLAY_PERIOD_MILLIS / 1000)));
         List<Hint> batch;
         try {
-            batch = store.oldest(node, pace.batchBytes(), MAX_BATCH);
+            long budget = pace.batchBytes();
+            BudgetLane lane = replayLane;
+            if (lane != null) {
+                budget = Math.min(budget, lane.bytesPer(TimeUnit.MILLISECONDS.toNanos(REPLAY_PERIOD_MILLIS)));
+            }
+            batch = store.oldest(node, budget, MAX_BATCH);
+            if (lane != null) {
+                lane.consumed(batch.stream().mapToLong(Hint::bytes).sum());
+            }
         } catch (IOException | RuntimeException e) {
             busy.set(false);
             LOG.error("cannot read the hints for {}", node, e);

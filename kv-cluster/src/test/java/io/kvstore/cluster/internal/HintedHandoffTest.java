@@ -23,6 +23,9 @@ import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoProperties;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
+import io.kvstore.core.background.BackgroundBudget;
+import io.kvstore.core.background.BackgroundWork;
+import io.kvstore.core.background.BudgetLane;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -412,6 +415,29 @@ class HintedHandoffTest {
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         // At 1,000 bytes/s, a 100 ms period sends 100 bytes' worth: about one hint and a half.
         assertTrue(millis >= bytes * 1000 / 1_000 / 2, bytes + " bytes replayed in " + millis + " ms: not throttled");
+    }
+
+    @Test
+    void replayKeepsToItsLaneOfTheBackgroundBudgetAndCountsWhatItDelivered() throws Exception {
+        handoff = open(ReplicationOptions.defaults());
+        BudgetLane lane = BackgroundBudget.fixed().lane(BackgroundWork.HINTS, 1_000);
+        handoff.drawReplayFrom(lane);
+        takeDown(1);
+        long now = new HybridClock().now();
+        for (int i = 0; i < 20; i++) {
+            handoff.hint(1, Entry.value(bytes("k" + i), new byte[50], now + i));
+        }
+        await("twenty hints kept", () -> handoff.pendingHints(1) == 20);
+        long bytes = handoff.pendingHintBytes(1);
+        long start = System.nanoTime();
+        handoff.start();
+        stores[1].failure = null;
+        detector.answered(1);
+        await("every hint is delivered", () -> handoff.pendingHints(1) == 0);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(millis >= bytes * 1000 / 1_000 / 2, bytes + " bytes replayed in " + millis
+                + " ms: at the replay rate, not the lane's share");
+        assertEquals(bytes, lane.consumedBytes(), "the lane counts the bytes replayed");
     }
 
     /** A settable wall clock. */

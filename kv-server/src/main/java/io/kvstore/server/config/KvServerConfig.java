@@ -91,6 +91,13 @@ public final class KvServerConfig {
      * threads to find an idle core; embedded stores default to no limit.
      */
     public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 20L << 20;
+    /** Default {@link #backgroundBudget()}. */
+    public static final BackgroundBudgetMode DEFAULT_BACKGROUND_BUDGET = BackgroundBudgetMode.ADAPTIVE;
+    /**
+     * Default {@link #backgroundBudgetMinBytesPerSecond()}: 4 MiB/s, of which compactions get at least
+     * 1.6 MiB/s and each other kind at least 0.4 MiB/s however pressed the requests are.
+     */
+    public static final long DEFAULT_BACKGROUND_BUDGET_MIN_BYTES_PER_SECOND = 4L << 20;
 
     private final int port;
     private final String self;
@@ -109,6 +116,8 @@ public final class KvServerConfig {
     private final long repairScanBytesPerSecond;
     private final String join;
     private final long streamBytesPerSecond;
+    private final BackgroundBudgetMode backgroundBudget;
+    private final long backgroundBudgetMinBytesPerSecond;
     private final Duration streamUnreachableTimeout;
     private final boolean partitionerGiven;
     private final boolean virtualNodesGiven;
@@ -130,6 +139,8 @@ public final class KvServerConfig {
         this.storageThreads = b.storageThreads >= 0 ? b.storageThreads
                 : storeOptions.syncPolicy() == SyncPolicy.NONE ? Runtime.getRuntime().availableProcessors() : DEFAULT_SYNCING_STORAGE_THREADS;
         this.metrics = b.metrics;
+        this.backgroundBudget = b.backgroundBudget;
+        this.backgroundBudgetMinBytesPerSecond = b.backgroundBudgetMinBytesPerSecond;
         this.antiEntropyInterval = b.antiEntropyInterval;
         this.repairScanBytesPerSecond = b.repairScanBytesPerSecond;
         this.join = b.join;
@@ -250,6 +261,21 @@ public final class KvServerConfig {
         return streamBytesPerSecond;
     }
 
+    /**
+     * How the node sets the one budget its compactions, streams, hint replay and repair scans share:
+     * {@link BackgroundBudgetMode#ADAPTIVE} (the default) from what the requests leave, never above each
+     * kind's own rate; {@link BackgroundBudgetMode#FIXED}, each at its own rate (docs/TUNING.md,
+     * background budget).
+     */
+    public BackgroundBudgetMode backgroundBudget() {
+        return backgroundBudget;
+    }
+
+    /** The least bytes per second an adaptive background budget keeps, so that background work always progresses. */
+    public long backgroundBudgetMinBytesPerSecond() {
+        return backgroundBudgetMinBytesPerSecond;
+    }
+
     /** How long a node streaming keys for a change may stay unreachable before the claimant fails the change. */
     public Duration streamUnreachableTimeout() {
         return streamUnreachableTimeout;
@@ -323,6 +349,8 @@ public final class KvServerConfig {
         private final SecurityOptions.Builder security = SecurityOptions.builder();
         private int storageThreads = -1;
         private boolean metrics = true;
+        private BackgroundBudgetMode backgroundBudget = DEFAULT_BACKGROUND_BUDGET;
+        private long backgroundBudgetMinBytesPerSecond = DEFAULT_BACKGROUND_BUDGET_MIN_BYTES_PER_SECOND;
         private Duration antiEntropyInterval = Duration.ofSeconds(DEFAULT_ANTI_ENTROPY_INTERVAL_SECONDS);
         private long repairScanBytesPerSecond = DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND;
         private String join;
@@ -472,6 +500,18 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link KvServerConfig#backgroundBudget()}. */
+        public Builder backgroundBudget(BackgroundBudgetMode mode) {
+            this.backgroundBudget = Objects.requireNonNull(mode, "backgroundBudget");
+            return this;
+        }
+
+        /** See {@link KvServerConfig#backgroundBudgetMinBytesPerSecond()}. */
+        public Builder backgroundBudgetMinBytesPerSecond(long bytesPerSecond) {
+            this.backgroundBudgetMinBytesPerSecond = bytesPerSecond;
+            return this;
+        }
+
         /** See {@link KvServerConfig#repairScanBytesPerSecond()}. */
         public Builder repairScanBytesPerSecond(long bytes) {
             this.repairScanBytesPerSecond = bytes;
@@ -498,6 +538,8 @@ public final class KvServerConfig {
                     "stream unreachable timeout must be positive");
             require(!antiEntropyInterval.isNegative(), "anti-entropy interval must be >= 0, got " + antiEntropyInterval);
             require(repairScanBytesPerSecond >= 1, "repair scan bytes per second must be >= 1, got " + repairScanBytesPerSecond);
+            require(backgroundBudgetMinBytesPerSecond >= 1,
+                    "background budget min bytes per second must be >= 1, got " + backgroundBudgetMinBytesPerSecond);
             SecurityOptions securityOptions = security.build();
             ReplicationOptions replicationOptions = replication.build();
             DaoOptions storeOptions = store

@@ -187,6 +187,22 @@ public final class ServerCommand {
         config.store(store -> store.compactionBytesPerSecond(bytes));
     }
 
+    @Option(names = "--background-budget", paramLabel = "MODE", defaultValue = "adaptive",
+            description = "adaptive | fixed: adaptive shares one budget among compactions, streams, hint replay and repair"
+                    + " scans, lowered within a second when requests slow down or queue and raised again when they are"
+                    + " calm, never above each one's own rate; fixed runs each at its own rate")
+    void backgroundBudget(BackgroundBudgetMode mode) {
+        config.backgroundBudget(mode);
+    }
+
+    @Option(names = "--background-budget-min-bytes-per-s", paramLabel = "N",
+            defaultValue = "" + KvServerConfig.DEFAULT_BACKGROUND_BUDGET_MIN_BYTES_PER_SECOND,
+            description = "least bytes per second an adaptive background budget keeps however busy requests are, so"
+                    + " that background work always progresses")
+    void backgroundBudgetMinBytesPerSecond(long bytes) {
+        config.backgroundBudgetMinBytesPerSecond(bytes);
+    }
+
     @Option(names = "--compaction-style", paramLabel = "STYLE", defaultValue = "leveled",
             description = "leveled | tiered: leveled keeps levels of non-overlapping tables (little space for old"
                     + " versions, level 0 held back by slowing writers); size-tiered merges runs of similar-sized"
@@ -491,6 +507,7 @@ public final class ServerCommand {
         commandLine.registerConverter(CompactionStyle.class, converter(ServerCommand::compactionStyle));
         commandLine.registerConverter(Compression.class, converter(ServerCommand::compression));
         commandLine.registerConverter(ReadRepair.class, converter(ReadRepair::fromId));
+        commandLine.registerConverter(BackgroundBudgetMode.class, converter(BackgroundBudgetMode::fromId));
         commandLine.registerConverter(TlsEngine.class, converter(TlsEngine::fromName));
         commandLine.registerConverter(RingTokens.class, converter(RingTokens::parse));
         commandLine.registerConverter(DiskFailurePolicy.class, converter(ServerCommand::diskFailurePolicy));

@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The front door: admission control (a bounded number of requests in flight, beyond which 503 with
- * Retry-After, never an unbounded queue), dispatch by path, and bad input turned into 400.
+ * Retry-After, never an unbounded queue), dispatch by path, and bad input turned into 400. It times
+ * the point requests it admits for the background budget's {@link RequestWindow}.
  */
 public final class RequestRouter implements Handler<HttpServerRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(RequestRouter.class);
@@ -33,13 +34,18 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
     private final Handler<HttpServerRequest> membership;
     /** Serves the web console's page and data; null: the node has none. */
     private volatile Handler<HttpServerRequest> console;
+    private final RequestWindow window;
 
-    /** {@code draining}: whether this node is stopping; its responses then ask clients to close their connections. */
+    /**
+     * {@code draining}: whether this node is stopping, when its responses ask clients to close their
+     * connections; {@code window}: records the latency of the point requests it admits.
+     */
     public RequestRouter(AtomicInteger inFlight, int maxInFlight, BooleanSupplier draining, EntityHandler entity,
             RangeHandler range, InternalHandler internal, StatusHandler status, RepairHandler repair,
             AdminRepairHandler adminRepair, DamageHandler damage, MetricsHandler metrics,
-            Handler<HttpServerRequest> membership) {
+            Handler<HttpServerRequest> membership, RequestWindow window) {
         this.draining = draining;
+        this.window = window;
         this.metrics = metrics;
         this.inFlight = inFlight;
         this.maxInFlight = maxInFlight;
@@ -85,10 +91,15 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
             return;
         }
         boolean[] released = new boolean[1];
+        long admitted = System.nanoTime();
+        boolean point = isPoint(request.path());
         Handler<Void> release = done -> {
             if (!released[0]) {
                 released[0] = true;
                 inFlight.decrementAndGet();
+                if (point) {
+                    window.record(System.nanoTime() - admitted);
+                }
             }
         };
         request.response().endHandler(release);
@@ -164,6 +175,14 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
             LOG.error("{} {} failed", request.method(), request.uri(), e);
             Responses.send(request, 500, "internal error");
         }
+    }
+
+    /** Whether a request of {@code path} reads or writes single keys (or a batch of them): the foreground proper. */
+    private static boolean isPoint(String path) {
+        return switch (path) {
+            case Routes.ENTITY, Routes.INTERNAL_ENTITY, Routes.WRITES, Routes.READS -> true;
+            default -> false;
+        };
     }
 
     /**

@@ -29,6 +29,7 @@ import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
+import io.kvstore.core.background.BudgetLane;
 import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.internode.BatchCounters;
 import io.kvstore.server.internode.EpochFence;
@@ -128,6 +129,8 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
     private final java.util.concurrent.atomic.AtomicBoolean pulling = new java.util.concurrent.atomic.AtomicBoolean();
     /** The hint store is opened once and follows every topology; null when off. */
     private HintedHandoff hints;
+    /** The node's background budget lane streams draw from; null: each stream at its own rate. */
+    private volatile BudgetLane streamLane;
     private volatile Topology topology;
     /** Completed, and replaced, when a map is installed: what a request of a newer epoch waits for. */
     private volatile CompletableFuture<Void> nextMap = new CompletableFuture<>();
@@ -303,6 +306,11 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
 
     public HintedHandoff hints() {
         return hints;
+    }
+
+    /** From now on the streams this node starts scan at {@code lane}'s share of the node's background budget. */
+    public void drawStreamsFrom(BudgetLane lane) {
+        this.streamLane = lane;
     }
 
     /** Versions read repair wrote since this node started, on every map it has been on. */
@@ -544,8 +552,13 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
             }
             return CompletableFuture.supplyAsync(() -> {
                 try {
-                    long sent = new KeyStreamer(dao, movement, config.self(), this::sendBatch, config.storeOptions().storage(),
-                            config.dataDirectory(), config.streamBytesPerSecond()).run();
+                    BudgetLane lane = streamLane;
+                    KeyStreamer keys = lane == null
+                            ? new KeyStreamer(dao, movement, config.self(), this::sendBatch, config.storeOptions().storage(),
+                                    config.dataDirectory(), config.streamBytesPerSecond())
+                            : new KeyStreamer(dao, movement, config.self(), this::sendBatch, config.storeOptions().storage(),
+                                    config.dataDirectory(), lane);
+                    long sent = keys.run();
                     LOG.info("node {} streamed {} entries for the change of epoch {} (stream {})", config.self(), sent,
                             movement.id(), name);
                     return sent;

@@ -112,6 +112,12 @@ class ServerCommandTest {
         assertEquals(DaoOptions.defaultBlockCacheBytes(), ServerCommand.parse().storeOptions().blockCacheBytes());
         assertEquals(Compression.NONE, ServerCommand.parse("--compression", "None").storeOptions().compression());
         assertEquals(0, ServerCommand.parse("--compaction-bytes-per-s", "0").storeOptions().compactionBytesPerSecond());
+        assertEquals(BackgroundBudgetMode.ADAPTIVE, ServerCommand.parse().backgroundBudget());
+        assertEquals(BackgroundBudgetMode.FIXED, ServerCommand.parse("--background-budget", "fixed").backgroundBudget());
+        assertEquals(KvServerConfig.DEFAULT_BACKGROUND_BUDGET_MIN_BYTES_PER_SECOND,
+                ServerCommand.parse().backgroundBudgetMinBytesPerSecond());
+        assertEquals(1 << 20, ServerCommand.parse("--background-budget-min-bytes-per-s", "1048576")
+                .backgroundBudgetMinBytesPerSecond());
         assertEquals(CompactionStyle.LEVELED,
                 ServerCommand.parse("--compaction-style", "Leveled").storeOptions().compactionStyle());
     }
@@ -255,6 +261,10 @@ class ServerCommandTest {
                 "--compaction-style", "size_tiered");
         assertUsageError("compactionBytesPerSecond must be >= 0 (0: no limit), got -1",
                 "--compaction-bytes-per-s", "-1");
+        assertUsageError("Invalid value for option '--background-budget': unknown background budget 'auto': expected"
+                + " adaptive or fixed", "--background-budget", "auto");
+        assertUsageError("background budget min bytes per second must be >= 1, got 0",
+                "--background-budget-min-bytes-per-s", "0");
         assertUsageError("Invalid value for option '--compaction-bytes-per-s': '1M' is not a long",
                 "--compaction-bytes-per-s", "1M");
         assertUsageError("blockCacheBytes must be >= 0 (0: no cache), got -1", "--block-cache-bytes", "-1");

@@ -1,11 +1,13 @@
 package io.kvstore.cluster.internal.membership;
 
-import io.kvstore.cluster.internal.repair.ScanThrottle;
 import io.kvstore.core.AtomicFile;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
 import io.kvstore.core.Storage;
+import io.kvstore.core.background.BackgroundBudget;
+import io.kvstore.core.background.BackgroundWork;
+import io.kvstore.core.background.BudgetLane;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -17,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +45,7 @@ public final class KeyStreamer {
     private final BiFunction<String, List<Entry>, CompletionStage<Void>> sink;
     private final Storage storage;
     private final Path directory;
-    private final ScanThrottle throttle;
+    private final BudgetLane lane;
 
     /**
      * @param sink      sends a batch of entries to a node; completes once the node stored them
@@ -57,13 +60,23 @@ public final class KeyStreamer {
     public KeyStreamer(Dao dao, KeyMovement movement, String self,
                        BiFunction<String, List<Entry>, CompletionStage<Void>> sink, Storage storage, Path directory,
                        long bytesPerSecond) {
+        this(dao, movement, self, sink, storage, directory, BackgroundBudget.fixed().lane(BackgroundWork.STREAM, bytesPerSecond));
+    }
+
+    /**
+     * A streamer that scans at {@code lane}'s pace (the node's background budget) and reports there the
+     * bytes it has yet to scan, estimated from the store's size.
+     */
+    public KeyStreamer(Dao dao, KeyMovement movement, String self,
+                       BiFunction<String, List<Entry>, CompletionStage<Void>> sink, Storage storage, Path directory,
+                       BudgetLane lane) {
         this.dao = dao;
         this.movement = movement;
         this.self = self;
         this.sink = sink;
         this.storage = storage;
         this.directory = directory;
-        this.throttle = new ScanThrottle(bytesPerSecond);
+        this.lane = lane;
     }
 
     /** The checkpoint file of {@code movement}'s stream: {@code stream-}{@link KeyMovement#streamName()}{@code .checkpoint}. */
@@ -103,6 +116,9 @@ public final class KeyStreamer {
         int[] scratchA = new int[rf];
         long sent = 0;
         byte[] lastKey = null;
+        long storeBytes = Math.max(0, dao.properties().tableBytes());
+        AtomicLong scanned = new AtomicLong();
+        lane.backlog(() -> Math.max(0, storeBytes - scanned.get()));
         try (CloseableIterator<Entry> scan = dao.scan(after, null)) {
             while (scan.hasNext()) {
                 Entry entry = scan.next();
@@ -110,7 +126,8 @@ public final class KeyStreamer {
                     continue;
                 }
                 long size = entry.key().length + (entry.isTombstone() ? 0 : entry.value().length) + 16L;
-                throttle.acquire(size);
+                lane.acquire(size);
+                scanned.addAndGet(size);
                 lastKey = entry.key();
                 int n = movement.targets(entry.key(), selfIndex, out, scratchB, scratchA);
                 boolean full = false;
@@ -125,6 +142,8 @@ public final class KeyStreamer {
                     keep(checkpoint, Base64.getEncoder().encodeToString(lastKey));
                 }
             }
+        } finally {
+            lane.backlog(() -> 0);
         }
         send(targets, batches, batchBytes);
         keep(checkpoint, DONE);

@@ -8,6 +8,9 @@ import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
 import io.kvstore.core.QuarantinedInterval;
+import io.kvstore.core.background.BackgroundBudget;
+import io.kvstore.core.background.BackgroundWork;
+import io.kvstore.core.background.BudgetLane;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -34,7 +37,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every scan runs on the given executor (never the caller's thread, which may be an event loop),
  * reads the store through its range iterator (a snapshot; the store goes on taking writes) and is paced
- * by one {@link ScanThrottle} shared by all the scans of the node. A tree is held until it is closed or
+ * by one {@link BudgetLane} shared by all the scans of the node: its own rate, or its share of the
+ * node's background budget. A tree is held until it is closed or
  * has gone unused for {@link #TREE_IDLE_NANOS} (an exchange whose driver died); at most
  * {@link #MAX_TREES} at once, beyond which opening one fails with {@link RepairBusyException}.
  *
@@ -47,7 +51,7 @@ public final class RepairResponder implements RepairPeer {
     static final long TREE_IDLE_NANOS = TimeUnit.MINUTES.toNanos(10);
     /** A listing page returns after this long scanning even when short, so no request waits long. */
     static final long PAGE_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-    /** Fixed cost counted per entry by the throttle: timestamp, lengths, framing. */
+    /** Fixed cost counted per entry by the scans' lane: timestamp, lengths, framing. */
     private static final int ENTRY_OVERHEAD_BYTES = 16;
 
     private final String self;
@@ -55,7 +59,7 @@ public final class RepairResponder implements RepairPeer {
     private final Supplier<Partitioner> placement;
     private final Executor scans;
     private final HybridClock clock;
-    private final ScanThrottle throttle;
+    private final BudgetLane scanLane;
     private final Map<Long, Tree> trees = new ConcurrentHashMap<>();
 
     /**
@@ -77,15 +81,26 @@ public final class RepairResponder implements RepairPeer {
      */
     public RepairResponder(String self, Dao dao, Supplier<Partitioner> placement, Executor scans, HybridClock clock,
             long scanBytesPerSecond) {
+        this(self, dao, placement, scans, clock, fixedLane(scanBytesPerSecond));
+    }
+
+    /** A responder whose placement follows the cluster map and whose scans draw from {@code scanLane}. */
+    public RepairResponder(String self, Dao dao, Supplier<Partitioner> placement, Executor scans, HybridClock clock,
+            BudgetLane scanLane) {
         this.self = Objects.requireNonNull(self, "self");
         this.dao = Objects.requireNonNull(dao, "dao");
         this.placement = Objects.requireNonNull(placement, "placement");
         this.scans = Objects.requireNonNull(scans, "scans");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.scanLane = Objects.requireNonNull(scanLane, "scanLane");
+    }
+
+    /** A lane of scans at {@code scanBytesPerSecond} ({@code >= 0}; 0: no limit) shared with no other work. */
+    private static BudgetLane fixedLane(long scanBytesPerSecond) {
         if (scanBytesPerSecond < 0) {
             throw new IllegalArgumentException("scan bytes per second must be >= 0, got " + scanBytesPerSecond);
         }
-        this.throttle = new ScanThrottle(scanBytesPerSecond);
+        return BackgroundBudget.fixed().lane(BackgroundWork.REPAIR, scanBytesPerSecond);
     }
 
     private static Supplier<Partitioner> constant(Partitioner partitioner) {
@@ -303,7 +318,7 @@ public final class RepairResponder implements RepairPeer {
         return trees.size();
     }
 
-    /** Approximate bytes an entry takes on the wire and in the throttle's count. */
+    /** Approximate bytes an entry takes on the wire and in the scans' lane. */
     static long sizeOf(Entry entry) {
         return entry.key().length + (entry.isTombstone() ? 0 : entry.value().length) + ENTRY_OVERHEAD_BYTES;
     }
@@ -315,7 +330,7 @@ public final class RepairResponder implements RepairPeer {
         try (CloseableIterator<Entry> it = AvailableScan.of(dao, held.interval.from(), held.interval.to())) {
             while (it.hasNext()) {
                 Entry entry = it.next();
-                throttle.acquire(sizeOf(entry));
+                scanLane.acquire(sizeOf(entry));
                 if ((++scanned & 1023) == 0 && (held.closed || Thread.currentThread().isInterrupted())) {
                     throw new IllegalStateException("repair tree of " + self + " for " + held.partner
                             + " was closed while being built");
@@ -347,7 +362,7 @@ public final class RepairResponder implements RepairPeer {
         try (CloseableIterator<Entry> it = AvailableScan.of(dao, from, to)) {
             while (it.hasNext()) {
                 Entry entry = it.next();
-                throttle.acquire(sizeOf(entry));
+                scanLane.acquire(sizeOf(entry));
                 byte[] key = entry.key();
                 if (segments.get(SegmentTree.segmentOf(key, depth)) && shared.contains(key)) {
                     versions.add(KeyVersion.of(entry));

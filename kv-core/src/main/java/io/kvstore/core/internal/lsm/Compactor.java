@@ -33,7 +33,8 @@ import java.util.function.Predicate;
  * ({@link #compactOldest}). Each merges its {@link Compaction}'s tables into tables of the next level,
  * or into one that takes their place, leaves out shadowed versions, writes expired values as
  * tombstones, and leaves out tombstones that shadow nothing and are past their grace; no faster than
- * {@link DaoOptions#compactionBytesPerSecond()} if it is set.
+ * {@link DaoOptions#compactionBytesPerSecond()} if it is set, nor than their share of
+ * {@link DaoOptions#backgroundBudget()} if there is one ({@link CompactionPacing}).
  *
  * <p>Under leveled compaction, when nothing is due but level 0 would be due at rest
  * ({@link LeveledCompactionPicker#pickAtRest}), it checks back after
@@ -79,8 +80,11 @@ final class Compactor {
         this.writes = writes;
         this.thread = new BackgroundThread("kvstore-compaction", options.backgroundPriority());
         this.leveled = options.compactionStyle() == CompactionStyle.LEVELED ? new LeveledCompactionPicker(options) : null;
-        this.pacing = CompactionPacing.of(options.compactionBytesPerSecond(), options.compactionTrigger(),
-                () -> versions.current().flushedLevelZeroTables);
+        this.pacing = CompactionPacing.of(options.backgroundBudget(), options.compactionBytesPerSecond(),
+                options.compactionTrigger(), () -> versions.current().flushedLevelZeroTables);
+        if (options.backgroundBudget() != null) {
+            pacing.lane().backlog(this::pendingBytes);
+        }
         long idleNanos = options.idleCompactionDelay().toNanos();
         this.afterIdleDelay = leveled == null || idleNanos == 0 ? null
                 : CompletableFuture.delayedExecutor(idleNanos, TimeUnit.NANOSECONDS, thread::execute);
@@ -189,6 +193,18 @@ final class Compactor {
     }
 
     /** The compaction the configured policy would run on {@code v} now, or null if none is due. */
+    /** Bytes of the input tables of the compaction due now (0 if none): what compactions have to catch up. */
+    long pendingBytes() {
+        Compaction job = pick(versions.current());
+        long bytes = 0;
+        if (job != null) {
+            for (SsTable table : job.inputs()) {
+                bytes += table.fileSize();
+            }
+        }
+        return bytes;
+    }
+
     Compaction pick(Version v) {
         return leveled != null ? leveled.pick(v) : CompactionPicker.pick(v, options.compactionTrigger());
     }

@@ -4,7 +4,10 @@ import io.kvstore.core.CorruptionException;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.QuarantinedInterval;
 import io.kvstore.core.ScrubReport;
+import io.kvstore.core.background.BackgroundWork;
+import io.kvstore.core.background.BudgetLane;
 import io.kvstore.core.internal.table.SsTable;
+import io.kvstore.core.internal.util.ByteRateLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +29,9 @@ import java.util.function.BiFunction;
  * when asked ({@link #scrub}, on the caller's thread) or in the background once per
  * {@link DaoOptions#scrubPeriod()}, at the table bytes over the period (at least
  * {@link #MIN_BYTES_PER_SECOND}) on a thread of its own at the background priority, so that it takes
- * little of the disk from requests and none of the compaction thread's time.
+ * little of the disk from requests and none of the compaction thread's time. With a
+ * {@link DaoOptions#backgroundBudget()} a pass also draws its bytes from the budget's scrub lane, so
+ * that it yields to requests and to the node's other background work as well.
  *
  * <p>A pass does not hold the tables it has yet to check: a table compacted away before its turn is
  * skipped (its data is in tables the next pass checks), so that a pass of a week never keeps obsolete
@@ -48,6 +53,8 @@ final class Scrubber {
     /** Null when the background scrub is off. */
     private final ScheduledThreadPoolExecutor thread;
     private final LongAdder scrubbedBytes = new LongAdder();
+    /** Null without a background budget. */
+    private final BudgetLane lane;
     private volatile ScrubReport latest;
 
     Scrubber(DaoOptions options, VersionSet versions, StoreState state,
@@ -56,6 +63,7 @@ final class Scrubber {
         this.versions = versions;
         this.state = state;
         this.damaged = damaged;
+        this.lane = options.backgroundBudget() == null ? null : options.backgroundBudget().lane(BackgroundWork.SCRUB, 0);
         if (options.scrubPeriod().isZero()) {
             this.thread = null;
         } else {
@@ -159,7 +167,8 @@ final class Scrubber {
             long tableBytes;
             try {
                 tableBytes = SsTable.scrub(options.storage(), table.path(),
-                        n -> !state.isClosed() && (limiter == null || limiter.acquire(n, state::isClosed)));
+                        n -> !state.isClosed() && (limiter == null || limiter.acquire(n, state::isClosed))
+                                && (lane == null || lane.acquire(n, state::isClosed)));
             } catch (NoSuchFileException e) {
                 continue; // deleted since it was found live
             } catch (CorruptionException e) {

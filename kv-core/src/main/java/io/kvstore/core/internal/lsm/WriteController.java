@@ -9,6 +9,7 @@ import io.kvstore.core.SyncPolicy;
 import io.kvstore.core.WritesStoppedException;
 import io.kvstore.core.internal.log.WriteAheadLog;
 
+import io.kvstore.core.internal.util.ByteRateLimiter;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentLinkedQueue;

@@ -3,6 +3,7 @@ package io.kvstore.core.internal.lsm;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
+import io.kvstore.core.internal.util.ByteRateLimiter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -5,6 +5,10 @@ import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
 import io.kvstore.core.SyncPolicy;
+import io.kvstore.core.background.BackgroundBudget;
+import io.kvstore.core.background.BackgroundWork;
+import io.kvstore.core.background.BudgetController;
+import io.kvstore.core.background.ForegroundSignal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,7 +41,8 @@ class CompactionPacingTest {
     @Test
     void waitsForTheRateOnlyWhileTheStoreKeepsUp() {
         AtomicBoolean behind = new AtomicBoolean();
-        CompactionPacing pacing = new CompactionPacing(new ByteRateLimiter(MIB, nanos::get, nanos::addAndGet), behind::get);
+        CompactionPacing pacing = new CompactionPacing(
+                BackgroundBudget.fixed(nanos::get, nanos::addAndGet).lane(BackgroundWork.COMPACTION, MIB), behind::get);
         assertTrue(pacing.charge(MIB / 10, () -> false), "the burst");
         assertEquals(0, nanos.get(), "the burst is free");
 
@@ -50,6 +55,28 @@ class CompactionPacingTest {
         behind.set(false);
         assertTrue(pacing.charge(MIB, () -> false));
         assertTrue(nanos.get() >= TimeUnit.MILLISECONDS.toNanos(990), "1 MiB at 1 MiB/s waited " + nanos.get() + " ns");
+    }
+
+    @Test
+    void aCompactionThatIsBehindIsExemptFromABudgetAtItsFloor() {
+        AtomicBoolean behind = new AtomicBoolean(true);
+        BackgroundBudget budget = BackgroundBudget.adaptive(64 << 10, nanos::get, nanos::addAndGet);
+        budget.lane(BackgroundWork.REPAIR, MIB).consumed(1);
+        CompactionPacing pacing = CompactionPacing.of(budget, 0, TRIGGER, () -> behind.get() ? 2 * TRIGGER : 0);
+        BudgetController controller = new BudgetController(budget, () -> new ForegroundSignal.Sample(100, 1_000_000, 100));
+        for (int i = 0; i < 20; i++) {
+            controller.tick();
+        }
+        assertEquals(64 << 10, budget.bytesPerSecond(), "a queue of requests took the budget to its floor");
+        for (int i = 0; i < 100; i++) {
+            assertTrue(pacing.charge(MIB, () -> false));
+        }
+        assertEquals(0, nanos.get(), "100 MiB written while behind, without a wait");
+        assertEquals(100 * MIB, pacing.lane().consumedBytes(), "counted all the same");
+
+        behind.set(false);
+        assertTrue(pacing.charge(MIB, () -> false));
+        assertTrue(nanos.get() >= TimeUnit.SECONDS.toNanos(1), "1 MiB at its share of the floor waited " + nanos.get() + " ns");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.kvstore.core.internal.lsm;
+package io.kvstore.core.internal.util;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -12,10 +12,11 @@ import java.util.function.LongSupplier;
  * so that a large compaction is spread over time instead of taking a core, and the disk, from requests
  * in a burst (flushes are never limited: writers wait for them); writers share one while level 0 is at
  * the slowdown, at a rate that starts at {@link io.kvstore.core.DaoOptions#delayedWriteBytesPerSecond()}
- * and falls as level 0 grows ({@link WriteController}). Thread-safe: concurrent callers all wait until
+ * and falls as level 0 grows; each kind of background work draws through one at its share of a
+ * {@link io.kvstore.core.background.BackgroundBudget}. Thread-safe: concurrent callers all wait until
  * what they took together has been paid back at the rate.
  */
-final class ByteRateLimiter {
+public final class ByteRateLimiter {
     /** Longest single wait, so that a waiter of a closing store notices soon. */
     private static final long MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -27,11 +28,12 @@ final class ByteRateLimiter {
     private long refilledAt;
 
     /** A limiter at {@code bytesPerSecond} ({@code > 0}) on the system's clock. */
-    ByteRateLimiter(long bytesPerSecond) {
+    public ByteRateLimiter(long bytesPerSecond) {
         this(bytesPerSecond, System::nanoTime, LockSupport::parkNanos);
     }
 
-    ByteRateLimiter(long bytesPerSecond, LongSupplier nanoClock, Sleeper sleeper) {
+    /** A limiter at {@code bytesPerSecond} on {@code nanoClock}, waiting by {@code sleeper} (tests pass a simulated pair). */
+    public ByteRateLimiter(long bytesPerSecond, LongSupplier nanoClock, Sleeper sleeper) {
         if (bytesPerSecond <= 0) {
             throw new IllegalArgumentException("bytesPerSecond must be > 0, got " + bytesPerSecond);
         }
@@ -47,7 +49,7 @@ final class ByteRateLimiter {
      * Sets the rate ({@code > 0}) from now on, and the burst with it; what callers took before is paid
      * back at the new rate.
      */
-    synchronized void setBytesPerSecond(long bytesPerSecond) {
+    public synchronized void setBytesPerSecond(long bytesPerSecond) {
         if (bytesPerSecond <= 0) {
             throw new IllegalArgumentException("bytesPerSecond must be > 0, got " + bytesPerSecond);
         }
@@ -64,12 +66,12 @@ final class ByteRateLimiter {
      * Takes {@code bytes}, waiting as long as the rate requires; returns early (false) once
      * {@code cancelled} says so.
      */
-    boolean acquire(long bytes, BooleanSupplier cancelled) {
+    public boolean acquire(long bytes, BooleanSupplier cancelled) {
         return acquireNanos(bytes, cancelled) >= 0;
     }
 
     /** Takes {@code bytes} if the bucket holds them now, and returns whether it did; never waits. */
-    synchronized boolean tryAcquire(long bytes) {
+    public synchronized boolean tryAcquire(long bytes) {
         refill();
         if (available < bytes) {
             return false;
@@ -82,7 +84,7 @@ final class ByteRateLimiter {
      * {@link #acquire}, returning the nanoseconds it waited (0 if the bucket held the bytes), or -1 if
      * it returned early because {@code cancelled} said so.
      */
-    long acquireNanos(long bytes, BooleanSupplier cancelled) {
+    public long acquireNanos(long bytes, BooleanSupplier cancelled) {
         long start = nanoClock.getAsLong();
         long debtNanos;
         synchronized (this) {
@@ -126,7 +128,7 @@ final class ByteRateLimiter {
 
     /** How the limiter waits (tests replace it). */
     @FunctionalInterface
-    interface Sleeper {
+    public interface Sleeper {
         void sleepNanos(long nanos);
     }
 }
