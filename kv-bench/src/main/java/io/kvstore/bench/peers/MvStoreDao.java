@@ -15,13 +15,13 @@ import org.h2.mvstore.type.ByteArrayDataType;
  *
  * <p>Durability: MVStore's own default keeps writes in memory and commits them in the background after a
  * delay, so a killed process loses them. To match our {@code --sync none} (a write is acknowledged once the
- * operating system has it) auto-commit is off and each write is committed, which writes a chunk to the file;
- * a sync policy other than {@link io.kvstore.core.SyncPolicy#NONE} also syncs the file after it.
+ * operating system has it) each write is committed, which writes a chunk to the file; the background
+ * thread stays on for MVStore's housekeeping (it drops and compacts chunks as it would otherwise). A sync policy other than {@link io.kvstore.core.SyncPolicy#NONE} also syncs the file after it.
  * {@link #compact()} rewrites sparse chunks ({@code compactFile}).
  */
 public final class MvStoreDao extends PeerDao {
-    /** The longest {@link #compact()} may run, in milliseconds. */
-    private static final int COMPACT_MILLIS = 10_000;
+    /** The longest {@link #compact()} may run, in milliseconds: MVStore compacts until then or until dense. */
+    private static final int COMPACT_MILLIS = 2_000;
 
     private final MVStore store;
     private final MVMap<byte[], byte[]> map;
@@ -31,7 +31,7 @@ public final class MvStoreDao extends PeerDao {
         super(options);
         sync = syncsEachWrite(options);
         MVStore.Builder builder = new MVStore.Builder().fileName(directory.resolve("store.mv").toString())
-                .autoCommitDisabled().cacheSize((int) Math.max(1, options.blockCacheBytes() >> 20));
+                .cacheSize((int) Math.max(1, options.blockCacheBytes() >> 20));
         if (options.compression() != Compression.NONE) {
             builder.compress();
         }
