@@ -54,7 +54,9 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 5)
 @Measurement(iterations = 5, time = 5)
-@Fork(value = 2, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+// The opens are for the peers: lmdbjava's direct-buffer proxy and Xodus's uninterruptible file channels.
+@Fork(value = 2, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "--add-opens=java.base/java.nio=ALL-UNNAMED",
+        "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED"})
 public class DaoBenchmark {
 
     /** The store written by {@code fill}: empty at the start of every iteration, deleted at its end. */

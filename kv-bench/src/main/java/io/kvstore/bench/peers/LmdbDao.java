@@ -3,10 +3,12 @@ package io.kvstore.bench.peers;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Entry;
 import java.io.IOException;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.lmdbjava.ByteArrayProxy;
+import org.lmdbjava.ByteBufferProxy;
 import org.lmdbjava.Dbi;
 import org.lmdbjava.DbiFlags;
 import org.lmdbjava.Env;
@@ -19,6 +21,8 @@ import org.lmdbjava.Txn;
  * LMDB (through lmdbjava) behind our {@link io.kvstore.core.Dao}: one B+tree in a memory-mapped file,
  * keys in LMDB's own order, which is unsigned bytes like ours. A write reads the stored version and
  * writes inside one LMDB write transaction, which LMDB runs one at a time, so no lock of ours is needed.
+ * Keys and values cross through direct buffers (lmdbjava's fast proxy, as its users are told to use), which
+ * needs {@code --add-opens java.base/java.nio=ALL-UNNAMED}: the benchmarks' forks and kv-bench's tests pass it.
  *
  * <p>Durability: with {@link io.kvstore.core.SyncPolicy#NONE} the environment is opened with
  * {@code MDB_NOSYNC} and {@code MDB_NOMETASYNC}, so a commit is written to the file (the operating system
@@ -31,18 +35,26 @@ public final class LmdbDao extends PeerDao {
     private static final long MAP_BYTES = 64L << 30;
     /** Readers at once: open ranges count, each holding a read transaction. */
     private static final int MAX_READERS = 1024;
+    /** LMDB's longest key with its default page size. */
+    private static final int MAX_KEY_BYTES = 511;
 
-    private final Env<byte[]> env;
-    private final Dbi<byte[]> db;
+    private final Env<ByteBuffer> env;
+    private final Dbi<ByteBuffer> db;
+    /** Each thread's direct buffer for the key of a call. */
+    private final ThreadLocal<ByteBuffer> keyBuffers = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(MAX_KEY_BYTES));
 
     private LmdbDao(DaoOptions options) throws IOException {
         super(options);
+        if (!Buffer.class.getModule().isOpen("java.nio", LmdbDao.class.getModule())) {
+            abandon();
+            throw new IllegalStateException("LMDB's buffer proxy needs the JVM option --add-opens java.base/java.nio=ALL-UNNAMED");
+        }
         List<EnvFlags> flags = new ArrayList<>(List.of(EnvFlags.MDB_NOTLS));
         if (!syncsEachWrite(options)) {
             flags.addAll(List.of(EnvFlags.MDB_NOSYNC, EnvFlags.MDB_NOMETASYNC));
         }
         try {
-            env = Env.create(ByteArrayProxy.PROXY_BA).setMapSize(MAP_BYTES).setMaxDbs(1).setMaxReaders(MAX_READERS)
+            env = Env.create(ByteBufferProxy.PROXY_OPTIMAL).setMapSize(MAP_BYTES).setMaxDbs(1).setMaxReaders(MAX_READERS)
                     .open(directory.toFile(), flags.toArray(new EnvFlags[0]));
             db = env.openDbi("kv", DbiFlags.MDB_CREATE);
         } catch (LmdbException e) {
@@ -56,28 +68,47 @@ public final class LmdbDao extends PeerDao {
         return new LmdbDao(options);
     }
 
+    /** {@code key} in this thread's key buffer, valid until the thread's next call. */
+    private ByteBuffer key(byte[] key) {
+        ByteBuffer buffer = keyBuffers.get().clear();
+        return buffer.put(key).flip();
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        if (buffer == null) {
+            return null;
+        }
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.duplicate().get(bytes);
+        return bytes;
+    }
+
     @Override
     byte[] read(byte[] key) {
-        try (Txn<byte[]> txn = env.txnRead()) {
-            return db.get(txn, key);
+        try (Txn<ByteBuffer> txn = env.txnRead()) {
+            return bytes(db.get(txn, key(key)));
         }
     }
 
     @Override
     void write(byte[] key, byte[] stored) {
-        db.put(key, stored);
+        try (Txn<ByteBuffer> txn = env.txnWrite()) {
+            db.reserve(txn, key(key), stored.length).put(stored);
+            txn.commit();
+        }
     }
 
     @Override
     void remove(byte[] key) {
-        db.delete(key);
+        db.delete(key(key));
     }
 
     @Override
     void writeIfWins(Entry entry, byte[] encoded) {
-        try (Txn<byte[]> txn = env.txnWrite()) {
-            if (VersionedValue.winsOver(entry, db.get(txn, entry.key()))) {
-                db.put(txn, entry.key(), encoded);
+        ByteBuffer key = key(entry.key());
+        try (Txn<ByteBuffer> txn = env.txnWrite()) {
+            if (VersionedValue.winsOver(entry, bytes(db.get(txn, key)))) {
+                db.reserve(txn, key, encoded.length).put(encoded);
                 txn.commit();
             }
         }
@@ -85,11 +116,12 @@ public final class LmdbDao extends PeerDao {
 
     @Override
     boolean removeIfUnchanged(byte[] key, byte[] seen) {
-        try (Txn<byte[]> txn = env.txnWrite()) {
-            if (!Arrays.equals(db.get(txn, key), seen)) {
+        ByteBuffer buffer = key(key);
+        try (Txn<ByteBuffer> txn = env.txnWrite()) {
+            if (!Arrays.equals(bytes(db.get(txn, buffer)), seen)) {
                 return false;
             }
-            db.delete(txn, key);
+            db.delete(txn, buffer);
             txn.commit();
             return true;
         }
@@ -97,8 +129,10 @@ public final class LmdbDao extends PeerDao {
 
     @Override
     Cursor cursor(byte[] from) {
-        Txn<byte[]> txn = env.txnRead();
-        org.lmdbjava.Cursor<byte[]> cursor = db.openCursor(txn);
+        // The cursor outlives this call, so its start key has a buffer of its own.
+        ByteBuffer start = from == null ? null : ByteBuffer.allocateDirect(from.length).put(from).flip();
+        Txn<ByteBuffer> txn = env.txnRead();
+        org.lmdbjava.Cursor<ByteBuffer> cursor = db.openCursor(txn);
         return new Cursor() {
             private boolean started;
 
@@ -108,17 +142,17 @@ public final class LmdbDao extends PeerDao {
                     return cursor.next();
                 }
                 started = true;
-                return from == null ? cursor.first() : cursor.get(from, GetOp.MDB_SET_RANGE);
+                return start == null ? cursor.first() : cursor.get(start, GetOp.MDB_SET_RANGE);
             }
 
             @Override
             public byte[] key() {
-                return cursor.key();
+                return bytes(cursor.key());
             }
 
             @Override
             public byte[] value() {
-                return cursor.val();
+                return bytes(cursor.val());
             }
 
             @Override

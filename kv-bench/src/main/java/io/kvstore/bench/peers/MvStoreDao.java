@@ -21,7 +21,7 @@ import org.h2.mvstore.type.ByteArrayDataType;
  */
 public final class MvStoreDao extends PeerDao {
     /** The longest {@link #compact()} may run, in milliseconds: MVStore compacts until then or until dense. */
-    private static final int COMPACT_MILLIS = 2_000;
+    private static final int COMPACT_MILLIS = 1_000;
 
     private final MVStore store;
     private final MVMap<byte[], byte[]> map;

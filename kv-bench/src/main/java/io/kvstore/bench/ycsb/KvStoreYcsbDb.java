@@ -32,6 +32,8 @@ import site.ycsb.Status;
  * <pre>
  * java -cp kv-bench/target/benchmarks.jar site.ycsb.Client -load -db io.kvstore.bench.ycsb.KvStoreYcsbDb \
  *      -P kv-bench/ycsb/workloada -p kvstore.engine=lsm -p kvstore.dir=ycsb-lsm -threads 2 -s
+ # lmdb and xodus want what DaoBenchmark's forks get:
+ * java --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED -cp ...
  * </pre>
  */
 public final class KvStoreYcsbDb extends DB {
