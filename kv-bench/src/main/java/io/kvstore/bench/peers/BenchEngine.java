@@ -14,47 +14,24 @@ import java.util.stream.Stream;
  * {@link Dao}, so that comparing them is a matter of one parameter.
  */
 public enum BenchEngine {
-    LSM(Engine.LSM.id()) {
-        @Override
-        public Dao open(DaoOptions options) throws IOException {
-            return Engine.LSM.open(options);
-        }
-    },
-    ROCKSDB(Engine.ROCKSDB.id()) {
-        @Override
-        public Dao open(DaoOptions options) throws IOException {
-            return Engine.ROCKSDB.open(options);
-        }
-    },
-    LMDB("lmdb") {
-        @Override
-        public Dao open(DaoOptions options) throws IOException {
-            return LmdbDao.open(options);
-        }
-    },
-    MVSTORE("mvstore") {
-        @Override
-        public Dao open(DaoOptions options) throws IOException {
-            return MvStoreDao.open(options);
-        }
-    },
-    XODUS("xodus") {
-        @Override
-        public Dao open(DaoOptions options) throws IOException {
-            return XodusDao.open(options);
-        }
-    },
-    LEVELDB("leveldb") {
-        @Override
-        public Dao open(DaoOptions options) throws IOException {
-            return LevelDbDao.open(options);
-        }
-    };
+    LSM(Engine.LSM.id(), Engine.LSM::open),
+    ROCKSDB(Engine.ROCKSDB.id(), Engine.ROCKSDB::open),
+    LMDB("lmdb", LmdbDao::open),
+    MVSTORE("mvstore", MvStoreDao::open),
+    XODUS("xodus", XodusDao::open),
+    LEVELDB("leveldb", LevelDbDao::open);
+
+    /** How an engine opens a store. */
+    private interface Opener {
+        Dao open(DaoOptions options) throws IOException;
+    }
 
     private final String id;
+    private final Opener opener;
 
-    BenchEngine(String id) {
+    BenchEngine(String id, Opener opener) {
         this.id = id;
+        this.opener = opener;
     }
 
     /** The name in parameters and properties, in lower case. */
@@ -63,16 +40,13 @@ public enum BenchEngine {
     }
 
     /** Opens (creating if needed) a store of this engine in {@code options.dataDirectory()}. */
-    public abstract Dao open(DaoOptions options) throws IOException;
+    public Dao open(DaoOptions options) throws IOException {
+        return opener.open(options);
+    }
 
     /** kvstore's own engine of this name, or {@code null} for a peer. */
     public Engine ours() {
         return this == LSM ? Engine.LSM : this == ROCKSDB ? Engine.ROCKSDB : null;
-    }
-
-    /** {@code engine} among the benchmarks' engines. */
-    public static BenchEngine of(Engine engine) {
-        return fromName(engine.id());
     }
 
     /**
@@ -82,12 +56,8 @@ public enum BenchEngine {
      */
     public static BenchEngine fromName(String name) {
         String wanted = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
-        for (BenchEngine engine : values()) {
-            if (engine.id.equals(wanted)) {
-                return engine;
-            }
-        }
-        throw new IllegalArgumentException("Unknown engine '" + name + "'; known engines: "
-                + Stream.of(values()).map(BenchEngine::id).collect(Collectors.joining(", ")));
+        return Stream.of(values()).filter(engine -> engine.id.equals(wanted)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("Unknown engine '" + name + "'; known engines: "
+                        + Stream.of(values()).map(BenchEngine::id).collect(Collectors.joining(", "))));
     }
 }
