@@ -3,6 +3,7 @@ package io.kvstore.bench.peers;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Map;
 import org.iq80.leveldb.CompressionType;
@@ -42,8 +43,7 @@ public final class LevelDbDao extends PeerDao {
         try {
             db = new DbImpl(leveldb, directory.resolve("leveldb").toFile());
         } catch (IOException | DBException e) {
-            abandon();
-            throw new IOException("Cannot open LevelDB store " + directory + ": " + e.getMessage(), e);
+            throw cannotOpen("LevelDB", e);
         }
     }
 
@@ -101,7 +101,7 @@ public final class LevelDbDao extends PeerDao {
                     iterator.close();
                     snapshot.close();
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             }
         };

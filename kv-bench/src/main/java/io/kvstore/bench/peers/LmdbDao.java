@@ -58,8 +58,7 @@ public final class LmdbDao extends PeerDao {
                     .open(directory.toFile(), flags.toArray(new EnvFlags[0]));
             db = env.openDbi("kv", DbiFlags.MDB_CREATE);
         } catch (LmdbException e) {
-            abandon();
-            throw new IOException("Cannot open LMDB store " + directory + ": " + e.getMessage(), e);
+            throw cannotOpen("LMDB", e);
         }
     }
 

@@ -40,8 +40,7 @@ public final class MvStoreDao extends PeerDao {
             map = store.openMap("kv", new MVMap.Builder<byte[], byte[]>()
                     .keyType(ByteArrayDataType.INSTANCE).valueType(ByteArrayDataType.INSTANCE));
         } catch (MVStoreException e) {
-            abandon();
-            throw new IOException("Cannot open MVStore " + directory + ": " + e.getMessage(), e);
+            throw cannotOpen("MVStore", e);
         }
     }
 

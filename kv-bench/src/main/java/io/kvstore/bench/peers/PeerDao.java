@@ -28,6 +28,10 @@ import java.util.function.LongSupplier;
  * header, the winner chosen by a read before each write under a striped lock (the peers have no merge
  * operator that knows our rule), expired values read as tombstones, ranges over the peer's own snapshot,
  * and one open store per directory. A subclass supplies the peer's plain sorted map of bytes.
+ *
+ * <p>What the peer cannot tell stays at the interface's defaults: {@link #properties()},
+ * {@link #diskSpace()} and {@link #health()} know nothing, nothing is ever quarantined to heal, and
+ * {@link #scrub(long)} is unsupported. {@link #scan} is {@link #range}: the peers have no cache to bypass.
  */
 abstract class PeerDao implements Dao {
     /** Power of two; enough that two writers rarely contend on different keys. */
@@ -219,6 +223,12 @@ abstract class PeerDao implements Dao {
         try (lockChannel) {
             lock.release();
         }
+    }
+
+    /** Releases the directory of a store whose peer failed to open, and says why it failed. */
+    IOException cannotOpen(String peer, Exception e) throws IOException {
+        abandon();
+        return new IOException("Cannot open " + peer + " in " + directory + ": " + e.getMessage(), e);
     }
 
     /** The read lock of an open store, for one call; throws once the store is closed. */

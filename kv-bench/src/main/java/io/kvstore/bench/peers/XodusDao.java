@@ -46,8 +46,7 @@ public final class XodusDao extends PeerDao {
             if (opened != null) {
                 opened.close();
             }
-            abandon();
-            throw new IOException("Cannot open Xodus environment " + directory + ": " + e.getMessage(), e);
+            throw cannotOpen("Xodus", e);
         }
     }
 
