@@ -31,7 +31,8 @@ import java.util.function.LongSupplier;
  *
  * <p>What the peer cannot tell stays at the interface's defaults: {@link #properties()},
  * {@link #diskSpace()} and {@link #health()} know nothing, nothing is ever quarantined to heal, and
- * {@link #scrub(long)} is unsupported. {@link #scan} is {@link #range}: the peers have no cache to bypass.
+ * {@link #scrub(long)} is unsupported. {@link #scan} reads as {@link #range} does: no peer is asked to keep
+ * a long pass out of its cache.
  */
 abstract class PeerDao implements Dao {
     /** Power of two; enough that two writers rarely contend on different keys. */
