@@ -1,9 +1,9 @@
 package io.kvstore.bench;
 
+import io.kvstore.bench.peers.BenchEngine;
 import io.kvstore.core.Compression;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
-import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -64,7 +64,7 @@ public class CompressionBenchmark {
 
         @Setup(Level.Iteration)
         public void open() throws IOException {
-            store = FreshStore.open(Engine.LSM, codec(compression));
+            store = FreshStore.open(BenchEngine.LSM, codec(compression));
         }
 
         @TearDown(Level.Iteration)
@@ -100,7 +100,7 @@ public class CompressionBenchmark {
             long cache = blockCacheBytes.equals("default") ? DaoOptions.defaultBlockCacheBytes()
                     : Long.parseLong(blockCacheBytes);
             BenchValues stored = BenchValues.valueOf(values.toUpperCase(Locale.ROOT));
-            dao = PreloadedStore.open(Engine.LSM, keys, codec(compression), stored, cache);
+            dao = PreloadedStore.open(BenchEngine.LSM, keys, codec(compression), stored, cache);
         }
 
         @TearDown(Level.Trial)

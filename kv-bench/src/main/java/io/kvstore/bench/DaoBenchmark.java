@@ -1,9 +1,9 @@
 package io.kvstore.bench;
 
+import io.kvstore.bench.peers.BenchEngine;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Compression;
 import io.kvstore.core.Dao;
-import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -26,11 +26,14 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Our LSM engine against RocksDB in the same run, on 16-byte random keys and 100-byte random values,
- * both storing blocks uncompressed ({@link CompressionBenchmark} measures the codecs):
+ * Our LSM engine against RocksDB and the embedded Java stores a user would try instead
+ * ({@link BenchEngine}: LMDB, H2's MVStore, Xodus, LevelDB, each behind our {@link Dao} with our versions
+ * in a value header) in the same run, on 16-byte random keys and 100-byte random values, blocks stored
+ * uncompressed where an engine compresses ({@link CompressionBenchmark} measures the codecs), every
+ * engine handing each write to the operating system without forcing it to the device:
  * <ul>
  *   <li>{@code fill}: {@code keys} upserts of new random keys into an empty store (default options: WAL
- *       on, no fsync, 32 MiB memtable), split among the threads, flushes and compactions included;
+ *       on, no fsync, 32 MiB memtable; a peer commits each write), split among the threads, flushes and compactions included;
  *       one shot per iteration into a fresh store, so its score is the time of the whole fill and the
  *       rate is {@code keys} divided by it;</li>
  *   <li>{@code getPresent} / {@code getAbsent}: point reads of stored / never-written keys on a store
@@ -44,19 +47,22 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * java -jar kv-bench/target/benchmarks.jar DaoBenchmark
  * java -jar kv-bench/target/benchmarks.jar DaoBenchmark -f 1 -wi 1 -i 1 -p keys=100000   # sanity run
+ * java -jar kv-bench/target/benchmarks.jar DaoBenchmark -p engine=lsm,lmdb                 # two engines
  * </pre>
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 5)
 @Measurement(iterations = 5, time = 5)
-@Fork(value = 2, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+// The opens are for the peers: lmdbjava's direct-buffer proxy and Xodus's uninterruptible file channels.
+@Fork(value = 2, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "--add-opens=java.base/java.nio=ALL-UNNAMED",
+        "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED"})
 public class DaoBenchmark {
 
     /** The store written by {@code fill}: empty at the start of every iteration, deleted at its end. */
     @State(Scope.Benchmark)
     public static class FillStore {
-        @Param({"lsm", "rocksdb"})
+        @Param({"lsm", "rocksdb", "lmdb", "mvstore", "xodus", "leveldb"})
         public String engine;
 
         /** Keys written per iteration, by all threads together. */
@@ -67,7 +73,7 @@ public class DaoBenchmark {
 
         @Setup(Level.Iteration)
         public void open() throws IOException {
-            store = FreshStore.open(Engine.fromName(engine), Compression.NONE);
+            store = FreshStore.open(BenchEngine.fromName(engine), Compression.NONE);
         }
 
         @TearDown(Level.Iteration)
@@ -82,7 +88,7 @@ public class DaoBenchmark {
     /** The read-only store of the get and scan benchmarks. */
     @State(Scope.Benchmark)
     public static class ReadStore {
-        @Param({"lsm", "rocksdb"})
+        @Param({"lsm", "rocksdb", "lmdb", "mvstore", "xodus", "leveldb"})
         public String engine;
 
         /** Stored keys; at least 5M for the published figures. */
@@ -93,7 +99,7 @@ public class DaoBenchmark {
 
         @Setup(Level.Trial)
         public void open() throws IOException {
-            dao = PreloadedStore.open(Engine.fromName(engine), keys, Compression.NONE, BenchValues.RANDOM);
+            dao = PreloadedStore.open(BenchEngine.fromName(engine), keys, Compression.NONE, BenchValues.RANDOM);
         }
 
         @TearDown(Level.Trial)

@@ -1,8 +1,8 @@
 package io.kvstore.bench;
 
+import io.kvstore.bench.peers.BenchEngine;
 import io.kvstore.core.Compression;
 import io.kvstore.core.Dao;
-import io.kvstore.core.Engine;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,7 +24,7 @@ final class FreshStore implements AutoCloseable {
     }
 
     /** Opens an empty store of {@code engine} with the benchmarks' options ({@link PreloadedStore#options}). */
-    static FreshStore open(Engine engine, Compression compression) throws IOException {
+    static FreshStore open(BenchEngine engine, Compression compression) throws IOException {
         return open(engine, compression, BenchDirectories.root());
     }
 
@@ -33,8 +33,8 @@ final class FreshStore implements AutoCloseable {
         return new FreshStore(dao, directory);
     }
 
-    /** {@link #open(Engine, Compression)} in a new directory under {@code root} (created if missing). */
-    static FreshStore open(Engine engine, Compression compression, Path root) throws IOException {
+    /** {@link #open(BenchEngine, Compression)} in a new directory under {@code root} (created if missing). */
+    static FreshStore open(BenchEngine engine, Compression compression, Path root) throws IOException {
         Files.createDirectories(root);
         Path directory = Files.createTempDirectory(root, "fill-" + engine.id() + "-");
         try {

@@ -1,9 +1,9 @@
 package io.kvstore.bench;
 
+import io.kvstore.bench.peers.BenchEngine;
 import io.kvstore.core.BlockCacheProperties;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
-import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -85,8 +85,8 @@ public final class LargeStoreBenchmark implements Callable<Integer> {
             return 2;
         }
         long keys = Math.max(1, bytes / (BenchKeys.KEY_BYTES + valueBytes));
-        try (FreshStore store = dir == null ? FreshStore.open(Engine.LSM, DaoOptions.DEFAULT_COMPRESSION)
-                : FreshStore.open(Engine.LSM, DaoOptions.DEFAULT_COMPRESSION, dir)) {
+        try (FreshStore store = dir == null ? FreshStore.open(BenchEngine.LSM, DaoOptions.DEFAULT_COMPRESSION)
+                : FreshStore.open(BenchEngine.LSM, DaoOptions.DEFAULT_COMPRESSION, dir)) {
             double fillSeconds = fill(store.dao, keys);
             long tableBytes = store.dao.properties().tableBytes();
             long heap = Runtime.getRuntime().maxMemory();

@@ -1,10 +1,10 @@
 package io.kvstore.bench;
 
+import io.kvstore.bench.peers.BenchEngine;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Compression;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
-import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,15 +43,15 @@ final class PreloadedStore {
         return DaoOptions.builder(directory).compression(compression).build();
     }
 
-    static Dao open(Engine engine, int keys, Compression compression, BenchValues values) throws IOException {
+    static Dao open(BenchEngine engine, int keys, Compression compression, BenchValues values) throws IOException {
         return open(engine, keys, compression, values, DaoOptions.defaultBlockCacheBytes());
     }
 
     /**
-     * {@link #open(Engine, int, Compression, BenchValues)} with a block cache of {@code blockCacheBytes}
+     * {@link #open(BenchEngine, int, Compression, BenchValues)} with a block cache of {@code blockCacheBytes}
      * for the reads (the files do not depend on it, so one preloaded store serves every size).
      */
-    static Dao open(Engine engine, int keys, Compression compression, BenchValues values, long blockCacheBytes)
+    static Dao open(BenchEngine engine, int keys, Compression compression, BenchValues values, long blockCacheBytes)
             throws IOException {
         String name = engine.id() + "-" + keys + "-" + compression.name().toLowerCase(Locale.ROOT)
                 + "-" + values.id();
@@ -77,7 +77,7 @@ final class PreloadedStore {
         return dao;
     }
 
-    private static void load(Engine engine, DaoOptions options, int keys, BenchValues values) throws IOException {
+    private static void load(BenchEngine engine, DaoOptions options, int keys, BenchValues values) throws IOException {
         log.info("Loading {} keys into a fresh {} store in {}", keys, engine.id(), options.dataDirectory());
         long started = System.nanoTime();
         try (Dao dao = engine.open(options)) {

@@ -1,9 +1,9 @@
 package io.kvstore.bench;
 
+import io.kvstore.bench.peers.BenchEngine;
 import io.kvstore.core.Compression;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
-import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
@@ -61,7 +61,7 @@ public class ScrubBenchmark {
 
         @Setup(Level.Trial)
         public void open() throws IOException {
-            dao = PreloadedStore.open(Engine.LSM, keys, Compression.NONE, BenchValues.RANDOM);
+            dao = PreloadedStore.open(BenchEngine.LSM, keys, Compression.NONE, BenchValues.RANDOM);
             long rate = switch (scrub) {
                 case "off" -> -1;
                 case "default" -> Math.max(MIN_SCRUB_BYTES_PER_SECOND,

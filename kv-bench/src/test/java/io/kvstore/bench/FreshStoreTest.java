@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.kvstore.bench.peers.BenchEngine;
 import io.kvstore.core.Compression;
-import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -33,7 +33,7 @@ class FreshStoreTest {
 
     @Test
     void aFreshStoreStartsEmptyAndLeavesNothingBehind() throws IOException {
-        for (Engine engine : Engine.values()) {
+        for (BenchEngine engine : BenchEngine.values()) {
             try (FreshStore store = FreshStore.open(engine, Compression.NONE)) {
                 assertNull(store.dao.get(BenchKeys.key(0)), engine + ": empty");
                 store.dao.upsert(Entry.value(BenchKeys.key(0), BenchValues.RANDOM.value(0), 1));

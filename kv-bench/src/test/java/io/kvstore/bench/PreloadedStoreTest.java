@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvstore.bench.peers.BenchEngine;
 import io.kvstore.core.Compression;
 import io.kvstore.core.Dao;
-import io.kvstore.core.Engine;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,11 +31,11 @@ class PreloadedStoreTest {
 
     @Test
     void aStoreIsLoadedOnceAndReusedWithItsContent() throws IOException {
-        PreloadedStore.open(Engine.LSM, 5_000, Compression.LZ4, BenchValues.TEXT).close();
+        PreloadedStore.open(BenchEngine.LSM, 5_000, Compression.LZ4, BenchValues.TEXT).close();
         Path base = root.resolve("lsm-5000-lz4-text");
         assertTrue(Files.exists(base.resolve("COMPLETE")), "marked complete once loaded");
         Path sentinel = Files.createFile(base.resolve("sentinel")); // a new load deletes the whole directory
-        try (Dao dao = PreloadedStore.open(Engine.LSM, 5_000, Compression.LZ4, BenchValues.TEXT)) {
+        try (Dao dao = PreloadedStore.open(BenchEngine.LSM, 5_000, Compression.LZ4, BenchValues.TEXT)) {
             assertTrue(Files.exists(sentinel), "reused, not loaded again");
             assertArrayEquals(BenchValues.TEXT.value(4_999), dao.get(BenchKeys.key(4_999)).value());
             assertNull(dao.get(BenchKeys.key(5_000)));
@@ -47,7 +47,7 @@ class PreloadedStoreTest {
         Path base = root.resolve("lsm-5000-none-random");
         Path leftover = Files.createDirectories(base.resolve("store")).resolve("leftover");
         Files.writeString(leftover, "an interrupted load");
-        try (Dao dao = PreloadedStore.open(Engine.LSM, 5_000, Compression.NONE, BenchValues.RANDOM)) {
+        try (Dao dao = PreloadedStore.open(BenchEngine.LSM, 5_000, Compression.NONE, BenchValues.RANDOM)) {
             assertTrue(Files.notExists(leftover), "the interrupted load's files are gone");
             assertArrayEquals(BenchValues.RANDOM.value(0), dao.get(BenchKeys.key(0)).value());
         }

@@ -1,10 +1,10 @@
 package io.kvstore.bench.ycsb;
 
+import io.kvstore.bench.peers.BenchEngine;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
-import io.kvstore.core.Engine;
 import io.kvstore.core.KvStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,8 +21,9 @@ import site.ycsb.DBException;
 import site.ycsb.Status;
 
 /**
- * YCSB binding for the embedded store, so the standard workloads run against our LSM and against
- * RocksDB through the same code. Properties: {@code kvstore.engine} (lsm | rocksdb, default lsm),
+ * YCSB binding for the embedded store, so the standard workloads run against our LSM, RocksDB and the
+ * embedded Java stores of {@link BenchEngine} through the same code. Properties: {@code kvstore.engine}
+ * (lsm | rocksdb | lmdb | mvstore | xodus | leveldb, default lsm),
  * {@code kvstore.compression} (none | lz4 | zstd, default the store's default, applied by both engines),
  * {@code kvstore.backgroundPriority} (idle | 0 to 19, our LSM's flushes and compactions, default the
  * store's default), {@code kvstore.levelBaseBytes} (our LSM's {@code DaoOptions.levelBaseBytes}, default the
@@ -31,14 +32,16 @@ import site.ycsb.Status;
  * <pre>
  * java -cp kv-bench/target/benchmarks.jar site.ycsb.Client -load -db io.kvstore.bench.ycsb.KvStoreYcsbDb \
  *      -P kv-bench/ycsb/workloada -p kvstore.engine=lsm -p kvstore.dir=ycsb-lsm -threads 2 -s
+ # lmdb and xodus want what DaoBenchmark's forks get:
+ * java --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED -cp ...
  * </pre>
  */
 public final class KvStoreYcsbDb extends DB {
     private static final Object LOCK = new Object();
-    private static KvStore shared;
+    private static PlainStore shared;
     private static int users;
 
-    private KvStore store;
+    private PlainStore store;
 
     @Override
     public void init() throws DBException {
@@ -50,7 +53,7 @@ public final class KvStoreYcsbDb extends DB {
         synchronized (LOCK) {
             if (shared == null) {
                 try {
-                    Engine engine = Engine.fromName(p.getProperty("kvstore.engine", "lsm"));
+                    BenchEngine engine = BenchEngine.fromName(p.getProperty("kvstore.engine", "lsm"));
                     DaoOptions.Builder options = DaoOptions.builder(Path.of(dir));
                     String compression = p.getProperty("kvstore.compression");
                     if (compression != null) {
@@ -64,7 +67,8 @@ public final class KvStoreYcsbDb extends DB {
                     if (priority != null) {
                         options.backgroundPriority(BackgroundPriority.parse(priority));
                     }
-                    shared = KvStore.open(engine, options.build());
+                    shared = engine.ours() != null ? PlainStore.of(KvStore.open(engine.ours(), options.build()))
+                            : PlainStore.of(engine.open(options.build()));
                 } catch (IOException | IllegalArgumentException e) {
                     throw new DBException("cannot open the store in " + dir + ": " + e.getMessage(), e);
                 }

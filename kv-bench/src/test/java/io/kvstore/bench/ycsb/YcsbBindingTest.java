@@ -2,6 +2,7 @@ package io.kvstore.bench.ycsb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.kvstore.bench.peers.BenchEngine;
 import io.kvstore.server.KvServer;
 import io.kvstore.server.config.KvServerConfig;
 import java.net.URI;
@@ -25,8 +26,9 @@ import site.ycsb.StringByteIterator;
 class YcsbBindingTest {
 
     @Test
-    void embeddedBindingOnBothEngines(@TempDir Path dir) throws Exception {
-        for (String engine : new String[] {"lsm", "rocksdb"}) {
+    void embeddedBindingOnEveryEngine(@TempDir Path dir) throws Exception {
+        for (BenchEngine benchEngine : BenchEngine.values()) {
+            String engine = benchEngine.id();
             Properties p = new Properties();
             p.setProperty("kvstore.engine", engine);
             p.setProperty("kvstore.dir", dir.resolve(engine).toString());

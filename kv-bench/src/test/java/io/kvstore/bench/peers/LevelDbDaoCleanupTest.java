@@ -1,0 +1,8 @@
+package io.kvstore.bench.peers;
+
+/** kv-core's cleanup contract on {@link LevelDbDao}. */
+class LevelDbDaoCleanupTest extends PeerSuites.Cleanup {
+    LevelDbDaoCleanupTest() {
+        super(BenchEngine.LEVELDB);
+    }
+}
