@@ -15,8 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -111,7 +111,9 @@ class V1StoreTest {
         DaoOptions noBackgroundCompaction = DaoOptions.builder(dir).compactionTrigger(1_000)
                 .idleCompactionDelay(Duration.ofHours(1)).build();
         try (LsmDao dao = LsmDao.open(noBackgroundCompaction)) {
-            assertEquals(1, dao.liveTables()[dao.liveTables().length - 1].formatVersion());
+            // The log's entries may be flushed to a table of the current format meanwhile; the found table stays.
+            assertTrue(Arrays.stream(dao.liveTables()).anyMatch(table -> table.formatVersion() == 1),
+                    "the version-1 table is open as found");
             dao.compact();
             assertHoldsV1Contents(dao, true);
             assertEquals(1, dao.liveTables().length);
