@@ -19,6 +19,7 @@ KEYS=${KEYS:-10000000}
 VALUE_SIZE=${VALUE_SIZE:-100}
 CONNECTIONS=${CONNECTIONS:-64}
 AFTER_S=${AFTER_S:-60}
+WARMUP_S=${WARMUP_S:-10}  # a fresh generator and fresh nodes take seconds to reach the rate: not counted
 CATCHUP_LIMIT_S=${CATCHUP_LIMIT_S:-600}
 NODE_FLAGS=${NODE_FLAGS:---event-loops 1 --storage-threads 1 --transport nio --anti-entropy-interval-s 0 --background-priority 19}  # nodes share the cores: docs/TUNING.md
 BASE_PORT=${BASE_PORT:-18380}
@@ -61,7 +62,7 @@ total_pending() { # total_pending -> "hints bytes" over both coordinators
 load_s=$((DOWN_S * 2 + AFTER_S))
 java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "${urls[0]},${urls[1]}" --routing targets \
   --ops put --keys "$KEYS" --value-size "$VALUE_SIZE" --ack 2 --from 3 --rate "$RATE" \
-  --connections "$CONNECTIONS" --duration "$load_s" --warmup 0 --interval-log "$WORK/windows.txt" --interval 1 \
+  --connections "$CONNECTIONS" --duration "$load_s" --warmup "$WARMUP_S" --interval-log "$WORK/windows.txt" --interval 1 \
   >"$WORK/load.log" 2>"$WORK/load-progress.log" &
 load_pid=$!
 pids+=("$load_pid")

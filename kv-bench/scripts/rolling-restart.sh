@@ -4,9 +4,11 @@
 # to a replica of its key, as an application would send it). After QUIET_S seconds each node in turn
 # gets SIGTERM, exits, restarts on its data directory with the same flags, and the script waits until
 # both peers list it up again, then SETTLE_S seconds more. Prints the requests that failed (errors and
-# non-2xx answers over the whole run) and the p99 of the load's one-second windows: the median and the
-# worst of the quiet phase, and of the restart windows (from each SIGTERM until 5 s after its node was
-# back), with their ratios. Fails if a node does not stop or come back within RESTART_LIMIT_S.
+# non-2xx answers over the whole run) and the p99 of the load's one-second windows after its WARMUP_S:
+# the median and the worst of the quiet phase, of the stops (from each SIGTERM until 2 s after the
+# process exited) and of the starts (from each restart until 5 s after both peers list the node up),
+# with their ratios to the quiet median. Fails if a node does not stop or come back within
+# RESTART_LIMIT_S.
 #
 #   kv-bench/scripts/rolling-restart.sh                     # 4,000 req/s, about 2 minutes
 #   RATE=1000 QUIET_S=10 SETTLE_S=5 kv-bench/scripts/rolling-restart.sh   # a quick run
@@ -19,6 +21,7 @@ VALUE_SIZE=${VALUE_SIZE:-100}
 CONNECTIONS=${CONNECTIONS:-32}
 QUIET_S=${QUIET_S:-30}
 SETTLE_S=${SETTLE_S:-15}
+WARMUP_S=${WARMUP_S:-10}  # a fresh generator takes seconds to reach its rate
 RESTART_LIMIT_S=${RESTART_LIMIT_S:-60}
 NODE_FLAGS=${NODE_FLAGS:---event-loops 1 --storage-threads 1 --transport nio --background-priority 19}  # nodes share the cores: docs/TUNING.md
 BASE_PORT=${BASE_PORT:-18680}
@@ -57,7 +60,7 @@ wait_idle "${node_pids[@]}"
 load_s=$((QUIET_S + 3 * (SETTLE_S + 20) + 10))
 java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$cluster" --routing replica \
   --ops put=1,get=1 --keys "$KEYS" --value-size "$VALUE_SIZE" --ack 2 --from 3 --rate "$RATE" \
-  --connections "$CONNECTIONS" --duration "$load_s" --warmup 0 --interval-log "$WORK/windows.txt" --interval 1 \
+  --connections "$CONNECTIONS" --duration "$load_s" --warmup "$WARMUP_S" --interval-log "$WORK/windows.txt" --interval 1 \
   >"$WORK/load.log" 2>"$WORK/load-progress.log" &
 load_pid=$!
 pids+=("$load_pid")
@@ -66,13 +69,16 @@ load_start=$(date +%s.%N)  # the end of the first measured second, within a seco
 since_load() { awk -v a="$load_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a + 1 }'; }
 
 sleep "$QUIET_S"
-windows=()
+stops=()
+starts=()
 for i in 0 1 2; do
   from=$(since_load)
   kill -TERM "${node_pids[$i]}"
   for _ in $(seq 1 $((RESTART_LIMIT_S * 10))); do kill -0 "${node_pids[$i]}" 2>/dev/null || break; sleep 0.1; done
   if kill -0 "${node_pids[$i]}" 2>/dev/null; then echo "node $i did not stop within ${RESTART_LIMIT_S}s" >&2; exit 1; fi
-  echo "$(date -u +%T) node $i stopped after SIGTERM ($(( $(since_load) - from )) s)" >&2
+  exited=$(since_load)
+  echo "$(date -u +%T) node $i stopped after SIGTERM ($((exited - from)) s)" >&2
+  stops+=("$from $((exited + 2))")
   start_node "$i"
   for _ in $(seq 1 $((RESTART_LIMIT_S * 10))); do
     [[ $(peer_state $(((i + 1) % 3)) "$i") == up && $(peer_state $(((i + 2) % 3)) "$i") == up ]] && break
@@ -80,7 +86,7 @@ for i in 0 1 2; do
   done
   back=$(since_load)
   echo "$(date -u +%T) node $i serving again, its peers list it up ($((back - from)) s after SIGTERM)" >&2
-  windows+=("$from $((back + 5))")
+  starts+=("$((exited + 1)) $((back + 5))")
   sleep "$SETTLE_S"
 done
 wait "$load_pid" || { echo "the load generator failed; see $WORK/load.log" >&2; exit 1; }
@@ -88,17 +94,20 @@ wait "$load_pid" || { echo "the load generator failed; see $WORK/load.log" >&2; 
 echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg);" \
   "RATE=$RATE KEYS=$KEYS VALUE_SIZE=$VALUE_SIZE QUIET_S=$QUIET_S SETTLE_S=$SETTLE_S; nodes: $NODE_FLAGS"
 echo
-python3 - "$WORK/windows.txt" "$QUIET_S" "${windows[@]}" <<'PY'
+python3 - "$WORK/windows.txt" "$QUIET_S" "${stops[*]}" "${starts[*]}" <<'PY'
 import statistics, sys
-rows = [line.split() for line in open(sys.argv[1]) if not line.startswith('#')]
-quiet_s = int(sys.argv[2])
-spans = [tuple(map(int, w.split())) for w in sys.argv[3:]]
-quiet = [float(r[3]) for r in rows if int(r[0]) <= quiet_s]
-during = [float(r[3]) for r in rows if any(a <= int(r[0]) <= b for a, b in spans)]
-qm, dm = statistics.median(quiet), statistics.median(during)
+rows = [(int(r[0]), float(r[3])) for r in (line.split() for line in open(sys.argv[1]) if not line.startswith('#'))]
+def spans(arg):
+    numbers = list(map(int, arg.split()))
+    return list(zip(numbers[::2], numbers[1::2]))
+quiet = [p for s, p in rows if s <= int(sys.argv[2])]
+phases = [("quiet", quiet), ("stops", [p for s, p in rows if any(a <= s <= b for a, b in spans(sys.argv[3]))]),
+          ("starts", [p for s, p in rows if any(a <= s <= b for a, b in spans(sys.argv[4]))])]
+base = statistics.median(quiet)
 print("| phase | 1 s windows | p99 median (ms) | worst 1 s p99 (ms) |")
 print("|---|---|---|---|")
-print(f"| quiet | {len(quiet)} | {qm:.2f} | {max(quiet):.2f} |")
-print(f"| restarts | {len(during)} | {dm:.2f} ({dm / qm:.2f}x) | {max(during):.2f} ({max(during) / qm:.1f}x the quiet median) |")
+for name, p99s in phases:
+    m = statistics.median(p99s)
+    print(f"| {name} | {len(p99s)} | {m:.2f} ({m / base:.2f}x) | {max(p99s):.2f} ({max(p99s) / base:.1f}x) |")
 PY
 grep -E '^(RESULT|status|errors)' "$WORK/load.log" || true
