@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.NodeState;
+import io.kvstore.core.testing.Seeds;
 import io.kvstore.server.config.KvServerConfig;
 import io.vertx.core.json.JsonObject;
+import java.lang.reflect.Method;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -16,22 +18,38 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntUnaryOperator;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Membership changes with real processes killed (SIGKILL) or paused (SIGSTOP) while they run. */
+/**
+ * Membership changes with real processes killed (SIGKILL) or paused (SIGSTOP) while they run.
+ *
+ * <p>Every case takes half a minute or more, so a default run draws {@value #DRAWN} of them from a
+ * printed seed; {@code -Dkv.faultCases=all} runs them all (the slow tier's {@code .ci/matrix}),
+ * {@code -Dkv.faultCases=N} draws N, and {@code -Dkv.faultCases=NAME} runs the case of that name.
+ */
 @Tag("slow")
 class MembershipFaultTest {
+    /** Cases a default run draws. */
+    static final int DRAWN = 3;
+    private static final Set<String> CHOSEN = chosen();
+
     private static final String VALUE = "v".repeat(300);
     private static final String LARGE = "b".repeat(3000);
     private static final int LARGE_KEYS = 1500;
@@ -40,6 +58,39 @@ class MembershipFaultTest {
 
     @TempDir
     Path dir;
+
+    /** The cases this run takes, from {@code kv.faultCases}. */
+    private static Set<String> chosen() {
+        List<String> all = new ArrayList<>();
+        for (Method method : MembershipFaultTest.class.getDeclaredMethods()) {
+            if (method.isAnnotationPresent(Test.class)) {
+                all.add(method.getName());
+            }
+        }
+        Collections.sort(all);
+        String chosen = System.getProperty("kv.faultCases", Integer.toString(DRAWN)).trim();
+        if (chosen.equals("all")) {
+            return Set.copyOf(all);
+        }
+        if (all.contains(chosen)) {
+            return Set.of(chosen);
+        }
+        int count;
+        try {
+            count = Integer.parseInt(chosen);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("kv.faultCases must be all, a number or a case of " + all + ", got '" + chosen + "'");
+        }
+        Collections.shuffle(all, new Random(Seeds.seed("MembershipFaultTest")));
+        return Set.copyOf(all.subList(0, Math.min(Math.max(count, 0), all.size())));
+    }
+
+    @BeforeEach
+    void drawn(TestInfo test) {
+        String name = test.getTestMethod().orElseThrow().getName();
+        Assumptions.assumeTrue(CHOSEN.contains(name),
+                name + " was not drawn for this run: -Dkv.faultCases=all runs every case, -Dkv.faultCases=" + name + " this one");
+    }
 
     private static void signal(ChildServer child, String signal) throws Exception {
         Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(child.process.pid())).inheritIO().start();
