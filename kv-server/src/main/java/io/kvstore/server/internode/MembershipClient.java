@@ -167,16 +167,10 @@ public final class MembershipClient {
 
     /**
      * Tells {@code node} that this node is stopping (it sends it nothing more and hints its writes until
-     * a probe finds it serving again); gives up after {@code timeoutMillis}.
+     * this node serves again); gives up after {@code timeoutMillis}.
      */
     public Future<Void> draining(String node, long timeoutMillis) {
-        return request(node, io.vertx.core.http.HttpMethod.POST, Routes.DRAINING)
-                .timeout(timeoutMillis)
-                .send()
-                .map(response -> {
-                    expect(response, 204, node);
-                    return null;
-                });
+        return liveness(node, io.vertx.core.http.HttpMethod.POST, timeoutMillis);
     }
 
     /**
@@ -184,7 +178,11 @@ public final class MembershipClient {
      * probe; gives up after {@code timeoutMillis}.
      */
     public Future<Void> serving(String node, long timeoutMillis) {
-        return request(node, io.vertx.core.http.HttpMethod.DELETE, Routes.DRAINING)
+        return liveness(node, io.vertx.core.http.HttpMethod.DELETE, timeoutMillis);
+    }
+
+    private Future<Void> liveness(String node, io.vertx.core.http.HttpMethod method, long timeoutMillis) {
+        return request(node, method, Routes.DRAINING)
                 .timeout(timeoutMillis)
                 .send()
                 .map(response -> {
