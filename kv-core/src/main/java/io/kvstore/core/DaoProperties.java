@@ -14,6 +14,9 @@ import java.util.Objects;
  * @param tableBytes         bytes of the live table files
  * @param tablesPerLevel     live tables in each level, level 0 first (a size-tiered engine has one level)
  * @param compactionsPending compactions the engine would run now if it could
+ * @param compactionDebtBytes bytes compaction has yet to move down before every level is within its limit
+ *                           (RocksDB: its estimate of pending compaction bytes); writers are slowed in
+ *                           proportion to it past a soft limit
  * @param flushes            memtables written to tables
  * @param flushedBytes       bytes those flushes wrote
  * @param compactions        compactions installed
@@ -27,12 +30,12 @@ import java.util.Objects;
  * @param blockCache         the block cache's hits, misses, evictions and size
  */
 public record DaoProperties(long memtableBytes, int frozenMemtables, long tableBytes, List<Integer> tablesPerLevel,
-                            int compactionsPending, long flushes, long flushedBytes, long compactions,
+                            int compactionsPending, long compactionDebtBytes, long flushes, long flushedBytes, long compactions,
                             long compactedBytes, long backgroundErrors, long writeStalls, long writeStallNanos, long walSyncs,
                             long bloomNegatives, BlockCacheProperties blockCache) {
 
     /** The answer of an engine that keeps no properties. */
-    public static final DaoProperties UNKNOWN = new DaoProperties(-1, -1, -1, List.of(), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    public static final DaoProperties UNKNOWN = new DaoProperties(-1, -1, -1, List.of(), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
             BlockCacheProperties.UNKNOWN);
 
     public DaoProperties {
@@ -51,8 +54,10 @@ public record DaoProperties(long memtableBytes, int frozenMemtables, long tableB
 
     /** The sizes and counts of a store with the counters of {@code stats} and its block cache's figures. */
     public static DaoProperties of(long memtableBytes, int frozenMemtables, long tableBytes, List<Integer> tablesPerLevel,
-                                   int compactionsPending, DaoStats stats, BlockCacheProperties blockCache) {
+                                   int compactionsPending, long compactionDebtBytes, DaoStats stats,
+                                   BlockCacheProperties blockCache) {
         return new DaoProperties(memtableBytes, frozenMemtables, tableBytes, tablesPerLevel, compactionsPending,
+                compactionDebtBytes,
                 stats.flushes(), stats.flushedBytes(), stats.compactions(), stats.compactedBytes(), stats.backgroundErrors(),
                 stats.writeStalls(), stats.writeStallNanos(), stats.walSyncs(), stats.bloomNegatives(), blockCache);
     }

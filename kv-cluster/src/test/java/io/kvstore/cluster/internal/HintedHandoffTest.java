@@ -89,7 +89,7 @@ class HintedHandoffTest {
         public DaoProperties properties() {
             DaoProperties p = super.properties();
             return new DaoProperties(p.memtableBytes(), p.frozenMemtables(), p.tableBytes() + extra, p.tablesPerLevel(),
-                    p.compactionsPending(), p.flushes(), p.flushedBytes(), p.compactions(), p.compactedBytes(),
+                    p.compactionsPending(), p.compactionDebtBytes(), p.flushes(), p.flushedBytes(), p.compactions(), p.compactedBytes(),
                     p.backgroundErrors(), p.writeStalls(), p.writeStallNanos(), p.walSyncs(), p.bloomNegatives(), p.blockCache());
         }
     }

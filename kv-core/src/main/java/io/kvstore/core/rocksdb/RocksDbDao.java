@@ -218,7 +218,8 @@ public final class RocksDbDao implements Dao {
                     db.getLongProperty("rocksdb.live-sst-files-size"), levels,
                     // As LsmDao counts it: a compaction running still counts until it is installed.
                     (int) (db.getLongProperty("rocksdb.compaction-pending")
-                            + db.getLongProperty("rocksdb.num-running-compactions")), flushes, flushedBytes, compactions,
+                            + db.getLongProperty("rocksdb.num-running-compactions")),
+                    db.getLongProperty("rocksdb.estimate-pending-compaction-bytes"), flushes, flushedBytes, compactions,
                     Math.max(0, compactedBytes), db.getLongProperty("rocksdb.background-errors"), -1, -1, -1, -1,
                     blockCache());
         } catch (RocksDBException e) {

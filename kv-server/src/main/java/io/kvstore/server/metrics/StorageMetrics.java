@@ -28,6 +28,9 @@ public final class StorageMetrics {
         gauge(registry, "kv.storage.tables.size", "bytes", "Bytes of the live table files", DaoProperties::tableBytes);
         gauge(registry, "kv.storage.compactions.pending", null, "Compactions the engine would run now",
                 DaoProperties::compactionsPending);
+        gauge(registry, "kv.storage.compaction.debt", "bytes",
+                "Bytes compaction has yet to move down before every level is within its limit; writers are slowed"
+                        + " in proportion to it past a soft limit", DaoProperties::compactionDebtBytes);
         for (int level = 0; level < last.tablesPerLevel().size(); level++) {
             int l = level;
             Gauge.builder("kv.storage.tables", this, m -> {

@@ -13,7 +13,7 @@ import java.util.List;
  * of {@link LevelTargets}, which sizes the levels from the data so that the last holds most of it. Each
  * level gets a score: level 0 its table count over {@link DaoOptions#compactionTrigger()}, a level
  * between the base level and the last its bytes over its limit; the highest score of at least 1 is
- * compacted. Level 0 merges whole into the overlapping tables of the base level; a deeper level gives
+ * compacted, except that level 0 goes first once it holds the writers' slowdown. Level 0 merges whole into the overlapping tables of the base level; a deeper level gives
  * the table that overlaps the fewest bytes of the next level for its own size (the cheapest to push
  * down) to the overlapping tables of the next. Outputs are cut at {@link DaoOptions#targetTableBytes()}.
  * So a job is bounded: level 0 (at most the writers' stop, {@link WriteController#STOP_FACTOR} times the
@@ -101,7 +101,10 @@ final class LeveledCompactionPicker {
             bestScore = Math.max(1, bestScore);
         }
         int bestLevel = 0;
-        for (int level = targets.baseLevel(); level < targets.lastLevel(); level++) {
+        // From the writers' slowdown on, level 0 comes first whatever the deeper levels' scores: every
+        // write waits on it, none on them.
+        boolean levelZeroFirst = v.flushedLevelZeroTables >= WriteController.SLOWDOWN_FACTOR * options.compactionTrigger();
+        for (int level = targets.baseLevel(); level < targets.lastLevel() && !levelZeroFirst; level++) {
             double score = bytes[level] / (double) targets.maxBytes()[level];
             if (score > bestScore) {
                 bestScore = score;

@@ -526,7 +526,9 @@ public final class LsmDao implements Dao {
             perLevel[level]++;
         }
         int pending = compactor.pick(v) == null ? 0 : 1;
-        return DaoProperties.of(memtableBytes, v.frozen.length, tableBytes, List.of(perLevel), pending, stats,
+        long debt = options.compactionStyle() == CompactionStyle.LEVELED
+                ? CompactionDebt.of(v, options.compactionTrigger(), options.levelBaseBytes()) : -1;
+        return DaoProperties.of(memtableBytes, v.frozen.length, tableBytes, List.of(perLevel), pending, debt, stats,
                 blocks.properties());
     }
 

@@ -38,6 +38,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * a rate rather than LevelDB's millisecond per write, which with writes handed to a few storage
  * threads capped them at a few thousand per second, however small.
  *
+ * <p>Writers are also held back by the compaction debt, in proportion to it ({@link DebtSlowdown}), so
+ * that a long run of writes that compaction cannot follow is slowed smoothly long before level 0 reaches
+ * the stop; the lower of the two rates applies. While writers are held back and compaction waits for
+ * disk space, writes are refused as the disk being full (507 over HTTP) rather than slowed further.
+ *
  * <p>Only tables flushed under leveled compaction count, before and after a reopen: inherited tables
  * ({@link Version#inherited}, all the tables of a store written under size-tiered compaction) are
  * moved into levels in the background, and holding writers back until they are would stop a store
@@ -84,6 +89,8 @@ final class WriteController {
     private final int stopAt;
     /** Paces writers in the slowdown; shared by all of them. */
     private final ByteRateLimiter delayedWrites;
+    /** The writers' rate by compaction debt; null under size-tiered compaction. */
+    private final DebtSlowdown debt;
     /** Serialises writers: log order is memtable order, so a replay rebuilds the memtable as it was. */
     private final ReentrantLock writeLock = new ReentrantLock();
     /** Writes waiting for the holder of {@link #writeLock} to append them ({@link #upsert}). */
@@ -111,6 +118,7 @@ final class WriteController {
         this.slowdownAt = leveled ? SLOWDOWN_FACTOR * options.compactionTrigger() : Integer.MAX_VALUE;
         this.stopAt = leveled ? STOP_FACTOR * options.compactionTrigger() : Integer.MAX_VALUE;
         this.delayedWrites = new ByteRateLimiter(options.delayedWriteBytesPerSecond());
+        this.debt = leveled ? new DebtSlowdown(options) : null;
         this.flushAt = nextFlushAt();
         wal.onForceFailure(failure -> {
             state.fail(failure);
@@ -227,9 +235,12 @@ final class WriteController {
         if (options.syncPolicy() != SyncPolicy.NONE) {
             return false;
         }
-        int levelZero = versions.current().flushedLevelZeroTables;
-        if (levelZero >= stopAt
-                || levelZero >= slowdownAt && !delayedWritesAt(levelZero).tryAcquire(slowdownBytes(entry))
+        Version v = versions.current();
+        if (v.flushedLevelZeroTables >= stopAt) {
+            return false;
+        }
+        long rate = slowdownRate(v);
+        if (rate != Long.MAX_VALUE && (state.space().compactionWaits() || !delayedWritesAt(rate).tryAcquire(slowdownBytes(entry)))
                 || !tryLock()) {
             return false;
         }
@@ -320,6 +331,9 @@ final class WriteController {
             throw state.fail(e);
         }
         state.spaceTaken();
+        if (debt != null) {
+            debt.written(slowdownBytes(entry));
+        }
         long sequence = ++lastSequence;
         versions.current().active.put(entry, sequence);
         visibleSequence = sequence;
@@ -332,12 +346,15 @@ final class WriteController {
      * install its result.
      */
     private void awaitLevelZero(Entry entry) throws IOException {
-        int tables = versions.current().flushedLevelZeroTables;
-        if (tables < slowdownAt) {
-            return;
-        }
+        Version v = versions.current();
+        int tables = v.flushedLevelZeroTables;
         if (tables < stopAt) {
-            long waited = delayedWritesAt(tables).acquireNanos(slowdownBytes(entry), state::isClosed);
+            long rate = slowdownRate(v);
+            if (rate == Long.MAX_VALUE) {
+                return;
+            }
+            refuseIfCompactionWaitsForSpace();
+            long waited = delayedWritesAt(rate).acquireNanos(slowdownBytes(entry), state::isClosed);
             if (waited > 0) {
                 stats.writeStalled(waited);
             }
@@ -347,13 +364,7 @@ final class WriteController {
         long start = System.nanoTime();
         VersionSet.IoCheck check = () -> {
             state.ensureWritable();
-            String waiting = state.space().compactionWaiting();
-            if (waiting != null) { // level 0 goes down no sooner than space comes back
-                InsufficientStorageException refused = new InsufficientStorageException("writes wait for level 0 to be"
-                        + " compacted, and compaction waits for space: " + waiting);
-                state.refuseForSpace(refused);
-                throw refused;
-            }
+            refuseIfCompactionWaitsForSpace();
         };
         try {
             if (!versions.awaitFlushedLevelZeroBelow(stopAt, STALL_TIMEOUT_NANOS, check)) {
@@ -365,9 +376,37 @@ final class WriteController {
         }
     }
 
-    /** The slowdown's limiter, at its rate for {@code tables} level 0 tables. */
-    private ByteRateLimiter delayedWritesAt(int tables) {
-        delayedWrites.setBytesPerSecond(delayedWriteRate(options.delayedWriteBytesPerSecond(), tables - slowdownAt));
+    /**
+     * The rate all writers together may write at with {@code v}: the lower of level 0's slowdown and the
+     * compaction debt's ({@link DebtSlowdown}); {@link Long#MAX_VALUE} if neither holds them back.
+     */
+    private long slowdownRate(Version v) {
+        if (debt == null) {
+            return Long.MAX_VALUE;
+        }
+        int tables = v.flushedLevelZeroTables;
+        long levelZero = tables < slowdownAt ? Long.MAX_VALUE
+                : delayedWriteRate(options.delayedWriteBytesPerSecond(), tables - slowdownAt);
+        return Math.min(levelZero, debt.rate(v));
+    }
+
+    /**
+     * Refuses the write (507) while writers are held back and compaction waits for space: the debt
+     * goes down no sooner than space comes back, so waiting would only make every write slower.
+     */
+    private void refuseIfCompactionWaitsForSpace() throws InsufficientStorageException {
+        String waiting = state.space().compactionWaiting();
+        if (waiting != null) {
+            InsufficientStorageException refused = new InsufficientStorageException("writes are held back until"
+                    + " compaction catches up, and compaction waits for space: " + waiting);
+            state.refuseForSpace(refused);
+            throw refused;
+        }
+    }
+
+    /** The slowdown's limiter, at {@code rate}. */
+    private ByteRateLimiter delayedWritesAt(long rate) {
+        delayedWrites.setBytesPerSecond(rate);
         return delayedWrites;
     }
 

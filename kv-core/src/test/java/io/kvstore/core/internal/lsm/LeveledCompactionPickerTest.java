@@ -148,4 +148,61 @@ class LeveledCompactionPickerTest {
         assertEquals(1, levelZeroInputs(job, v));
         assertArrayEquals(picker.pick(v).inputs(), job.inputs(), "at rest as while writes arrive");
     }
+
+    /** Level 0 at the writers' slowdown (trigger 2) over a level 5 ten times over its limit and a level 6. */
+    private Version levelZeroAtTheSlowdownOverALevelFarBehind(DaoOptions options) throws IOException {
+        int atSlowdown = WriteController.SLOWDOWN_FACTOR * options.compactionTrigger();
+        SsTable[] all = new SsTable[atSlowdown + 2];
+        int[] levels = new int[all.length];
+        for (int i = 0; i < atSlowdown; i++) {
+            all[i] = table(1);
+        }
+        all[atSlowdown] = table(100);
+        levels[atSlowdown] = 5;
+        all[atSlowdown + 1] = table(100);
+        levels[atSlowdown + 1] = LevelTargets.LAST_LEVEL;
+        return version(all, levels, new boolean[all.length]);
+    }
+
+    private DaoOptions smallLevels() {
+        return options().toBuilder().compactionTrigger(2).targetTableBytes(16 << 10).levelBaseBytes(64 << 10).build();
+    }
+
+    @Test
+    void levelZeroAtTheWritersSlowdownGoesFirstWhateverTheDeeperScores() throws IOException {
+        DaoOptions options = smallLevels();
+        Version v = levelZeroAtTheSlowdownOverALevelFarBehind(options);
+        LeveledCompactionPicker picker = new LeveledCompactionPicker(options);
+        LevelTargets targets = picker.targets(v);
+        long levelFive = v.tables[v.tables.length - 2].fileSize();
+        assertTrue(levelFive > 2 * WriteController.SLOWDOWN_FACTOR * targets.maxBytes()[5],
+                "level 5 scores above level 0: " + levelFive + " over " + targets.maxBytes()[5]);
+
+        Compaction job = picker.pick(v);
+        assertNotNull(job);
+        assertEquals(WriteController.SLOWDOWN_FACTOR * options.compactionTrigger(), levelZeroInputs(job, v),
+                "every flushed level 0 table goes down first");
+
+        Version below = version(java.util.Arrays.copyOfRange(v.tables, 1, v.tables.length),
+                java.util.Arrays.copyOfRange(v.levels, 1, v.levels.length), new boolean[v.tables.length - 1]);
+        assertEquals(0, levelZeroInputs(picker.pick(below), below), "one table fewer: level 5 by its score");
+    }
+
+    @Test
+    void theDebtIsLevelZeroOnceDueAndEveryLevelsBytesOverItsLimit() throws IOException {
+        DaoOptions options = smallLevels();
+        Version v = levelZeroAtTheSlowdownOverALevelFarBehind(options);
+        LevelTargets targets = new LeveledCompactionPicker(options).targets(v);
+        long levelZero = 0;
+        for (int i = 0; i < v.tables.length - 2; i++) {
+            levelZero += v.tables[i].fileSize();
+        }
+        long overAtFive = v.tables[v.tables.length - 2].fileSize() - targets.maxBytes()[5];
+        assertEquals(levelZero + overAtFive, CompactionDebt.of(v, options.compactionTrigger(), options.levelBaseBytes()));
+
+        Version oneFlushed = version(new SsTable[] {v.tables[0], v.tables[v.tables.length - 1]},
+                new int[] {0, LevelTargets.LAST_LEVEL}, new boolean[2]);
+        assertEquals(0, CompactionDebt.of(oneFlushed, options.compactionTrigger(), options.levelBaseBytes()),
+                "level 0 under its trigger over the last level alone owes nothing");
+    }
 }

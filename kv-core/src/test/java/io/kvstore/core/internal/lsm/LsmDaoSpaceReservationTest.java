@@ -95,19 +95,19 @@ class LsmDaoSpaceReservationTest {
                 .idleCompactionDelay(java.time.Duration.ZERO).build();
         try (LsmDao dao = LsmDao.open(leveled)) {
             storage.reportFreeBytes(1000);
-            Map<String, String> acknowledged = flushTables(dao, WriteController.STOP_FACTOR * 2);
+            Map<String, String> acknowledged = flushTables(dao, WriteController.SLOWDOWN_FACTOR * 2);
             dao.awaitCompactions();
             assertTrue(dao.diskSpace().compactionWaitsForSpace());
             InsufficientStorageException refused = assertThrows(InsufficientStorageException.class,
-                    () -> dao.upsert(Entry.value(LsmDaoDiskFaultTest.b("held"), LsmDaoDiskFaultTest.b("v"), 1)),
-                    "not a stall of a minute: level 0 goes down no sooner than space comes back");
+                    () -> dao.upsert(Entry.value(LsmDaoDiskFaultTest.b("slowed"), LsmDaoDiskFaultTest.b("v"), 1)),
+                    "level 0 at the slowdown, below the stop: refused, not slowed until the stop and then stalled");
             assertTrue(refused.getMessage().contains("compaction waits for space"), refused.getMessage());
             assertTrue(dao.diskSpace().refusesWrites(), dao.diskSpace().toString());
             assertAllPresent(dao, acknowledged);
 
             storage.reportFreeBytes(-1);
             dao.compact();
-            dao.upsert(Entry.value(LsmDaoDiskFaultTest.b("held"), LsmDaoDiskFaultTest.b("v"), 1));
+            dao.upsert(Entry.value(LsmDaoDiskFaultTest.b("slowed"), LsmDaoDiskFaultTest.b("v"), 1));
             assertFalse(dao.diskSpace().refusesWrites());
             assertAllPresent(dao, acknowledged);
         }
