@@ -78,7 +78,7 @@ public final class ClientCalls {
                 nobody.blocking().getString("user:1");
                 out.println("no node: answered, unexpectedly");
             } catch (KvClientException e) {
-                out.println("no node: KvClientException, status " + e.status() + " (no answer at all)");
+                out.println("no node: KvClientException, status " + e.status() + " (no node answered; " + e.getMessage() + ")");
             }
         } finally {
             List<CompletableFuture<Void>> stopping = new ArrayList<>();
@@ -129,7 +129,8 @@ public final class ClientCalls {
         try {
             client.blocking().get(bytes("user:1"), CallOptions.DEFAULT.from(4));
         } catch (InvalidRequestException e) {
-            out.println("from=4 of 3 nodes: InvalidRequestException, status " + e.status() + " (" + e.getMessage() + ")");
+            out.println("from=4 of 3 nodes: InvalidRequestException, status " + e.status()
+                    + " (the node refused the request as it is: " + e.getMessage() + ")");
         }
         nodes.get(2).stop().toCompletableFuture().get();
         out.println("stopped " + nodes.get(2).config().self());
@@ -138,7 +139,8 @@ public final class ClientCalls {
         try {
             client.blocking().put(bytes("user:7"), bytes("maybe"), CallOptions.DEFAULT.ack(3).from(3));
         } catch (QuorumNotReachedException e) {
-            out.println("put user:7 ack=3 from=3 with a node down -> QuorumNotReachedException, status " + e.status());
+            out.println("put user:7 ack=3 from=3 with a node down -> QuorumNotReachedException, status " + e.status()
+                    + " (fewer than ack replicas answered; the value may be on some of them)");
         }
         // The same failure asynchronously: the future completes exceptionally with it.
         String outcome = client.get(bytes("user:6"), CallOptions.DEFAULT.ack(3).from(3)).toCompletableFuture()

@@ -1,6 +1,7 @@
 package io.kvstore.examples.cluster;
 
 import io.kvstore.client.KvClient;
+import io.kvstore.client.RangeIterator;
 import io.kvstore.server.KvServer;
 import io.kvstore.server.config.KvServerConfig;
 import java.io.IOException;
@@ -68,6 +69,16 @@ public final class GrowWithKvctl {
             fourth.joined().toCompletableFuture().get(); // the node's own view: it is a normal member now
             kvctl(out, urls.get(0), "status");
             kvctl(out, urls.get(0), "ring");
+            try (KvClient client = KvClient.connect(urls.get(3));
+                 RangeIterator range = client.range(bytes("key-"), bytes("key."))) {
+                int count = 0;
+                while (range.hasNext()) {
+                    range.next();
+                    count++;
+                }
+                out.println();
+                out.println("four nodes hold " + count + " keys");
+            }
         } finally {
             List<CompletableFuture<Void>> stopping = new ArrayList<>();
             for (KvServer node : nodes) {
@@ -121,6 +132,10 @@ public final class GrowWithKvctl {
         } catch (IOException e) {
             return ("cannot read stderr: " + e).getBytes(StandardCharsets.UTF_8);
         }
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     private static int freePort() throws IOException {

@@ -10,8 +10,11 @@ import java.util.List;
 /**
  * Every partitioner the product has, side by side: how evenly each spreads keys over five nodes, and
  * what share of the keys each moves when a sixth node joins (ideally 1/6: only those the new node
- * takes). The full report, over many cluster sizes and key shapes, is kv-bench's
- * {@code PartitionerComparison}.
+ * takes). Balance is of first replicas: each node's keys against the mean (max, min, standard
+ * deviation). The {@code ring} here is {@link Partitioners#create(String, List)}'s, 256 virtual nodes
+ * hashed from each node's name; a server's cluster map allocates 16 tokens per node instead (see
+ * docs/OPERATIONS.md, "Ring tokens"). The full report, over many cluster sizes and key shapes, is
+ * kv-bench's {@code PartitionerComparison}.
  *
  * <pre>java -cp examples/target/examples.jar io.kvstore.examples.placement.ComparePartitioners [keys]</pre>
  */

@@ -23,7 +23,7 @@ class ClientCallsTest {
             "ack 3 of 2: IllegalArgumentException before sending",
             "from=4 of 3 nodes: InvalidRequestException, status 400",
             "put user:6 ack=2 from=3 with a node down -> stored\n",
-            "put user:7 ack=3 from=3 with a node down -> QuorumNotReachedException, status 504\n",
+            "put user:7 ack=3 from=3 with a node down -> QuorumNotReachedException, status 504 (",
             "async get user:6 ack=3 from=3 with a node down -> QuorumNotReachedException\n",
             "no node: KvClientException, status 0 ",
         }) {

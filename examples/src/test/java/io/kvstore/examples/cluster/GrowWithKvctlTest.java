@@ -29,5 +29,6 @@ class GrowWithKvctlTest {
                 "the follow ends with the join done:\n" + out);
         assertTrue(after.matches("(?s).*epoch \\d+, replication factor 3, partitioner ring, 4 nodes, 4 answering\n.*"), out);
         assertTrue(after.contains("partitioner ring, replication factor 3, epoch "), "kvctl ring ran:\n" + out);
+        assertTrue(out.endsWith("four nodes hold 300 keys\n"), "no key lost in the join:\n" + out);
     }
 }
