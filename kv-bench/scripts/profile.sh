@@ -15,13 +15,15 @@
 #
 #   kv-bench/scripts/profile.sh                                    # 1 node, PUT at 5,000/s, 30 s per event
 #   SCENARIO=get kv-bench/scripts/profile.sh                       # GETs of 1M preloaded keys
+#   SCENARIO=range RATE=500 kv-bench/scripts/profile.sh            # ranges of 100 of those keys
 #   NODES=3 RATE=2000 kv-bench/scripts/profile.sh                  # 3 nodes, PUT with ack=2&from=3
 #   DURATION_S=5 WARMUP_S=5 kv-bench/scripts/profile.sh kv-bench/target/profiles/quick --distribution zipfian
 #
 # Arguments: [OUT] [LOAD GENERATOR OPTIONS...], the options added to the generator's (LOAD_FLAGS too).
-# Environment: NODES (1 or 3), SCENARIO (put, get, or any --ops mix of the generator such as
-# put=1,get=3; a mix with get preloads), RATE, DURATION_S (per event), WARMUP_S, EVENTS (default
-# "cpu alloc lock"), OUT (default kv-bench/target/profiles/SCENARIO-NODESn-TIME), KEYS, VALUE_SIZE,
+# Environment: NODES (1 or 3), SCENARIO (put, get, range, or any --ops mix of the generator such as
+# put=1,get=3; a mix that reads preloads), RATE, DURATION_S (per event), WARMUP_S, EVENTS (default
+# "cpu alloc lock"), OUT (default kv-bench/target/profiles/SCENARIO-NODESn-TIME), KEYS, RANGE_KEYS
+# (keys per range, each read from one node's own store: with 3 nodes at RF 3, every key), VALUE_SIZE,
 # CONNECTIONS, NODE_FLAGS, NODE_JAVA_OPTS, LOAD_JAVA_OPTS, LOAD_FLAGS, CPU_EVENT (default cpu:
 # perf_events where the kernel lets the node open them, else async-profiler's own itimer fallback;
 # ctimer where kernel.perf_event_paranoid > 2 forbids them outright), CPU_INTERVAL, ALLOC_INTERVAL
@@ -38,6 +40,7 @@ DURATION_S=${DURATION_S:-30}
 WARMUP_S=${WARMUP_S:-30}  # fresh JVMs on both sides take tens of seconds to compile their request paths
 EVENTS=${EVENTS:-cpu alloc lock}
 KEYS=${KEYS:-1000000}
+RANGE_KEYS=${RANGE_KEYS:-100}
 VALUE_SIZE=${VALUE_SIZE:-100}
 CONNECTIONS=${CONNECTIONS:-64}
 NODE_JAVA_OPTS=${NODE_JAVA_OPTS:-}
@@ -62,9 +65,6 @@ else
   echo "NODES must be 1 or 3, got $NODES" >&2
   exit 2
 fi
-case $SCENARIO in
-  range) echo "the load generator has no range operation: SCENARIO is put, get or a mix of put, get and delete" >&2; exit 2 ;;
-esac
 case $(uname -m) in
   x86_64) arch=x64 ;;
   aarch64) arch=arm64 ;;
@@ -116,7 +116,7 @@ load() { # load ARGS... -> runs the generator against the nodes
     --keys "$KEYS" --value-size "$VALUE_SIZE" --connections "$CONNECTIONS" "${REPLICATION[@]}" $LOAD_FLAGS "$@"
 }
 
-if [[ $SCENARIO == *get* ]]; then
+if [[ $SCENARIO == *get* || $SCENARIO == *range* ]]; then
   echo "preloading $KEYS keys" >&2
   load --preload "$KEYS" >"$WORK/preload.log" 2>&1
   wait_idle "${node_pids[@]}"  # the preload's flushes and compactions are not the scenario's
@@ -154,7 +154,9 @@ write_event() { # write_event EVENT INDEX: stops the profiler, then writes its f
 read -ra events <<<"$EVENTS"
 # Room for the profiler's start and stop (a jcmd each, a second or two on a busy machine) around each window.
 load_s=$(( ${#events[@]} * (DURATION_S + 15) + 10 ))
-load --ops "$SCENARIO" --rate "$RATE" --duration "$load_s" --warmup "$WARMUP_S" "$@" \
+range_args=()
+[[ $SCENARIO == *range* ]] && range_args=(--range-keys "$RANGE_KEYS")
+load --ops "$SCENARIO" "${range_args[@]}" --rate "$RATE" --duration "$load_s" --warmup "$WARMUP_S" "$@" \
   >"$WORK/load.log" 2>"$OUT/load.log" &
 load_pid=$!
 pids+=("$load_pid")
