@@ -218,7 +218,7 @@ for node in sorted(d for d in os.listdir(out) if d.startswith("node-")):
         event, lo, hi = window.split(":")
         path = os.path.join(out, node, event + ".collapsed")
         self_share, java_self, ours, threads = (collections.Counter() for _ in range(4))
-        total = 0
+        total = kernel = 0
         for line in open(path):
             stack, _, n = line.rstrip("\n").rpartition(" ")
             if not stack:
@@ -231,6 +231,7 @@ for node in sorted(d for d in os.listdir(out) if d.startswith("node-")):
                 frames = frames[1:] or ["(no stack)"]
             frames = [frame_name(f, event) for f in frames]
             total += n
+            kernel += n if any(f.endswith("_[k]") for f in frames) else 0
             self_share[frames[-1]] += n
             java = [f for f in frames if java_frame.match(f)]
             if java:
@@ -241,6 +242,8 @@ for node in sorted(d for d in os.listdir(out) if d.startswith("node-")):
         print()
         print(f"== {node} {event}: {total} {units.get(event, 'samples')} in {os.path.join(node, event + '.html')};"
               f" {load_during(int(lo), int(hi))}")
+        if event == "cpu" and total:  # none: sampled by a timer, or perf events without kernel symbols
+            print(f"  {100.0 * kernel / total:.1f}% of the samples have kernel frames")
         if total == 0:
             print("  nothing recorded" + (" (no wait was over the threshold)" if event == "lock" else ""))
             continue
