@@ -110,15 +110,15 @@ for ((i = 0; i < NODES; i++)); do
 done
 for ((i = 0; i < NODES; i++)); do wait_for_port $((BASE_PORT + i)); done
 
-load() { # load ARGS... -> runs the generator against the nodes
-  # shellcheck disable=SC2086 # LOAD_JAVA_OPTS and LOAD_FLAGS are lists
-  java $LOAD_JAVA_OPTS -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$targets" --routing targets \
-    --keys "$KEYS" --value-size "$VALUE_SIZE" --connections "$CONNECTIONS" "${REPLICATION[@]}" $LOAD_FLAGS "$@"
-}
+# The generator against the nodes, a command rather than a function: started in the background, its pid is
+# the JVM's own, which stopping it then stops (a function would run in a subshell, the JVM its child).
+# shellcheck disable=SC2206 # LOAD_JAVA_OPTS and LOAD_FLAGS are lists
+load=(java $LOAD_JAVA_OPTS -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$targets" --routing targets
+  --keys "$KEYS" --value-size "$VALUE_SIZE" --connections "$CONNECTIONS" "${REPLICATION[@]}" $LOAD_FLAGS)
 
 if [[ $SCENARIO == *get* || $SCENARIO == *range* ]]; then
   echo "preloading $KEYS keys" >&2
-  load --preload "$KEYS" >"$WORK/preload.log" 2>&1
+  "${load[@]}" --preload "$KEYS" >"$WORK/preload.log" 2>&1
   wait_idle "${node_pids[@]}"  # the preload's flushes and compactions are not the scenario's
 fi
 
@@ -156,7 +156,7 @@ read -ra events <<<"$EVENTS"
 load_s=$(( ${#events[@]} * (DURATION_S + 15) + 10 ))
 range_args=()
 [[ $SCENARIO == *range* ]] && range_args=(--range-keys "$RANGE_KEYS")
-load --ops "$SCENARIO" "${range_args[@]}" --rate "$RATE" --duration "$load_s" --warmup "$WARMUP_S" "$@" \
+"${load[@]}" --ops "$SCENARIO" "${range_args[@]}" --rate "$RATE" --duration "$load_s" --warmup "$WARMUP_S" "$@" \
   >"$WORK/load.log" 2>"$OUT/load.log" &
 load_pid=$!
 pids+=("$load_pid")
