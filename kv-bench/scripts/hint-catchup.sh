@@ -36,10 +36,7 @@ cluster=$(IFS=,; echo "${urls[*]}")
 start_node() { # start_node INDEX -> the node's pid in node_pid
   local port=$((BASE_PORT + $1))
   # shellcheck disable=SC2086 # NODE_FLAGS is a list of flags
-  java -jar "$SERVER_JAR" --port "$port" --data-dir "$WORK/data-$port" --cluster "$cluster" \
-    --self "${urls[$1]}" $NODE_FLAGS >>"$WORK/node-$port.log" 2>&1 &
-  node_pid=$!
-  pids+=("$node_pid")
+  start_kv_node "$port" --data-dir "$WORK/data-$port" --cluster "$cluster" --self "${urls[$1]}" $NODE_FLAGS
   wait_for_port "$port"
 }
 for i in 0 1 2; do start_node "$i"; done

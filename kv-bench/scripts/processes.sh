@@ -1,5 +1,5 @@
-# Sourced by the suite scripts: the processes a script starts, stopped on exit, a wait for a port, the
-# CPU time of processes and a wait until they are idle.
+# Sourced by the suite scripts: the processes a script starts, stopped on exit, a node's start, a wait for a
+# port, the CPU time of processes and a wait until they are idle.
 # Expects WORK (the work directory). On failure, or with KEEP=1, the work directory stays, with every
 # process's log.
 
@@ -32,6 +32,20 @@ wait_for_port() {
   done
   echo "port $1 did not open; see logs in $WORK" >&2
   return 1
+}
+
+# Starts a node on PORT, its log in $WORK/node-PORT.log, and adds it to pids; its pid in node_pid. Refuses a
+# port in use; returns without waiting for the port (wait_for_port does). The JVM runs NODE_JAVA_OPTS and
+# node_main, an array the script may set (default: -jar $SERVER_JAR, else kv-server/target/kv-server.jar).
+start_kv_node() { # start_kv_node PORT NODE_ARGS...
+  local port=$1 main
+  shift
+  require_free_port "$port"
+  if [[ -n ${node_main+set} ]]; then main=("${node_main[@]}"); else main=(-jar "${SERVER_JAR:-kv-server/target/kv-server.jar}"); fi
+  # shellcheck disable=SC2086 # NODE_JAVA_OPTS is a list of options
+  java ${NODE_JAVA_OPTS:-} "${main[@]}" --port "$port" "$@" >>"$WORK/node-$port.log" 2>&1 &
+  node_pid=$!
+  pids+=("$node_pid")
 }
 
 cpu_ticks() { # cpu_ticks PID... -> user + system clock ticks of them all so far

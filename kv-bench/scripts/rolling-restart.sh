@@ -39,10 +39,9 @@ node_pids=()
 start_node() { # start_node INDEX
   local port=$((BASE_PORT + $1))
   # shellcheck disable=SC2086 # NODE_FLAGS is a list of flags
-  java -jar "$SERVER_JAR" --port "$port" --data-dir "$WORK/data-$port" --cluster "$cluster" --self "${urls[$1]}" \
-    --replication-factor 3 $NODE_FLAGS >>"$WORK/node-$port.log" 2>&1 &
-  node_pids[$1]=$!
-  pids+=("$!")
+  start_kv_node "$port" --data-dir "$WORK/data-$port" --cluster "$cluster" --self "${urls[$1]}" \
+    --replication-factor 3 $NODE_FLAGS
+  node_pids[$1]=$node_pid
   wait_for_port "$port"
 }
 peer_state() { # peer_state WATCHER PEER -> the state WATCHER's /v0/status gives PEER

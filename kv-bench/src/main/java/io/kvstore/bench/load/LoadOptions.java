@@ -45,7 +45,8 @@ final class LoadOptions implements Callable<Integer> {
     String routingSpec = "replica";
     KvClient.Routing routing;
 
-    @Option(names = "--ops", paramLabel = "SPEC", description = "put | get | delete | weights such as put=1,get=3")
+    @Option(names = "--ops", paramLabel = "SPEC", description = "put | get | delete | range | weights such as put=1,get=3;"
+            + " a range reads --range-keys keys from a random one, from one of --targets in turn (the keys that node holds itself)")
     String opsSpec = "get";
     OperationMix ops;
 
@@ -54,6 +55,9 @@ final class LoadOptions implements Callable<Integer> {
 
     @Option(names = "--distribution", paramLabel = "D", description = "uniform | zipfian")
     String distribution = "uniform";
+
+    @Option(names = "--range-keys", paramLabel = "N", description = "keys a range request reads: [key, key + N)")
+    long rangeKeys = 100;
 
     @Option(names = "--value-size", paramLabel = "BYTES", description = "body size of PUT requests")
     int valueSize = 100;
@@ -199,6 +203,7 @@ final class LoadOptions implements Callable<Integer> {
         describe("--ack/--from", this::callOptions);
         describe("--distribution", () -> KeyChooser.of(distribution, Math.max(keys, 2)));
         require(keys >= 1, "--keys must be >= 1, got " + keys);
+        require(rangeKeys >= 1, "--range-keys must be >= 1, got " + rangeKeys);
         require(valueSize >= 0, "--value-size must be >= 0, got " + valueSize);
         require(ack == null || ack >= 1, "--ack must be >= 1, got " + ack);
         require(from == null || from >= 1, "--from must be >= 1, got " + from);

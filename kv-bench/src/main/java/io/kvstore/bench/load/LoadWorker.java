@@ -6,6 +6,12 @@ import io.kvstore.client.KvClientException;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -37,6 +43,10 @@ final class LoadWorker {
     private final LoadOptions options;
     private final Context context;
     private final KvClient client;
+    /** Range requests' client ({@code null} without ranges): the Java client's ranges block their caller. */
+    private final HttpClientAgent ranges;
+    /** Which of the targets the next range goes to. */
+    private int nextRangeTarget;
     private final CallOptions callOptions;
     private final int connections;
     private final long laneIntervalNanos;
@@ -80,6 +90,8 @@ final class LoadWorker {
         this.client = KvClient.builder().vertx(vertx).seeds(options.targetsSpec.split(","))
                 .routing(options.routing).connectionsPerNode(connections)
                 .trustedCa(options.tlsCa).tlsEngine(options.tlsEngine).timeout(Duration.ofMillis(options.timeoutMillis)).build();
+        this.ranges = options.ops.hasRanges()
+                ? vertx.createHttpClient(options.httpClientOptions(), new PoolOptions().setHttp1MaxSize(connections)) : null;
     }
 
     void start() {
@@ -109,6 +121,9 @@ final class LoadWorker {
 
     void close() {
         client.close();
+        if (ranges != null) {
+            ranges.close();
+        }
     }
 
     /** Has the client read the cluster map again, as it does on a request once its map is old. */
@@ -193,11 +208,31 @@ final class LoadWorker {
         if (op == OperationMix.Op.GET) {
             client.get(key, callOptions).whenComplete((found, error) ->
                     answered(error == null && found.isEmpty() ? 404 : 200, error, timedFrom, slot));
+        } else if (op == OperationMix.Op.RANGE) {
+            range(keyIndex, timedFrom, slot);
         } else if (op == OperationMix.Op.PUT) {
             client.put(key, nextValue(), callOptions).whenComplete((done, error) -> answered(201, error, timedFrom, slot));
         } else {
             client.delete(key, callOptions).whenComplete((done, error) -> answered(202, error, timedFrom, slot));
         }
+    }
+
+    /**
+     * A range of {@code --range-keys} keys from {@code keyIndex} ({@code GET /v0/entities}, to the last key where the
+     * range would pass it), from the targets in turn, timed until its last byte arrived.
+     */
+    private void range(long keyIndex, long timedFrom, long slot) {
+        URI target = options.targets.get(nextRangeTarget);
+        nextRangeTarget = (nextRangeTarget + 1) % options.targets.size();
+        StringBuilder uri = new StringBuilder("/v0/entities?start=").append(new String(keyName(keyIndex), StandardCharsets.US_ASCII));
+        long end = keyIndex + options.rangeKeys;
+        if (end < options.keys) { // fixed-width names exist up to --keys
+            uri.append("&end=").append(new String(keyName(end), StandardCharsets.US_ASCII));
+        }
+        RequestOptions request = new RequestOptions().setMethod(HttpMethod.GET).setHost(target.getHost())
+                .setPort(target.getPort()).setURI(uri.toString()).setIdleTimeout(options.timeoutMillis);
+        ranges.request(request).compose(r -> r.send()).compose(response -> response.body().map(body -> response.statusCode()))
+                .onComplete(done -> answered(done.succeeded() ? done.result() : 0, done.cause(), timedFrom, slot));
     }
 
     /** On the event loop: {@code status} if {@code error} is null, else the error's status or description. */

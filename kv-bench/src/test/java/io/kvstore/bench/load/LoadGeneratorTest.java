@@ -1,6 +1,7 @@
 package io.kvstore.bench.load;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.server.KvServer;
@@ -170,6 +171,45 @@ class LoadGeneratorTest {
             int compressed = deflater.deflate(out);
             deflater.end();
             assertTrue(compressed > 0.9 * all.size(), "the values compress as random bytes do: " + compressed + " of " + all.size());
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get();
+        }
+    }
+
+    /** A range names fixed-width keys [key, key + --range-keys), up to the last key, and goes to the targets in turn. */
+    @Test
+    void rangesReadTheirKeysFromTheTargetsInTurn() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            List<String> ranges = Collections.synchronizedList(new ArrayList<>());
+            Set<Integer> portsAsked = Collections.synchronizedSet(new HashSet<>());
+            List<String> targets = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                HttpServer recorder = vertx.createHttpServer().requestHandler(request -> {
+                    if (request.path().equals("/v0/entities")) {
+                        ranges.add(request.uri());
+                        portsAsked.add(request.localAddress().port());
+                    }
+                    request.response().end("key0001\nv\n");
+                });
+                targets.add("http://127.0.0.1:" + recorder.listen(0).toCompletionStage().toCompletableFuture().get().actualPort());
+            }
+            String report = run(0, "--targets", String.join(",", targets), "--ops", "range", "--keys", "1000",
+                    "--range-keys", "10", "--connections", "2", "--duration", "1", "--warmup", "0");
+            assertTrue(report.contains(" errors=0 non2xx=0"), report);
+            assertTrue(rps(report) > 10, report);
+            assertEquals(2, portsAsked.size(), "both targets: " + ranges.size() + " ranges");
+            Pattern range = Pattern.compile("/v0/entities\\?start=key(\\d{3})(&end=key(\\d{3}))?");
+            for (String uri : List.copyOf(ranges)) {
+                Matcher m = range.matcher(uri);
+                assertTrue(m.matches(), uri);
+                int start = Integer.parseInt(m.group(1));
+                if (start + 10 < 1000) {
+                    assertEquals(start + 10, Integer.parseInt(m.group(3)), uri);
+                } else {
+                    assertNull(m.group(2), "to the last key: " + uri);
+                }
+            }
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().get();
         }

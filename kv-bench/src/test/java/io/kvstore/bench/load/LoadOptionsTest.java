@@ -73,7 +73,8 @@ class LoadOptionsTest {
         assertMessage("--ack/--from: from must be >= max(1, ack), got 2 with ack 3", "--from", "2", "--ack", "3");
         assertMessage("--targets must look like http://host:port or https://host:port, got 'localhost'", "--targets", "localhost");
         assertMessage("--distribution: unknown key distribution 'gauss' (expected uniform or zipfian)", "--distribution", "gauss");
-        assertMessage("--ops: unknown operation 'post' in 'post' (expected put, get, delete)", "--ops", "post");
+        assertMessage("--ops: unknown operation 'post' in 'post' (expected put, get, delete, range)", "--ops", "post");
+        assertMessage("--range-keys must be >= 1, got 0", "--range-keys", "0");
         assertMessage("--ops: operation mix 'put=0' has no positive weight", "--ops", "put=0");
         assertMessage("Invalid value for option '--transport': expected one of [NATIVE, NIO] (case-insensitive) but was 'epoll'",
                 "--transport", "epoll");
@@ -110,6 +111,24 @@ class LoadOptionsTest {
         }
         assertEquals(25_000, puts, 1_000);
         assertTrue(OperationMix.parse("get").hasOnly(OperationMix.Op.GET));
+        assertFalse(OperationMix.parse("put=1,get=1,delete=1").hasRanges());
+    }
+
+    @Test
+    void rangesTakeTheirShareOfTheMix() {
+        OperationMix mix = OperationMix.parse("get=3,range=1");
+        assertTrue(mix.hasRanges());
+        SplittableRandom random = new SplittableRandom(13);
+        int ranges = 0;
+        for (int i = 0; i < 100_000; i++) {
+            OperationMix.Op op = mix.next(random);
+            assertTrue(op == OperationMix.Op.GET || op == OperationMix.Op.RANGE, op.toString());
+            ranges += op == OperationMix.Op.RANGE ? 1 : 0;
+        }
+        assertEquals(25_000, ranges, 1_000);
+        assertTrue(OperationMix.parse("range").hasOnly(OperationMix.Op.RANGE));
+        assertFalse(OperationMix.parse("delete").hasOnly(OperationMix.Op.RANGE));
+        assertEquals(100, LoadOptions.parse("--ops", "range").rangeKeys, "the default");
     }
 
     @Test
