@@ -6,9 +6,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The time spent waiting for an operation that answers only once it is done (repair, cleanup, scrub),
+ * The time spent waiting for an operation that answers only once it is done (scrub),
  * shown on a {@link ProgressLine}: redrawn with a turning bar every tenth of a second on a terminal,
- * a line every ten seconds elsewhere. Those routes report no progress of their own while they run.
+ * a line every ten seconds elsewhere. That route reports no progress of its own while it runs.
  */
 final class Spinner implements AutoCloseable {
     private static final char[] FRAMES = {'|', '/', '-', '\\'};

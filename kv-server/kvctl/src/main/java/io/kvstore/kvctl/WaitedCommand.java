@@ -5,9 +5,9 @@ import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
- * An admin operation that answers once it is done ({@code POST /v0/admin/repair}, {@code cleanup},
- * {@code scrub}): kvctl waits as long as it takes, with a {@link Spinner} on stderr, then prints the
- * node's summary, raw with {@code --json}.
+ * An admin operation that answers once it is done ({@code POST /v0/admin/scrub}): kvctl waits as long
+ * as it takes, with a {@link Spinner} on stderr, then prints the node's summary, raw with {@code --json}.
+ * Operations the node reports the progress of are {@link FollowedCommand}s.
  */
 abstract class WaitedCommand extends KvctlCommand {
     @Option(names = "--json", description = "Print the node's answer as it gave it.")
@@ -26,6 +26,11 @@ abstract class WaitedCommand extends KvctlCommand {
             answer = http.await(node, http.sendUntilDone(node, "POST", target));
             took = spinner.elapsed();
         }
+        return finish(what, node, answer, took);
+    }
+
+    /** Prints the node's final answer to the operation, or throws its refusal; {@code took}: null if not timed. */
+    int finish(String what, String node, Answer answer, Duration took) {
         if (json && answer.body().strip().startsWith("{")) {
             printRaw(answer.body());
         }
@@ -36,7 +41,7 @@ abstract class WaitedCommand extends KvctlCommand {
         }
         JsonObject summary = answer.json();
         if (!json) {
-            out().println(summarize(summary) + " (" + Units.duration(took) + ")");
+            out().println(summarize(summary) + (took == null ? "" : " (" + Units.duration(took) + ")"));
             out().flush();
         }
         return outcome(summary);
