@@ -3,7 +3,6 @@ package io.kvstore.kvctl;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Option;
 
@@ -43,7 +42,7 @@ abstract class FollowedCommand extends WaitedCommand {
                     + run.getString("reason", "no reason given"));
         }
         if (!json) {
-            out().println(summarize(result) + " (" + Units.duration(elapsed(run)) + ")");
+            out().println(summarize(result) + " (" + Units.duration(ProgressBar.elapsed(run)) + ")");
             out().flush();
         }
         return outcome(result);
@@ -57,7 +56,7 @@ abstract class FollowedCommand extends WaitedCommand {
                 try {
                     JsonObject run = http.send(node, "GET", target).expect(200).json();
                     lastAnswer = Instant.now();
-                    progress.show(OperationBar.render(run, elapsed(run)));
+                    progress.show(OperationBar.render(run, ProgressBar.elapsed(run)));
                     if (!"running".equals(run.getString("status"))) {
                         return run;
                     }
@@ -74,17 +73,6 @@ abstract class FollowedCommand extends WaitedCommand {
             throw new KvctlException(Kvctl.REFUSED, "interrupted while following " + target + " on " + node, e);
         } finally {
             progress.end();
-        }
-    }
-
-    /** Since the node started the run, by its clock. */
-    private static Duration elapsed(JsonObject run) {
-        try {
-            Instant started = Instant.parse(run.getString("startedAt"));
-            String finished = run.getString("finishedAt");
-            return Duration.between(started, finished == null ? Instant.now() : Instant.parse(finished));
-        } catch (DateTimeParseException | NullPointerException e) {
-            return Duration.ZERO;
         }
     }
 }

@@ -37,18 +37,8 @@ final class OperationBar {
         }
         text.append(", ").append(Units.duration(elapsed)).append(" elapsed");
         if ("running".equals(run.getString("status"))) {
-            text.append(", ETA ").append(eta(done, parts, elapsed));
+            text.append(", ETA ").append(ProgressBar.eta(done, parts, elapsed));
         }
         return text.toString();
-    }
-
-    private static String eta(long done, long parts, Duration elapsed) {
-        if (done == 0 || parts == 0) {
-            return "--";
-        }
-        if (done >= parts) {
-            return "finishing";
-        }
-        return Units.duration(elapsed.multipliedBy(parts - done).dividedBy(done));
     }
 }
