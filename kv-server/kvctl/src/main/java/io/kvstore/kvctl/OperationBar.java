@@ -16,6 +16,19 @@ final class OperationBar {
     }
 
     /**
+     * A scrub pass as {@code /v0/status} shows it ({@code damage.scrub}): {@code [######------] 120.0 MiB of
+     * 800.0 MiB, 3/12 tables, 0:10 elapsed, ETA 0:56}, the estimate from the bytes checked so far.
+     */
+    static String scrub(JsonObject pass, Duration elapsed) {
+        long bytes = pass.getLong("bytes", 0L);
+        long checked = pass.getLong("bytesChecked", 0L);
+        int filled = bytes == 0 ? 0 : (int) Math.min(WIDTH, WIDTH * checked / bytes);
+        return "[" + "#".repeat(filled) + "-".repeat(WIDTH - filled) + "] " + Units.bytes(checked) + " of " + Units.bytes(bytes)
+                + ", " + pass.getInteger("tablesChecked", 0) + "/" + pass.getInteger("tables", 0) + " tables, "
+                + Units.duration(elapsed) + " elapsed, ETA " + ProgressBar.eta(checked, bytes, elapsed);
+    }
+
+    /**
      * {@code [###############---------------] 1/2 exchanges, 2000 keys in trees, 1000 copied (1.2 MiB), 0:12 elapsed, ETA 0:12}.
      */
     static String render(JsonObject run, Duration elapsed) {

@@ -5,29 +5,21 @@ import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
- * An admin operation that answers once it is done ({@code POST /v0/admin/scrub}): kvctl waits as long
- * as it takes, with a {@link Spinner} on stderr, then prints the node's summary, raw with {@code --json}.
- * Operations the node reports the progress of are {@link FollowedCommand}s.
+ * A long admin operation ({@code repair}, {@code cleanup}, {@code scrub}): kvctl waits for it as long as it
+ * takes, with its progress on stderr, then prints the node's summary, raw with {@code --json}.
+ * {@link FollowedCommand}s follow a run the node reports; {@link ScrubCommand} draws the pass the node's
+ * status shows.
  */
 abstract class WaitedCommand extends KvctlCommand {
     @Option(names = "--json", description = "Print the node's answer as it gave it.")
     boolean json;
 
     /**
-     * Runs {@code POST target} on the node; an answer other than 200 ends kvctl with exit 1 and the node's
-     * reason (its JSON still printed with {@code --json}).
+     * Runs {@code POST target} on the node, showing what progress it can on stderr meanwhile; an answer
+     * other than 200, or a run that failed, ends kvctl with exit 1 and the node's reason (its JSON still
+     * printed with {@code --json}).
      */
-    int run(String what, String target) {
-        String node = node();
-        NodeHttp http = http();
-        Answer answer;
-        Duration took;
-        try (Spinner spinner = new Spinner(new ProgressLine(err(), kvctl.terminal()), what + " on " + node, kvctl.terminal())) {
-            answer = http.await(node, http.sendUntilDone(node, "POST", target));
-            took = spinner.elapsed();
-        }
-        return finish(what, node, answer, took);
-    }
+    abstract int run(String what, String target);
 
     /** Prints the node's final answer to the operation, or throws its refusal; {@code took}: null if not timed. */
     int finish(String what, String node, Answer answer, Duration took) {
