@@ -88,7 +88,7 @@ final class NodeRepair {
     }
 
     AdminRepairHandler adminHandler(KvServerConfig config) {
-        return new AdminRepairHandler(antiEntropy, config.network().idleTimeout());
+        return new AdminRepairHandler(antiEntropy, config.network().idleTimeout(), config.self());
     }
 
     /** Stops the periodic runs and the scans (an exchange under way fails); call before the store closes. */

@@ -193,8 +193,11 @@ class RepairRoutesTest {
     }
 
     @Test
-    void adminRepairIsPostOnlyAndAnswers503NamingAPeerItCannotReach() throws Exception {
-        assertEquals(405, send("GET", Routes.ADMIN_REPAIR, null).statusCode());
+    void adminRepairIsPostOrGetAndAnswers503NamingAPeerItCannotReach() throws Exception {
+        HttpResponse<byte[]> put = send("PUT", Routes.ADMIN_REPAIR, new byte[0]);
+        assertEquals(405, put.statusCode());
+        assertEquals("GET, POST", put.headers().firstValue("Allow").orElse(null));
+        assertEquals(404, send("GET", Routes.ADMIN_REPAIR, null).statusCode(), "no run to report yet");
         HttpResponse<byte[]> ok = send("POST", Routes.ADMIN_REPAIR, null);
         assertEquals(200, ok.statusCode(), text(ok));
         assertEquals(0, new JsonObject(text(ok)).getLong("keysSent"));

@@ -1,5 +1,6 @@
 package io.kvstore.client;
 
+import io.kvstore.client.internal.RequestSigning;
 import io.kvstore.client.internal.VertxTls;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -68,7 +69,8 @@ import org.slf4j.LoggerFactory;
  * again after a timeout; a PUT or DELETE is not (it may be in progress).
  *
  * <p>Seeds given as {@code https://} URLs make the client speak TLS, trusting {@link Builder#trustedCa};
- * a cluster started with {@code --client-token-file} needs {@link Builder#token}.
+ * a cluster started with {@code --client-token-file} needs {@link Builder#token} (or, for an operator's
+ * tool, {@link Builder#clusterSecret}).
  *
  * <p>Thread-safe; share one instance. Asynchronous results complete on the client's event loops: do
  * not block in their callbacks. {@link #blocking()} waits for them on the calling thread.
@@ -110,6 +112,8 @@ public final class KvClient implements AutoCloseable {
     private final BlockingKvClient blocking;
     /** The Authorization header's value, or null. */
     private final String authorization;
+    /** Signs each request instead, or null. */
+    private final RequestSigning signing;
     private volatile RoutingTable map;
     private volatile long lastRefreshNanos;
     private volatile boolean closed;
@@ -121,6 +125,7 @@ public final class KvClient implements AutoCloseable {
         this.routing = b.routing;
         this.timeoutMillis = b.timeout.toMillis();
         this.authorization = b.token == null ? null : "Bearer " + b.token;
+        this.signing = b.clusterSecret == null ? null : new RequestSigning(b.clusterSecret);
         boolean tls = b.seeds.get(0).startsWith("https:");
         HttpClientOptions httpOptions = new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true)
                 .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis));
@@ -241,8 +246,14 @@ public final class KvClient implements AutoCloseable {
         if (end != null) {
             KeyEncoding.append(uri.append("&end="), end);
         }
-        return RangeIterator.open(net, pickContext(), RoutingTable.address(nodeUrl), nodeUrl, uri.append(scope).toString(),
-                authorization == null ? "" : "Authorization: " + authorization + "\r\n", timeoutMillis);
+        String target = uri.append(scope).toString();
+        StringBuilder headers = new StringBuilder();
+        String[] credentials = credentials("GET", target, null);
+        for (int i = 0; i < credentials.length; i += 2) {
+            headers.append(credentials[i]).append(": ").append(credentials[i + 1]).append("\r\n");
+        }
+        return RangeIterator.open(net, pickContext(), RoutingTable.address(nodeUrl), nodeUrl, target, headers.toString(),
+                timeoutMillis);
     }
 
     /** This client's blocking face: the same calls, waited for on the calling thread. */
@@ -346,9 +357,7 @@ public final class KvClient implements AutoCloseable {
         String nodeUrl = current.nodes.get(node);
         RequestOptions request = new RequestOptions().setMethod(method).setHost(address.host()).setPort(address.port())
                 .setURI(uri).setIdleTimeout(timeoutMillis);
-        if (authorization != null) {
-            request.putHeader(HttpHeaders.AUTHORIZATION, authorization);
-        }
+        authenticate(request, body);
         http.request(request)
                 .compose(req -> body == null ? req.send() : req.send(body))
                 .compose(response -> response.body().map(bytes -> {
@@ -502,12 +511,27 @@ public final class KvClient implements AutoCloseable {
     private Future<String> fetchJson(SocketAddress address, String path) {
         RequestOptions request = new RequestOptions().setMethod(HttpMethod.GET).setHost(address.host())
                 .setPort(address.port()).setURI(path).setIdleTimeout(timeoutMillis);
-        if (authorization != null) {
-            request.putHeader(HttpHeaders.AUTHORIZATION, authorization);
-        }
+        authenticate(request, null);
         return http.request(request).compose(req -> req.send())
                 .compose(response -> response.body()
                         .map(body -> response.statusCode() == 200 ? body.toString(StandardCharsets.UTF_8) : null));
+    }
+
+    /** Adds this client's credentials to {@code request}, whose body is {@code body} (null: none). */
+    private void authenticate(RequestOptions request, Buffer body) {
+        String[] headers = credentials(request.getMethod().name(), request.getURI(), body == null ? null : body.getBytes());
+        for (int i = 0; i < headers.length; i += 2) {
+            request.putHeader(headers[i], headers[i + 1]);
+        }
+    }
+
+    /** The headers proving this client's credentials on a request, as name/value pairs: a signature's, the token's, or none. */
+    private String[] credentials(String method, String target, byte[] body) {
+        if (signing != null) {
+            return signing.headers(method, target, System.currentTimeMillis(),
+                    body == null ? RequestSigning.EMPTY_BODY_DIGEST : RequestSigning.digest(body));
+        }
+        return authorization == null ? new String[0] : new String[] {HttpHeaders.AUTHORIZATION.toString(), authorization};
     }
 
     /** Settings of a {@link KvClient}, checked by {@link #build()}. */
@@ -522,6 +546,7 @@ public final class KvClient implements AutoCloseable {
         private Path trustedCa;
         private TlsEngine tlsEngine = TlsEngine.JDK;
         private String token;
+        private byte[] clusterSecret;
 
         private Builder() {
         }
@@ -547,6 +572,17 @@ public final class KvClient implements AutoCloseable {
         /** The token of a cluster started with {@code --client-token-file}, sent as {@code Authorization: Bearer}. */
         public Builder token(String token) {
             this.token = token;
+            return this;
+        }
+
+        /**
+         * Signs every request with the cluster secret (a line of the nodes' {@code --cluster-secret-file}) as a
+         * node signs its own, which the client routes accept as they accept a client token; the clocks must
+         * agree within 30 s. For operators' tools: the secret also opens the admin and internal routes, so an
+         * application takes a {@link #token} instead. Not together with a token.
+         */
+        public Builder clusterSecret(String secret) {
+            this.clusterSecret = secret == null ? null : secret.strip().getBytes(StandardCharsets.UTF_8);
             return this;
         }
 
@@ -634,6 +670,9 @@ public final class KvClient implements AutoCloseable {
             }
             if (routing == null) {
                 throw new IllegalArgumentException("routing is null");
+            }
+            if (token != null && clusterSecret != null) {
+                throw new IllegalArgumentException("a client sends a token or signs with the cluster secret, not both");
             }
             String scheme = seeds.get(0).substring(0, seeds.get(0).indexOf(':'));
             for (String seed : seeds) {

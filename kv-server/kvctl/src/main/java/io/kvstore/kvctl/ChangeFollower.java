@@ -4,7 +4,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -47,7 +46,7 @@ final class ChangeFollower {
                 JsonObject change = find(list.getJsonArray("changes", new JsonArray()), id);
                 if (change != null) {
                     lastSeen = change;
-                    progress.show(ProgressBar.render(change, elapsed(change)));
+                    progress.show(ProgressBar.render(change, ProgressBar.elapsed(change)));
                     if (!"running".equals(change.getString("status"))) {
                         progress.end();
                         return change;
@@ -97,17 +96,6 @@ final class ChangeFollower {
             }
         }
         return null;
-    }
-
-    /** Since the claimant started the change, by its clock; the nodes' clocks agree within 30 s or they refuse each other. */
-    private static Duration elapsed(JsonObject change) {
-        try {
-            Instant started = Instant.parse(change.getString("startedAt"));
-            String finished = change.getString("finishedAt");
-            return Duration.between(started, finished == null ? Instant.now() : Instant.parse(finished));
-        } catch (DateTimeParseException | NullPointerException e) {
-            return Duration.ZERO;
-        }
     }
 
     private void pause() {

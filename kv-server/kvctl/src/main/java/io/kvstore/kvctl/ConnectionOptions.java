@@ -29,7 +29,8 @@ final class ConnectionOptions {
 
     @Option(names = "--secret-file", scope = ScopeType.INHERIT, paramLabel = "FILE",
             description = "The cluster's --cluster-secret-file: requests are signed with it as a node signs its own,"
-                    + " which admin and client routes accept. Not for get, put, delete and scan, which take a token.")
+                    + " which admin and client routes accept, get, put, delete and scan included"
+                    + " (default: the file $KVCTL_SECRET_FILE names).")
     Path secretFile;
 
     @Option(names = "--tls-ca", scope = ScopeType.INHERIT, paramLabel = "FILE",
@@ -60,7 +61,8 @@ final class ConnectionOptions {
     }
 
     Credentials credentials(Kvctl kvctl) {
-        return Credentials.of(tokenFile, secretFile, kvctl.environment().get("KVCTL_TOKEN"));
+        return Credentials.of(tokenFile, secretFile, kvctl.environment().get("KVCTL_TOKEN"),
+                kvctl.environment().get("KVCTL_SECRET_FILE"));
     }
 
     /** An HTTP client for the node's status, cluster and admin routes. */
@@ -75,12 +77,9 @@ final class ConnectionOptions {
     KvClient client(Kvctl kvctl) {
         String url = node(kvctl);
         Credentials credentials = credentials(kvctl);
-        if (credentials.signs()) {
-            throw KvctlException.usage("--secret-file signs admin and status requests only; get, put, delete and scan"
-                    + " need the node's client token (--token-file or $KVCTL_TOKEN)");
-        }
         KvClient.Builder builder = KvClient.builder().seeds(url).routing(KvClient.Routing.ROUND_ROBIN)
-                .timeout(timeout()).refreshInterval(Duration.ZERO).token(credentials.token());
+                .timeout(timeout()).refreshInterval(Duration.ZERO).token(credentials.token())
+                .clusterSecret(credentials.secret());
         if (tlsCa != null) {
             TlsTrust.of(tlsCa); // a file that holds no certificate is a usage error here, before the client reads it
             builder.trustedCa(tlsCa);

@@ -1,5 +1,6 @@
 package io.kvstore.kvctl;
 
+import io.kvstore.client.internal.RequestSigning;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,7 +9,8 @@ import java.nio.file.Path;
 
 /**
  * What kvctl proves itself with: a bearer token (from {@code --token-file} or {@code $KVCTL_TOKEN}), the
- * cluster secret it signs requests with ({@code --secret-file}), or nothing. A file that is missing,
+ * cluster secret it signs requests with ({@code --secret-file} or the file {@code $KVCTL_SECRET_FILE}
+ * names), or nothing. An option wins over the environment. A file that is missing,
  * unreadable or empty is a usage error naming it; neither the token nor the secret is ever printed.
  */
 final class Credentials {
@@ -17,25 +19,36 @@ final class Credentials {
     private static final Credentials NONE = new Credentials(null, null);
 
     private final String token;
+    private final String secret;
     private final RequestSigning signing;
 
-    private Credentials(String token, RequestSigning signing) {
+    private Credentials(String token, String secret) {
         this.token = token;
-        this.signing = signing;
+        this.secret = secret;
+        this.signing = secret == null ? null : new RequestSigning(secret.getBytes(StandardCharsets.UTF_8));
     }
 
-    static Credentials of(Path tokenFile, Path secretFile, String tokenVariable) {
+    static Credentials of(Path tokenFile, Path secretFile, String tokenVariable, String secretFileVariable) {
         if (tokenFile != null && secretFile != null) {
             throw KvctlException.usage("give --token-file or --secret-file, not both");
         }
+        boolean tokenSet = tokenVariable != null && !tokenVariable.isBlank();
+        boolean secretSet = secretFileVariable != null && !secretFileVariable.isBlank();
+        if (tokenFile == null && secretFile == null && tokenSet && secretSet) {
+            throw KvctlException.usage("both KVCTL_TOKEN and KVCTL_SECRET_FILE are set: unset one, or give --token-file"
+                    + " or --secret-file");
+        }
         if (secretFile != null) {
-            return new Credentials(null, new RequestSigning(firstLine(secretFile, "--secret-file")));
+            return new Credentials(null, firstLine(secretFile, "--secret-file"));
         }
         if (tokenFile != null) {
             return new Credentials(firstLine(tokenFile, "--token-file"), null);
         }
-        if (tokenVariable != null && !tokenVariable.isBlank()) {
+        if (tokenSet) {
             return new Credentials(tokenVariable.strip(), null);
+        }
+        if (secretSet) {
+            return new Credentials(null, firstLine(Path.of(secretFileVariable.strip()), "KVCTL_SECRET_FILE"));
         }
         return NONE;
     }
@@ -45,8 +58,9 @@ final class Credentials {
         return token;
     }
 
-    boolean signs() {
-        return signing != null;
+    /** The cluster secret requests are signed with, or null. */
+    String secret() {
+        return secret;
     }
 
     /**
@@ -55,7 +69,7 @@ final class Credentials {
      */
     String[] headers(String method, String target) {
         if (signing != null) {
-            return signing.headers(method, target, System.currentTimeMillis());
+            return signing.headers(method, target, System.currentTimeMillis(), RequestSigning.EMPTY_BODY_DIGEST);
         }
         return token == null ? new String[0] : new String[] {"Authorization", "Bearer " + token};
     }
@@ -65,7 +79,8 @@ final class Credentials {
         byte[] bytes;
         try {
             if (Files.size(file) > MAX_FILE_BYTES) {
-                throw KvctlException.usage(where + " is larger than " + MAX_FILE_BYTES + " bytes: not a " + option.substring(2));
+                throw KvctlException.usage(where + " is larger than " + MAX_FILE_BYTES + " bytes: not a "
+                        + (option.startsWith("--") ? option.substring(2) : "secret-file"));
             }
             bytes = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {

@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
         footerHeading = "%nExit codes:%n",
         footer = {"  0  done", "  1  the node refused or the operation failed (the reason on stderr)",
             "  2  usage error", "  3  the node did not answer",
-            "", "Environment: KVCTL_NODE (the node, as --node), KVCTL_TOKEN (the bearer token, as --token-file)."})
+            "", "Environment: KVCTL_NODE (the node, as --node), KVCTL_TOKEN (the bearer token, as --token-file),",
+            "KVCTL_SECRET_FILE (the cluster secret's file, as --secret-file)."})
 public final class Kvctl implements Runnable {
     public static final int OK = 0;
     public static final int REFUSED = 1;

@@ -2,6 +2,8 @@ package io.kvstore.kvctl;
 
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 
 /**
  * The text of a change's progress, from its entry in {@code GET /v0/admin/changes}: a bar of the streams
@@ -29,13 +31,28 @@ final class ProgressBar {
         return text.toString();
     }
 
-    private static String eta(int done, int streams, Duration elapsed) {
-        if (done == 0 || streams == 0) {
+    /** The time left at the pace so far, once {@code done} of {@code parts} parts took {@code elapsed}. */
+    static String eta(long done, long parts, Duration elapsed) {
+        if (done == 0 || parts == 0) {
             return "--";
         }
-        if (done >= streams) {
+        if (done >= parts) {
             return "finishing";
         }
-        return Units.duration(elapsed.multipliedBy(streams - done).dividedBy(done));
+        return Units.duration(elapsed.multipliedBy(parts - done).dividedBy(done));
+    }
+
+    /**
+     * Since the node started what {@code entry} describes ({@code startedAt}), to its {@code finishedAt} or
+     * now, by the node's clock; zero if the entry does not say.
+     */
+    static Duration elapsed(JsonObject entry) {
+        try {
+            Instant started = Instant.parse(entry.getString("startedAt"));
+            String finished = entry.getString("finishedAt");
+            return Duration.between(started, finished == null ? Instant.now() : Instant.parse(finished));
+        } catch (DateTimeParseException | NullPointerException e) {
+            return Duration.ZERO;
+        }
     }
 }

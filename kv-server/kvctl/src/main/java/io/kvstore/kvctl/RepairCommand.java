@@ -5,13 +5,15 @@ import picocli.CommandLine.Command;
 
 /** {@code kvctl repair}: an anti-entropy exchange of the node with every peer. */
 @Command(name = "repair", mixinStandardHelpOptions = true,
-        description = {"Runs an anti-entropy exchange of the node with every peer (POST /v0/admin/repair) and prints what"
-                + " it sent and received once all of them ended. The node reports no progress meanwhile: kvctl shows the"
-                + " time elapsed.",
-            "Exit 1 with the peers it could not repair with (the node's 503)."},
+        description = {"Runs an anti-entropy exchange of the node with every peer (POST /v0/admin/repair?async=true) and"
+                + " prints what it sent and received once all of them ended. Meanwhile a progress bar on stderr shows"
+                + " the exchanges done, the keys in their trees, the keys copied and an estimate of the time left"
+                + " (GET /v0/admin/repair?id=N).",
+            "Exit 1 with the peers it could not repair with and why."},
         footerHeading = "%nExamples:%n",
-        footer = {"  kvctl --node http://10.0.0.2:8080 repair", "  kvctl repair --json | jq .keysReceived"})
-final class RepairCommand extends WaitedCommand {
+        footer = {"  kvctl --node http://10.0.0.2:8080 repair", "  kvctl repair --json | jq .keysReceived",
+            "  kvctl repair --poll-ms 2000 2>repair.log"})
+final class RepairCommand extends FollowedCommand {
     @Override
     public Integer call() {
         return run("repair", "/v0/admin/repair");

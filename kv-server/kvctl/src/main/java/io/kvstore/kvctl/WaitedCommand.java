@@ -5,27 +5,24 @@ import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
- * An admin operation that answers once it is done ({@code POST /v0/admin/repair}, {@code cleanup},
- * {@code scrub}): kvctl waits as long as it takes, with a {@link Spinner} on stderr, then prints the
- * node's summary, raw with {@code --json}.
+ * A long admin operation ({@code repair}, {@code cleanup}, {@code scrub}): kvctl waits for it as long as it
+ * takes, with its progress on stderr, then prints the node's summary, raw with {@code --json}.
+ * {@link FollowedCommand}s follow a run the node reports; {@link ScrubCommand} draws the pass the node's
+ * status shows.
  */
 abstract class WaitedCommand extends KvctlCommand {
     @Option(names = "--json", description = "Print the node's answer as it gave it.")
     boolean json;
 
     /**
-     * Runs {@code POST target} on the node; an answer other than 200 ends kvctl with exit 1 and the node's
-     * reason (its JSON still printed with {@code --json}).
+     * Runs {@code POST target} on the node, showing what progress it can on stderr meanwhile; an answer
+     * other than 200, or a run that failed, ends kvctl with exit 1 and the node's reason (its JSON still
+     * printed with {@code --json}).
      */
-    int run(String what, String target) {
-        String node = node();
-        NodeHttp http = http();
-        Answer answer;
-        Duration took;
-        try (Spinner spinner = new Spinner(new ProgressLine(err(), kvctl.terminal()), what + " on " + node, kvctl.terminal())) {
-            answer = http.await(node, http.sendUntilDone(node, "POST", target));
-            took = spinner.elapsed();
-        }
+    abstract int run(String what, String target);
+
+    /** Prints the node's final answer to the operation, or throws its refusal; {@code took}: null if not timed. */
+    int finish(String what, String node, Answer answer, Duration took) {
         if (json && answer.body().strip().startsWith("{")) {
             printRaw(answer.body());
         }
@@ -36,7 +33,7 @@ abstract class WaitedCommand extends KvctlCommand {
         }
         JsonObject summary = answer.json();
         if (!json) {
-            out().println(summarize(summary) + " (" + Units.duration(took) + ")");
+            out().println(summarize(summary) + (took == null ? "" : " (" + Units.duration(took) + ")"));
             out().flush();
         }
         return outcome(summary);

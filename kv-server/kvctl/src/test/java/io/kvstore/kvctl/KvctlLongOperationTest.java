@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An operation that outlasts the node's idle timeout: the node keeps the connection open with interim
- * {@code 103} answers, which kvctl's HTTP client passes over to the final one.
+ * {@code 103} answers, which kvctl's HTTP client passes over to the final one, and kvctl draws the
+ * pass's progress from the node's status meanwhile.
  */
 @Tag("slow")
 class KvctlLongOperationTest {
@@ -49,6 +50,8 @@ class KvctlLongOperationTest {
             JsonObject report = new JsonObject(scrub.out);
             assertTrue(report.getLong("durationMillis") > 2_000, "outlasted the idle timeout: " + report.encode());
             assertTrue(report.getBoolean("finished"), report.encode());
+            assertTrue(scrub.err.lines().anyMatch(line -> line.startsWith("[") && line.contains(" tables, ")
+                    && line.contains(" ETA ")), "the pass's progress, from the node's status: " + scrub.err);
         }
     }
 }

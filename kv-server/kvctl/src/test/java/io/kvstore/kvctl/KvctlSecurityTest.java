@@ -10,7 +10,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A node that wants credentials: tokens from a file or the environment, and requests signed with the cluster secret. */
+/**
+ * A node that wants credentials: tokens from a file or the environment, and requests signed with the
+ * cluster secret, admin and data commands alike (a body's digest signed with it).
+ */
 class KvctlSecurityTest {
     @TempDir
     Path dir;
@@ -48,8 +51,29 @@ class KvctlSecurityTest {
 
             assertEquals(0, Run.kvctl("put", "--node", node, "--token-file", client.toString(), "k", "v").exitCode);
             assertEquals("v", Run.kvctl("get", "--node", node, "--token-file", client.toString(), "k").stdoutText());
-            Run unsignable = Run.kvctl("get", "--node", node, "--secret-file", cluster.toString(), "k");
-            assertEquals(Kvctl.USAGE, unsignable.exitCode, unsignable.toString());
+            String secretFile = cluster.toString();
+            Run signedGet = Run.kvctl("get", "--node", node, "--secret-file", secretFile, "k");
+            assertEquals(0, signedGet.exitCode, "the node takes the client's signature: " + signedGet);
+            assertEquals("v", signedGet.stdoutText());
+            Run signedPut = Run.with(Map.of("KVCTL_SECRET_FILE", secretFile), "a value signed with its body".getBytes(),
+                    "put", "--node", node, "signed");
+            assertEquals(0, signedPut.exitCode, "a body's digest is signed too: " + signedPut);
+            Run signedScan = Run.with(Map.of("KVCTL_SECRET_FILE", secretFile), new byte[0], "scan", "--node", node, "a");
+            assertEquals(0, signedScan.exitCode, signedScan.toString());
+            assertTrue(signedScan.out.contains("signed\ta value signed with its body"), signedScan.out);
+            assertEquals(0, Run.kvctl("delete", "--node", node, "--secret-file", secretFile, "signed").exitCode);
+            Run deleted = Run.kvctl("get", "--node", node, "--secret-file", secretFile, "signed");
+            assertEquals(Kvctl.REFUSED, deleted.exitCode, deleted.toString());
+            Run wrongForData = Run.kvctl("get", "--node", node, "--secret-file",
+                    secret("another.secret", "another-secret-0123456789abcdef").toString(), "k");
+            assertEquals(Kvctl.REFUSED, wrongForData.exitCode, wrongForData.toString());
+            assertTrue(wrongForData.err.contains("403"), wrongForData.err);
+            Run both = Run.with(Map.of("KVCTL_SECRET_FILE", secretFile, "KVCTL_TOKEN", "client-token-0123456789abcdef"),
+                    new byte[0], "get", "--node", node, "k");
+            assertEquals(Kvctl.USAGE, both.exitCode, both.toString());
+            Run optionWins = Run.with(Map.of("KVCTL_SECRET_FILE", dir.resolve("missing").toString()), new byte[0],
+                    "get", "--node", node, "--token-file", client.toString(), "k");
+            assertEquals(0, optionWins.exitCode, optionWins.toString());
             Run noToken = Run.kvctl("get", "--node", node, "k");
             assertEquals(Kvctl.REFUSED, noToken.exitCode, noToken.toString());
             assertTrue(noToken.err.contains("401"), noToken.err);

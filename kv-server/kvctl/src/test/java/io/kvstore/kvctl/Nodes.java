@@ -29,9 +29,14 @@ final class Nodes implements AutoCloseable {
 
     /** {@code size} nodes with replication factor {@code rf}, each configured further by {@code tweak}. */
     Nodes(Path root, int size, int rf, UnaryOperator<KvServerConfig.Builder> tweak) throws Exception {
+        this(root, size, rf, "http", tweak);
+    }
+
+    /** The same with URLs of {@code scheme}: {@code https} for nodes that {@code tweak} gives a certificate. */
+    Nodes(Path root, int size, int rf, String scheme, UnaryOperator<KvServerConfig.Builder> tweak) throws Exception {
         servers = new KvServer[size];
         for (int i = 0; i < size; i++) {
-            urls.add("http://127.0.0.1:" + freePort());
+            urls.add(scheme + "://127.0.0.1:" + freePort());
         }
         for (int i = 0; i < size; i++) {
             KvServerConfig.Builder config = KvServerConfig.builder()

@@ -1,6 +1,7 @@
 package io.kvstore.server.http;
 
 import io.kvstore.cluster.internal.repair.AntiEntropy;
+import io.kvstore.cluster.internal.repair.RepairProgress;
 import io.kvstore.cluster.internal.repair.RepairReport;
 import io.kvstore.cluster.internal.repair.RepairSummary;
 import io.kvstore.server.wire.Responses;
@@ -13,7 +14,10 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,26 +27,53 @@ import java.util.concurrent.TimeUnit;
  * be repaired (unreachable, killed meanwhile) with the same summary of what the others did.
  *
  * <p>Until then the connection would carry nothing, for minutes on a large store, and be closed as
- * idle: an {@link IdleHeartbeat} keeps it open.
+ * idle: an {@link IdleHeartbeat} keeps it open. With {@code ?async=true} it answers {@code 202} with the
+ * run's id at once instead; {@code GET /v0/admin/repair[?id=N]} reports a run's progress meanwhile
+ * ({@link AdminOperations}), whichever way it was started.
  */
 public final class AdminRepairHandler {
     private final AntiEntropy antiEntropy;
     private final Duration idleTimeout;
+    private final AdminOperations runs;
 
-    public AdminRepairHandler(AntiEntropy antiEntropy, Duration idleTimeout) {
+    public AdminRepairHandler(AntiEntropy antiEntropy, Duration idleTimeout, String self) {
         this.antiEntropy = antiEntropy;
         this.idleTimeout = idleTimeout;
+        this.runs = new AdminOperations("repair", self);
     }
 
     void handle(HttpServerRequest request) {
+        if (request.method() == HttpMethod.GET) {
+            runs.status(request);
+            return;
+        }
         if (request.method() != HttpMethod.POST) {
-            request.response().putHeader("Allow", "POST");
+            request.response().putHeader("Allow", "GET, POST");
             Responses.send(request, 405, "method " + request.method() + " not allowed on " + Routes.ADMIN_REPAIR);
             return;
         }
+        Boolean async = AdminOperations.async(request);
+        if (async == null) {
+            return;
+        }
         Context context = Vertx.currentContext();
+        AdminOperation run = runs.start();
+        CompletionStage<RepairReport> repair = antiEntropy.repairAll(progress(run)).whenComplete((report, error) -> {
+            if (error != null) {
+                run.failed(String.valueOf(error.getMessage()), null);
+            } else if (report.succeeded()) {
+                run.succeeded(json(report));
+            } else {
+                JsonObject summary = json(report);
+                run.failed(summary.getString("error") + ": " + String.join("; ", reasons(report)), summary);
+            }
+        });
+        if (async) {
+            AdminOperations.accepted(request, run);
+            return;
+        }
         long heartbeat = IdleHeartbeat.start(context.owner(), request, idleTimeout);
-        Future.fromCompletionStage(antiEntropy.repairAll(), context).onComplete(done -> {
+        Future.fromCompletionStage(repair, context).onComplete(done -> {
             context.owner().cancelTimer(heartbeat);
             if (done.failed()) {
                 Responses.failure(request, done.cause());
@@ -53,6 +84,39 @@ public final class AdminRepairHandler {
                     .putHeader("Content-Type", "application/json")
                     .end(json(report).encodePrettily() + "\n");
         });
+    }
+
+    /** The run's counters, fed by the exchanges as they go. */
+    private static RepairProgress progress(AdminOperation run) {
+        return new RepairProgress() {
+            @Override
+            public void planned(int exchanges) {
+                run.planned(exchanges);
+            }
+
+            @Override
+            public void treesBuilt(long keys) {
+                run.scanned(keys);
+            }
+
+            @Override
+            public void copied(boolean sent, long entries, long bytes) {
+                run.done(entries, bytes);
+            }
+
+            @Override
+            public void exchangeEnded(String peer, boolean succeeded) {
+                run.partDone();
+            }
+        };
+    }
+
+    private static List<String> reasons(RepairReport report) {
+        List<String> reasons = new ArrayList<>();
+        for (Map.Entry<String, String> failure : report.failures().entrySet()) {
+            reasons.add(failure.getKey() + ": " + failure.getValue());
+        }
+        return reasons;
     }
 
     /**

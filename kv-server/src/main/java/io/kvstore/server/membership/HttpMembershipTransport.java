@@ -66,7 +66,7 @@ final class HttpMembershipTransport implements MembershipTransport {
     @Override
     public CompletionStage<Void> cleanup(String node, long epoch) {
         if (node.equals(self)) {
-            return cleanup.request(epoch).thenApply(report -> null);
+            return cleanup.request(epoch).done().thenApply(report -> null);
         }
         return onWorker(client.cleanup(node, epoch));
     }

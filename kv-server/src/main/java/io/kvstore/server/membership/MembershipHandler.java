@@ -11,6 +11,7 @@ import io.kvstore.cluster.internal.metadata.MetadataGroup;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.cluster.membership.NodeState;
+import io.kvstore.server.http.AdminOperations;
 import io.kvstore.server.http.BodyMemoryBudget;
 import io.kvstore.server.http.BodyReader;
 import io.kvstore.server.http.IdleHeartbeat;
@@ -134,8 +135,13 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
                 }
                 break;
             case Routes.CLEANUP:
-                if (allow(request, HttpMethod.POST)) {
+                if (request.method() == HttpMethod.GET) {
+                    cleanup.runs().status(request);
+                } else if (request.method() == HttpMethod.POST) {
                     cleanUp(request);
+                } else {
+                    request.response().putHeader("Allow", "GET, POST");
+                    Responses.send(request, 405, "method " + request.method() + " not allowed on " + request.path());
                 }
                 break;
             case Routes.MEMBERSHIP_CLEANUP:
@@ -525,11 +531,23 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
         return new MembershipClient.Answer(200, change.encode());
     }
 
-    /** {@code POST /v0/admin/cleanup}: answered once done, 200 with what it removed, or 409 with why not. */
+    /**
+     * {@code POST /v0/admin/cleanup}: answered once done, 200 with what it removed, or 409 with why not;
+     * with {@code ?async=true}, 202 with the run's entry as soon as it is queued.
+     */
     private void cleanUp(HttpServerRequest request) {
+        Boolean async = AdminOperations.async(request);
+        if (async == null) {
+            return;
+        }
+        NodeCleanup.Run run = cleanup.request(0);
+        if (async) {
+            AdminOperations.accepted(request, run.operation());
+            return;
+        }
         Context context = Vertx.currentContext();
         long heartbeat = IdleHeartbeat.start(vertx, request, idleTimeout);
-        Future.fromCompletionStage(cleanup.request(0), context).onComplete(done -> {
+        Future.fromCompletionStage(run.done(), context).onComplete(done -> {
             vertx.cancelTimer(heartbeat);
             if (done.succeeded()) {
                 request.response().setStatusCode(200).putHeader("Content-Type", "application/json")
@@ -552,7 +570,7 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
             Responses.send(request, 400, e.getMessage());
             return;
         }
-        cleanup.request(minEpoch).whenComplete((report, error) -> {
+        cleanup.request(minEpoch).done().whenComplete((report, error) -> {
             if (error != null) {
                 LOG.warn("node {}: the cleanup asked for at epoch {} did not run: {}", membership.self(), minEpoch,
                         error.getMessage());

@@ -5,6 +5,9 @@ import io.kvstore.cluster.internal.membership.CleanupFilter;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.Dao;
+import io.kvstore.core.KeyFilter;
+import io.kvstore.server.http.AdminOperation;
+import io.kvstore.server.http.AdminOperations;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * ({@code POST /v0/admin/cleanup}). Never while the map is in transition.
  *
  * <p>One cleanup at a time, on a thread of its own (a cleanup rewrites the store); a request that
- * arrives while one runs is served by the next run, which requests arriving meanwhile share.
+ * arrives while one runs is served by the next run, which requests arriving meanwhile share. Each run,
+ * the claimant's and the operators', is listed with its progress ({@link #runs()}) from the moment it is
+ * queued.
  */
 public final class NodeCleanup implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NodeCleanup.class);
@@ -42,20 +47,31 @@ public final class NodeCleanup implements AutoCloseable {
         }
     }
 
+    /** A run asked for: its entry in the list of runs, and what it did. */
+    record Run(AdminOperation operation, CompletableFuture<Report> done) {
+    }
+
     private final Dao dao;
     private final Supplier<ClusterMap> maps;
     private final String self;
     /** Runs cleanups at the store's background priority: a rewrite of the store yields the cores to requests. */
     private final ExecutorService thread;
     /** The run not started yet that new requests join, and the least map epoch it waits for; guarded by this. */
-    private CompletableFuture<Report> queued;
+    private Run queued;
     private long queuedEpoch;
+    private final AdminOperations runs;
 
     public NodeCleanup(Dao dao, Supplier<ClusterMap> maps, String self, BackgroundPriority priority) {
         this.dao = dao;
         this.thread = Executors.newSingleThreadExecutor(priority.threadFactory("kv-cleanup"));
         this.maps = maps;
         this.self = self;
+        this.runs = new AdminOperations("cleanup", self);
+    }
+
+    /** The runs since this node started, for {@code GET /v0/admin/cleanup}. */
+    AdminOperations runs() {
+        return runs;
     }
 
     /**
@@ -63,12 +79,21 @@ public final class NodeCleanup implements AutoCloseable {
      * {@value #MAP_WAIT_MILLIS} ms for it). Fails with a {@link ChangeRefusedException} (409) while the
      * map is in transition or when this node owns no range in it.
      */
-    synchronized CompletableFuture<Report> request(long minEpoch) {
+    synchronized Run request(long minEpoch) {
         if (queued != null) {
             queuedEpoch = Math.max(queuedEpoch, minEpoch);
             return queued;
         }
-        CompletableFuture<Report> run = new CompletableFuture<>();
+        Run run = new Run(runs.start(), new CompletableFuture<>());
+        run.operation().planned(1);
+        run.done().whenComplete((report, error) -> {
+            if (error == null) {
+                run.operation().partDone();
+                run.operation().succeeded(report.toJson());
+            } else {
+                run.operation().failed(String.valueOf(error.getMessage()), null);
+            }
+        });
         queued = run;
         queuedEpoch = minEpoch;
         try {
@@ -79,22 +104,22 @@ public final class NodeCleanup implements AutoCloseable {
                     epoch = queuedEpoch;
                 }
                 try {
-                    run.complete(run(epoch));
+                    run.done().complete(run(epoch, run.operation()));
                 } catch (RuntimeException | IOException e) {
-                    run.completeExceptionally(e);
+                    run.done().completeExceptionally(e);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    run.completeExceptionally(e);
+                    run.done().completeExceptionally(e);
                 }
             });
         } catch (RejectedExecutionException closed) {
             queued = null;
-            run.completeExceptionally(new IllegalStateException("node " + self + " is shutting down"));
+            run.done().completeExceptionally(new IllegalStateException("node " + self + " is shutting down"));
         }
         return run;
     }
 
-    private Report run(long minEpoch) throws IOException, InterruptedException {
+    private Report run(long minEpoch, AdminOperation progress) throws IOException, InterruptedException {
         ClusterMap map = maps.get();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MAP_WAIT_MILLIS);
         while (map.epoch() < minEpoch && System.nanoTime() < deadline) {
@@ -116,8 +141,18 @@ public final class NodeCleanup implements AutoCloseable {
         long started = System.nanoTime();
         long removed = 0;
         if (!owned.keepsAll()) {
+            // The rewrite reads every table; the filter sees each key once, as it decides it.
+            progress.bytesTotal(dao.properties().tableBytes());
+            KeyFilter counted = key -> {
+                progress.scanned(1);
+                boolean keep = owned.keeps(key);
+                if (!keep) {
+                    progress.done(1, 0);
+                }
+                return keep;
+            };
             try {
-                removed = dao.cleanup(owned);
+                removed = dao.cleanup(counted);
             } catch (UncheckedIOException e) {
                 throw e.getCause();
             }

@@ -1,13 +1,10 @@
 package io.kvstore.server.security;
 
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
+import io.kvstore.client.internal.RequestSigning;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.List;
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Proof that a request comes from a node holding the cluster secret: an HMAC-SHA256, keyed with the
@@ -18,12 +15,14 @@ import javax.crypto.spec.SecretKeySpec;
  *
  * <p>Headers: {@value #DATE_HEADER} (milliseconds since the epoch), {@value #CONTENT_HEADER} (base64url
  * SHA-256 of the body, of no bytes when there is none) and {@code Authorization: KV-HMAC-SHA256
- * <base64url HMAC>}. The string signed is {@code KV-HMAC-SHA256 \n METHOD \n target \n date \n digest}.
+ * <base64url HMAC>}. The string signed is {@code KV-HMAC-SHA256 \n METHOD \n target \n date \n digest}, computed
+ * by the client's {@link RequestSigning}, which kvctl and the Java client sign with too; this class holds
+ * the node's secrets and checks what it receives.
  */
 public final class RequestSignature {
-    public static final String SCHEME = "KV-HMAC-SHA256";
-    public static final String DATE_HEADER = "X-Kv-Date";
-    public static final String CONTENT_HEADER = "X-Kv-Content-SHA256";
+    public static final String SCHEME = RequestSigning.SCHEME;
+    public static final String DATE_HEADER = RequestSigning.DATE_HEADER;
+    public static final String CONTENT_HEADER = RequestSigning.CONTENT_HEADER;
     /**
      * How far a signature's timestamp may be from this node's clock: the nodes' clocks must agree this
      * closely (NTP keeps them within milliseconds), and a captured request is good for no longer.
@@ -31,9 +30,7 @@ public final class RequestSignature {
     public static final long WINDOW_MILLIS = 30_000;
     /** Longer Authorization values are refused unread: a signature is 60 characters. */
     static final int MAX_CREDENTIAL_CHARS = 512;
-    private static final String HMAC = "HmacSHA256";
-    private static final MessageDigest SHA256 = sha256();
-    public static final String EMPTY_BODY_DIGEST = digest(new byte[0]);
+    public static final String EMPTY_BODY_DIGEST = RequestSigning.EMPTY_BODY_DIGEST;
 
     private final Secrets secrets;
     private final ThreadLocal<Mac[]> macs;
@@ -44,7 +41,7 @@ public final class RequestSignature {
             List<byte[]> accepted = secrets.accepted();
             Mac[] each = new Mac[accepted.size()];
             for (int i = 0; i < each.length; i++) {
-                each[i] = mac(accepted.get(i));
+                each[i] = RequestSigning.mac(accepted.get(i));
             }
             return each;
         });
@@ -52,7 +49,7 @@ public final class RequestSignature {
 
     /** The value of the Authorization header for this request, signed with the primary secret. */
     public String sign(String method, String target, String date, String contentDigest) {
-        return SCHEME + " " + encode(hmac(macs.get()[0], method, target, date, contentDigest));
+        return SCHEME + " " + encode(RequestSigning.hmac(macs.get()[0], method, target, date, contentDigest));
     }
 
     /** Whether {@code signature} (the base64url part) was made with any accepted secret, in constant time. */
@@ -65,7 +62,7 @@ public final class RequestSignature {
         }
         boolean valid = false;
         for (Mac mac : macs.get()) {
-            valid |= MessageDigest.isEqual(hmac(mac, method, target, date, contentDigest), presented);
+            valid |= MessageDigest.isEqual(RequestSigning.hmac(mac, method, target, date, contentDigest), presented);
         }
         return valid;
     }
@@ -76,42 +73,15 @@ public final class RequestSignature {
 
     /** Base64url SHA-256 of {@code body}. */
     public static String digest(byte[] body) {
-        return encode(newDigest().digest(body));
+        return RequestSigning.digest(body);
     }
 
     /** A fresh SHA-256 digest, for a body that arrives in pieces. */
     public static MessageDigest newDigest() {
-        try {
-            return (MessageDigest) SHA256.clone();
-        } catch (CloneNotSupportedException e) {
-            return sha256();
-        }
+        return RequestSigning.newDigest();
     }
 
     static String encode(byte[] bytes) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-    }
-
-    private static byte[] hmac(Mac mac, String method, String target, String date, String contentDigest) {
-        String signed = SCHEME + '\n' + method + '\n' + target + '\n' + date + '\n' + contentDigest;
-        return mac.doFinal(signed.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static Mac mac(byte[] key) {
-        try {
-            Mac mac = Mac.getInstance(HMAC);
-            mac.init(new SecretKeySpec(key, HMAC));
-            return mac;
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JDK has no " + HMAC, e);
-        }
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("the JDK has no SHA-256", e);
-        }
+        return RequestSigning.encode(bytes);
     }
 }

@@ -148,10 +148,18 @@ public final class AntiEntropy implements AutoCloseable {
      * serves them again ({@link io.kvstore.core.Dao#healInterval}).
      */
     public CompletionStage<RepairReport> repairAll() {
+        return repairAll(RepairProgress.NONE);
+    }
+
+    /** {@link #repairAll()}, telling {@code progress} the exchanges it plans and what each does as it goes. */
+    public CompletionStage<RepairReport> repairAll(RepairProgress progress) {
         long started = System.nanoTime();
-        Run run = new Run(local.quarantined(), replicationFactor.getAsInt());
+        Run run = new Run(local.quarantined(), replicationFactor.getAsInt(), Objects.requireNonNull(progress, "progress"));
+        List<String> targets = peers.get();
+        boolean refetching = !run.refused.isEmpty() && !targets.isEmpty() && run.replicationFactor >= 2;
+        progress.planned(targets.size() * (refetching ? 1 + run.refused.size() : 1));
         CompletionStage<Void> chain = run.refused.isEmpty() ? CompletableFuture.completedFuture(null) : refetch(run);
-        for (String peer : peers.get()) {
+        for (String peer : targets) {
             chain = chain.thenCompose(previous -> exchange(run, peer, KeyInterval.ALL, false)).thenAccept(ok -> { });
         }
         if (!run.refused.isEmpty()) {
@@ -190,7 +198,7 @@ public final class AntiEntropy implements AutoCloseable {
                 within.add(interval);
             }
         }
-        Run run = new Run(within, replicationFactor.getAsInt());
+        Run run = new Run(within, replicationFactor.getAsInt(), RepairProgress.NONE);
         CompletionStage<Void> chain = within.isEmpty() ? CompletableFuture.completedFuture(null) : refetch(run);
         return chain.thenApply(done -> run.report(local.node(), started));
     }
@@ -246,7 +254,8 @@ public final class AntiEntropy implements AutoCloseable {
     private CompletionStage<Boolean> exchange(Run run, String peer, KeyInterval interval, boolean heal) {
         CompletionStage<RepairSummary> exchange;
         try {
-            exchange = RepairExchange.run(local, connect.apply(peer), run.replicationFactor, depth, interval, executor);
+            exchange = RepairExchange.run(local, connect.apply(peer), run.replicationFactor, depth, interval, executor,
+                    run.progress);
         } catch (RuntimeException e) {
             exchange = CompletableFuture.failedFuture(e);
         }
@@ -265,6 +274,7 @@ public final class AntiEntropy implements AutoCloseable {
                     failedExchanges.increment();
                 }
             }
+            run.progress.exchangeEnded(peer, error == null);
             return error == null;
         });
     }
@@ -273,14 +283,16 @@ public final class AntiEntropy implements AutoCloseable {
     private static final class Run {
         final List<QuarantinedInterval> refused;
         final int replicationFactor;
+        final RepairProgress progress;
         final List<RepairSummary> summaries = new ArrayList<>();
         final List<RepairSummary> heals = new ArrayList<>();
         final Map<String, String> failures = new LinkedHashMap<>();
         int healed;
 
-        Run(List<QuarantinedInterval> refused, int replicationFactor) {
+        Run(List<QuarantinedInterval> refused, int replicationFactor, RepairProgress progress) {
             this.refused = refused;
             this.replicationFactor = replicationFactor;
+            this.progress = progress;
         }
 
         synchronized RepairReport report(String node, long started) {

@@ -48,6 +48,7 @@ public final class RepairExchange {
     private final int depth;
     private final KeyInterval interval;
     private final Executor executor;
+    private final RepairProgress progress;
     private final long started = System.nanoTime();
     private final long wireBytesBefore;
     private long localTree;
@@ -62,13 +63,14 @@ public final class RepairExchange {
     private long bytesReceived;
 
     private RepairExchange(RepairPeer local, RepairPeer peer, int replicationFactor, int depth, KeyInterval interval,
-            Executor executor) {
+            Executor executor, RepairProgress progress) {
         this.local = local;
         this.peer = peer;
         this.replicationFactor = replicationFactor;
         this.depth = depth;
         this.interval = interval;
         this.executor = executor;
+        this.progress = progress;
         this.wireBytesBefore = peer.wireBytes();
     }
 
@@ -81,7 +83,13 @@ public final class RepairExchange {
      */
     public static CompletionStage<RepairSummary> run(RepairPeer local, RepairPeer peer, int replicationFactor, int depth,
             KeyInterval interval, Executor executor) {
-        return new RepairExchange(local, peer, replicationFactor, depth, interval, executor).run();
+        return run(local, peer, replicationFactor, depth, interval, executor, RepairProgress.NONE);
+    }
+
+    /** {@link #run(RepairPeer, RepairPeer, int, int, KeyInterval, Executor)}, telling {@code progress} as it goes. */
+    public static CompletionStage<RepairSummary> run(RepairPeer local, RepairPeer peer, int replicationFactor, int depth,
+            KeyInterval interval, Executor executor, RepairProgress progress) {
+        return new RepairExchange(local, peer, replicationFactor, depth, interval, executor, progress).run();
     }
 
     private CompletionStage<RepairSummary> run() {
@@ -95,6 +103,7 @@ public final class RepairExchange {
                     localTree = localOpened.join().id();
                     peerTree = peerOpened.join().id();
                     treeKeys = Math.max(0, localOpened.join().keys()) + Math.max(0, peerOpened.join().keys());
+                    progress.treesBuilt(treeKeys);
                     return compare(0, new int[] {0});
                 }, executor)
                 .thenComposeAsync(this::exchange, executor)
@@ -283,6 +292,7 @@ public final class RepairExchange {
                     keysReceived += count;
                     bytesReceived += size;
                 }
+                progress.copied(sending, count, size);
                 return nextRead == null ? CompletableFuture.completedFuture(null)
                         : copyRead(from, to, keys, next, nextRead, sending);
             });
