@@ -10,10 +10,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class BodyMemoryBudget {
     private final long capacity;
     private final AtomicLong available;
+    private final Overload overload;
 
-    public BodyMemoryBudget(long capacity) {
+    /** {@code overload}: counts the bodies refused. */
+    public BodyMemoryBudget(long capacity, Overload overload) {
         this.capacity = capacity;
         this.available = new AtomicLong(capacity);
+        this.overload = overload;
     }
 
     /** Takes {@code bytes} from the budget if they are there; {@code false} (and nothing taken) if not. */
@@ -21,6 +24,7 @@ public final class BodyMemoryBudget {
         while (true) {
             long now = available.get();
             if (now < bytes) {
+                overload.refused(Overload.Reason.BODY_MEMORY);
                 return false;
             }
             if (available.compareAndSet(now, now - bytes)) {
