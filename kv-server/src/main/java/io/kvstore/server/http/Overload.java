@@ -3,6 +3,7 @@ package io.kvstore.server.http;
 import io.kvstore.server.wire.Responses;
 import io.vertx.core.http.HttpServerRequest;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -15,12 +16,13 @@ import java.util.concurrent.atomic.LongAdder;
  * queued behind it to time out: answering a refusal costs little, so the backlog drains, the waits
  * fall below the target and requests are taken again.
  *
- * <p>The target is a tenth of the replica timeout: a request admitted behind a standing queue of that
- * length still has most of its time for its replicas. Thread-safe; reporting a wait is two atomic reads
- * and, at most once per wait, a compare-and-set.
+ * <p>The target is a quarter of the replica timeout: a request admitted behind a standing queue of that
+ * length still has most of its time for its replicas, and a node merely short of CPU for a moment (a
+ * shared machine, a collection) is not taken for one that cannot keep up. Thread-safe; reporting a wait
+ * is a few atomic operations.
  */
 public final class Overload {
-    /** How long a wait must stand (every wait of an interval over the target) before requests are refused. */
+    /** How long a wait must stand (every wait of an interval, two at least, over the target) before requests are refused. */
     static final long INTERVAL_NANOS = 100_000_000L;
 
     /** Why a request was refused; the metric's {@code reason} label is the lower-case name. */
@@ -47,13 +49,14 @@ public final class Overload {
     /** When the current interval started, and the shortest wait reported in it (Long.MAX_VALUE: none yet). */
     private final AtomicLong intervalStart = new AtomicLong(System.nanoTime());
     private final AtomicLong shortest = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicInteger reports = new AtomicInteger();
     private volatile boolean standing;
     /** When the last interval with a report ended; a queue reports nothing when idle. */
     private volatile long decidedAt = System.nanoTime();
 
     /** A node whose requests wait at most {@code replicaTimeout} for their replicas. */
     public Overload(Duration replicaTimeout) {
-        this.targetNanos = Math.max(5_000_000L, replicaTimeout.toNanos() / 10);
+        this.targetNanos = Math.max(5_000_000L, replicaTimeout.toNanos() / 4);
         for (int i = 0; i < refused.length; i++) {
             refused[i] = new LongAdder();
         }
@@ -69,7 +72,9 @@ public final class Overload {
         long now = System.nanoTime();
         shortest.accumulateAndGet(nanos, Math::min);
         long started = intervalStart.get();
-        if (now - started >= INTERVAL_NANOS && intervalStart.compareAndSet(started, now)) {
+        // Two reports at least: the one report after a pause (a GC, a descheduled process) is no standing queue.
+        if (reports.incrementAndGet() >= 2 && now - started >= INTERVAL_NANOS && intervalStart.compareAndSet(started, now)) {
+            reports.set(0);
             long min = shortest.getAndSet(Long.MAX_VALUE);
             standing = min != Long.MAX_VALUE && min > targetNanos;
             decidedAt = now;
