@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The front door: admission control (a bounded number of requests in flight, and no point request taken
- * while a queue stands ({@link Overload}); beyond, 503 with Retry-After, never an unbounded queue), dispatch by path, and bad input turned into 400. It times
- * the point requests it admits for the background budget's {@link RequestWindow}.
+ * while a queue stands, {@link Overload}; beyond, 503 with Retry-After at once, never an unbounded
+ * queue), dispatch by path, and bad input turned into 400. It times the point requests it admits for
+ * the background budget's {@link RequestWindow}.
  */
 public final class RequestRouter implements Handler<HttpServerRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(RequestRouter.class);
@@ -42,8 +43,8 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
      * {@code draining}: whether this node is stopping, when its responses ask clients to close their
      * connections; {@code window}: records the latency of the point requests it admits.
      */
-    public RequestRouter(AtomicInteger inFlight, int maxInFlight, Overload overload, BooleanSupplier draining, EntityHandler entity,
-            RangeHandler range, InternalHandler internal, StatusHandler status, RepairHandler repair,
+    public RequestRouter(AtomicInteger inFlight, int maxInFlight, Overload overload, BooleanSupplier draining,
+            EntityHandler entity, RangeHandler range, InternalHandler internal, StatusHandler status, RepairHandler repair,
             AdminRepairHandler adminRepair, DamageHandler damage, MetricsHandler metrics,
             Handler<HttpServerRequest> membership, RequestWindow window) {
         this.draining = draining;
