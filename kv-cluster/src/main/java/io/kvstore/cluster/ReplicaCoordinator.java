@@ -373,8 +373,8 @@ public final class ReplicaCoordinator implements AutoCloseable {
      */
     private void failed(Entry written, int target, Throwable cause) {
         if (NotEnoughReplicasException.isOverload(cause)) {
-            // Alive, only busy, if it said so itself; a write it refused is hinted as any other it missed.
-            if (detector != null && !(cause instanceof ReplicaOverloadedException unsent && !unsent.answered())) {
+            // It answered: alive, only busy; a write it refused is hinted as any other it missed.
+            if (detector != null) {
                 detector.answered(target);
             }
             if (written != null && hints != null) {

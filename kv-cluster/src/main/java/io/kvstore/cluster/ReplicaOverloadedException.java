@@ -7,24 +7,8 @@ package io.kvstore.cluster;
  */
 public final class ReplicaOverloadedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
-    private final boolean answered;
 
-    /** The replica itself refused the request. */
     public ReplicaOverloadedException(String message) {
-        this(message, true);
-    }
-
-    /**
-     * @param answered whether the replica itself refused it; false when its caller did not send it because
-     *                 earlier requests to it were still unanswered (a frozen replica looks the same)
-     */
-    public ReplicaOverloadedException(String message, boolean answered) {
         super(message);
-        this.answered = answered;
-    }
-
-    /** Whether the replica itself refused the request, so that it is known to be up. */
-    public boolean answered() {
-        return answered;
     }
 }

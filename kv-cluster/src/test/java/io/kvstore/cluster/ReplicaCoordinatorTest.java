@@ -224,7 +224,7 @@ class ReplicaCoordinatorTest {
         assertEquals(10, hintedNodes.size(), "every refused write is hinted");
 
         CompletableFuture<Void> unsent = aware.put(KEY, bytes("w"), Quorum.of(2, 3, 3)).toCompletableFuture();
-        replica(0).lastUpsert().completeExceptionally(new ReplicaOverloadedException("a: not sent", false));
+        replica(0).lastUpsert().completeExceptionally(new ReplicaOverloadedException("a is overloaded"));
         replica(1).lastUpsert().completeExceptionally(new IOException("connection refused by b"));
         assertTrue(failure(unsent).overloaded(), "one refusal for want of capacity makes the failure an overload");
         CompletableFuture<Void> down = aware.put(KEY, bytes("x"), Quorum.of(2, 3, 3)).toCompletableFuture();

@@ -11,6 +11,7 @@ import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
 import io.kvstore.core.KeyFilter;
 import io.kvstore.server.config.KvServerConfig;
+import io.kvstore.server.wire.InternalCodec;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -92,35 +93,44 @@ class OverloadTest {
 
     @Test
     void aCoordinatorWhoseReplicasShedAnswers503AtOnceNot504() throws Exception {
-        // Peers answer the calls of a pipelined connection in order: a call waits unseen behind the stuck
-        // ones, so it is the coordinator that stops sending once a call waited half the replica timeout.
-        List<KvServer> cluster = start(List.of(1, 2), 3, 1, Duration.ofSeconds(4), Long.MAX_VALUE);
+        List<KvServer> cluster = start(List.of(1, 2), 3, 1, TIMEOUT, Long.MAX_VALUE);
         String coordinator = "http://127.0.0.1:" + cluster.get(0).port();
-        stores.get(1).shut();
-        stores.get(2).shut();
-        CompletableFuture<HttpResponse<String>> first = putAsync(coordinator, "first", "1".getBytes(StandardCharsets.UTF_8));
-        CompletableFuture<HttpResponse<String>> second = putAsync(coordinator, "second", "2".getBytes(StandardCharsets.UTF_8));
-        stores.get(1).awaitWaiting(1);
-        stores.get(2).awaitWaiting(1);
-        Thread.sleep(2100); // the calls the replicas hold must age past half the replica timeout
+        // Each peer's storage thread is held by a replica write of its own, another waits behind it.
+        List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
+        for (int peer = 1; peer <= 2; peer++) {
+            stores.get(peer).shut();
+            String url = "http://127.0.0.1:" + cluster.get(peer).port();
+            held.add(replicaWrite(url, "held-a"));
+            held.add(replicaWrite(url, "held-b"));
+            stores.get(peer).awaitWaiting(1);
+        }
+        Thread.sleep(700); // the replicas' queues must age past the 500 ms target
 
         long start = System.nanoTime();
         HttpResponse<String> refused = put(coordinator, "third", "3".getBytes(StandardCharsets.UTF_8));
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertEquals(503, refused.statusCode(), refused.body());
         assertEquals("1", refused.headers().firstValue("Retry-After").orElse(null));
-        assertTrue(millis < AT_ONCE_MILLIS, "refused after " + millis + " ms, the replica timeout is 4 s");
+        assertTrue(millis < AT_ONCE_MILLIS, "refused after " + millis + " ms, the replica timeout is " + TIMEOUT);
         assertTrue(refused.body().contains("overloaded"), refused.body());
 
         stores.get(1).open();
         stores.get(2).open();
-        assertEquals(201, first.get(10, TimeUnit.SECONDS).statusCode());
-        assertEquals(201, second.get(10, TimeUnit.SECONDS).statusCode());
+        for (CompletableFuture<HttpResponse<String>> write : held) {
+            assertEquals(201, write.get(10, TimeUnit.SECONDS).statusCode(), "held writes are served once the gate opens");
+        }
         assertEquals(201, putUntilTaken(coordinator, "third", "3".getBytes(StandardCharsets.UTF_8)));
         for (KvServer node : cluster) {
             assertEquals("3", get("http://127.0.0.1:" + node.port(), "third").body());
         }
         assertTrue(shed(get(coordinator, null).body(), "replicas") >= 1);
+    }
+
+    /** A replica write sent straight to a node's internal route, as a coordinator sends it. */
+    private CompletableFuture<HttpResponse<String>> replicaWrite(String url, String key) {
+        Entry entry = Entry.value(key.getBytes(StandardCharsets.UTF_8), "held".getBytes(StandardCharsets.UTF_8), 1);
+        return http.sendAsync(HttpRequest.newBuilder(URI.create(url + InternalCodec.writeUri(entry)))
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(entry.value())).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     @Test

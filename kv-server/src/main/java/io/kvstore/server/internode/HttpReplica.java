@@ -1,7 +1,6 @@
 package io.kvstore.server.internode;
 
 import io.kvstore.cluster.Replica;
-import io.kvstore.cluster.ReplicaOverloadedException;
 import io.kvstore.cluster.StaleEpochException;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.NodeUrl;
@@ -41,8 +40,7 @@ import java.util.function.Supplier;
  * and writes made in the same round of an event loop's work travel together ({@link RoundBatcher},
  * {@link BatchCodec}). A peer on a newer map that moved the key refuses with 421 and its epoch
  * ({@link EpochFence}): the call fails with a {@link StaleEpochException} and this node pulls that map.
- * A peer that answers 503, or that left a call unanswered for half the timeout, fails the call with a
- * {@link ReplicaOverloadedException}.
+ * A peer that answers 503 (it cannot take the call in time) fails it with a ReplicaOverloadedException.
  */
 public final class HttpReplica implements Replica {
     /** How long calls to a peer without the batched routes go one by one before a batch tries them again. */
@@ -52,8 +50,6 @@ public final class HttpReplica implements Replica {
     private final int port;
     private final String node;
     private final long timeoutMillis;
-    /** Calls waiting for this peer; past half the timeout, new ones are refused here. */
-    private final PeerBacklog backlog;
     /** This node's URL and the epoch and fingerprint of the map its requests are made on; null sends none. */
     private final String self;
     private final String epochText;
@@ -91,7 +87,6 @@ public final class HttpReplica implements Replica {
         this.port = uri.port();
         this.node = node;
         this.timeoutMillis = timeoutMillis;
-        this.backlog = new PeerBacklog(TimeUnit.MILLISECONDS.toNanos(timeoutMillis) / 2);
         if (batches == null) {
             this.reads = null;
             this.writes = null;
@@ -232,21 +227,14 @@ public final class HttpReplica implements Replica {
 
     /**
      * Sends the request {@code attempt} makes with the given timeout in milliseconds; if its connection
-     * closed before an answer, sends it once more with the time left. Not sent at all, and failed as
-     * overloaded, while a call to this peer has waited more than half the timeout ({@link PeerBacklog}).
+     * closed before an answer, sends it once more with the time left.
      */
     private Future<HttpResponse<Buffer>> sendRetryingClosed(LongFunction<Future<HttpResponse<Buffer>>> attempt) {
-        long overdue = backlog.overdueNanos();
-        if (overdue > 0) {
-            return Future.failedFuture(new ReplicaOverloadedException(node + " has left a request unanswered for "
-                    + TimeUnit.NANOSECONDS.toMillis(overdue) + " ms: not sent, it would wait behind it", false));
-        }
-        PeerBacklog.Call call = backlog.sent();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         return attempt.apply(timeoutMillis).recover(error -> {
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             return error instanceof HttpClosedException && left > 0 ? attempt.apply(left) : Future.failedFuture(error);
-        }).andThen(done -> call.answered = true);
+        });
     }
 
     @Override
