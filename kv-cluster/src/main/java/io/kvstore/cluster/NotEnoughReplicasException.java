@@ -1,10 +1,13 @@
 package io.kvstore.cluster;
 
 import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Fewer than {@code ack} replicas answered: enough of them failed that success became impossible, or
- * the request timed out first. The server answers it with 504.
+ * the request timed out first. The server answers it with 504, or with 503 if a replica refused it for
+ * want of capacity ({@link #overloaded()}).
  */
 public final class NotEnoughReplicasException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -45,5 +48,28 @@ public final class NotEnoughReplicasException extends RuntimeException {
     /** The replica errors seen before the request gave up. */
     public List<Throwable> failures() {
         return failures;
+    }
+
+    /**
+     * Whether a replica refused the request for want of capacity ({@link ReplicaOverloadedException}, or
+     * this node's storage queue rejecting it): the cluster is overloaded rather than unreachable.
+     */
+    public boolean overloaded() {
+        for (Throwable failure : failures) {
+            if (isOverload(failure)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code error} is a refusal for want of capacity: a replica's, or an executor's rejection. */
+    public static boolean isOverload(Throwable error) {
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause instanceof ReplicaOverloadedException || cause instanceof RejectedExecutionException
+                || cause instanceof NotEnoughReplicasException quorum && quorum.overloaded();
     }
 }

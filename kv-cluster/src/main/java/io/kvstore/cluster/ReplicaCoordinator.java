@@ -366,12 +366,21 @@ public final class ReplicaCoordinator implements AutoCloseable {
 
     /**
      * A replica failed a request: a write it did not acknowledge is hinted, a read only counted. A replica
+     * that refused the request as overloaded answered, and is not suspected. A replica
      * that refused the request as sent on an older map answered: it is not suspected, and a write it
      * refused goes to the {@link StaleWriteSink}, to be written again on the newer map, rather than to a
      * hint for this map's replica.
      */
     private void failed(Entry written, int target, Throwable cause) {
-        if (cause instanceof StaleEpochException stale) {
+        if (NotEnoughReplicasException.isOverload(cause)) {
+            // It answered: alive, only busy; a write it refused is hinted as any other it missed.
+            if (detector != null) {
+                detector.answered(target);
+            }
+            if (written != null && hints != null) {
+                hints.hint(target, written);
+            }
+        } else if (cause instanceof StaleEpochException stale) {
             if (detector != null) {
                 detector.answered(target);
             }

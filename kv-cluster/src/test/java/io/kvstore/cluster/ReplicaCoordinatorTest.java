@@ -201,6 +201,40 @@ class ReplicaCoordinatorTest {
     }
 
     @Test
+    void replicasRefusingAsOverloadedFailTheQuorumAtOnceTheirWritesAreHintedAndTheyAreNotTakenForDown() {
+        List<Integer> hintedNodes = new ArrayList<>();
+        FailureDetector detector = new FailureDetector(partitioner.nodes(), new ArrayList<>(replicas), -1,
+                Duration.ofSeconds(1), wall::get);
+        ReplicaCoordinator aware = ReplicaCoordinator.builder(partitioner, new ArrayList<>(replicas), clock)
+                .timeout(Duration.ofSeconds(30))
+                .options(ReplicationOptions.builder().replicationFactor(3).hints(true).build())
+                .hintedHandoff((node, entry) -> hintedNodes.add(node))
+                .failureDetector(detector)
+                .build();
+        for (int attempt = 0; attempt < 5; attempt++) {
+            CompletableFuture<Void> put = aware.put(KEY, bytes("v"), Quorum.of(2, 3, 3)).toCompletableFuture();
+            replica(0).lastUpsert().completeExceptionally(new ReplicaOverloadedException("a is overloaded"));
+            replica(1).lastUpsert().completeExceptionally(new ReplicaOverloadedException("b is overloaded"));
+            assertTrue(put.isDone(), "failed once the quorum became impossible, not at the timeout");
+            NotEnoughReplicasException e = failure(put);
+            assertTrue(e.overloaded(), e.getMessage());
+            replica(2).lastUpsert().complete(null);
+        }
+        assertEquals(PeerState.UP, detector.state(order[0]), "a replica that refuses answers: it is up");
+        assertEquals(10, hintedNodes.size(), "every refused write is hinted");
+
+        CompletableFuture<Void> unsent = aware.put(KEY, bytes("w"), Quorum.of(2, 3, 3)).toCompletableFuture();
+        replica(0).lastUpsert().completeExceptionally(new ReplicaOverloadedException("a is overloaded"));
+        replica(1).lastUpsert().completeExceptionally(new IOException("connection refused by b"));
+        assertTrue(failure(unsent).overloaded(), "one refusal for want of capacity makes the failure an overload");
+        CompletableFuture<Void> down = aware.put(KEY, bytes("x"), Quorum.of(2, 3, 3)).toCompletableFuture();
+        replica(0).lastUpsert().completeExceptionally(new IOException("connection refused by a"));
+        replica(1).lastUpsert().completeExceptionally(new IOException("connection refused by b"));
+        assertFalse(failure(down).overloaded(), "failures that are no refusals are no overload: a 504");
+        aware.close();
+    }
+
+    @Test
     void failsAsSoonAsAckHasBecomeImpossible() {
         CompletableFuture<Void> put = coordinator.put(KEY, bytes("v"), Quorum.of(2, 3, 3)).toCompletableFuture();
         replica(0).lastUpsert().completeExceptionally(new IOException("disk full on a"));

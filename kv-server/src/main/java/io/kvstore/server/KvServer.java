@@ -27,12 +27,14 @@ import io.kvstore.server.http.DamageHandler;
 import io.kvstore.server.http.EntityHandler;
 import io.kvstore.server.http.HttpVerticle;
 import io.kvstore.server.http.InternalHandler;
+import io.kvstore.server.http.Overload;
 import io.kvstore.server.http.RangeHandler;
 import io.kvstore.server.http.ReplicationStatus;
 import io.kvstore.server.http.RequestRouter;
 import io.kvstore.server.http.RequestWindow;
 import io.kvstore.server.http.SlowClientGuard;
 import io.kvstore.server.http.StatusHandler;
+import io.kvstore.server.http.StorageQueue;
 import io.kvstore.server.internode.InternodeClients;
 import io.kvstore.server.internode.MembershipClient;
 import io.kvstore.server.membership.JoinFailure;
@@ -80,7 +82,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -119,7 +120,7 @@ public final class KvServer {
     private final Dao dao;
     private final Membership membership;
     private final WebClient client;
-    private final ExecutorService storagePool;
+    private final StorageQueue storagePool;
     private final NodeRepair repair;
     private final NodeCleanup cleanup;
     private final MembershipHandler membershipHandler;
@@ -132,7 +133,7 @@ public final class KvServer {
     private CompletableFuture<Void> stopped;
 
     private KvServer(KvServerConfig config, Vertx vertx, Dao dao, Membership membership, WebClient client,
-            ExecutorService storagePool, NodeRepair repair, NodeCleanup cleanup, MembershipHandler membershipHandler) {
+            StorageQueue storagePool, NodeRepair repair, NodeCleanup cleanup, MembershipHandler membershipHandler) {
         this.config = config;
         this.vertx = vertx;
         this.dao = dao;
@@ -203,12 +204,8 @@ public final class KvServer {
         VertxOptions vertxOptions = new VertxOptions().setEventLoopPoolSize(network.eventLoops())
                 .setPreferNativeTransport(network.nativeTransport());
         Vertx vertx = metrics == null ? Vertx.vertx(vertxOptions) : metrics.vertx(vertxOptions);
-        ExecutorService storagePool = config.storageThreads() == 0 ? null
-                : Executors.newFixedThreadPool(config.storageThreads(), r -> {
-                    Thread t = new Thread(r, "kv-storage");
-                    t.setDaemon(true);
-                    return t;
-                });
+        Overload overload = new Overload(network.replicaTimeout());
+        StorageQueue storagePool = config.storageThreads() == 0 ? null : new StorageQueue(config.storageThreads(), overload);
         Executor storage = storagePool == null ? Runnable::run : storagePool;
         WebClient client = InternodeClients.create(vertx, security,
                 new WebClientOptions().setKeepAlive(true).setKeepAliveTimeout(InternodeClients.keepAliveSeconds(network.idleTimeout()))
@@ -251,8 +248,8 @@ public final class KvServer {
                 return;
             }
             try {
-                serve(config, security, engine, vertx, dao, clock, local, client, storagePool, membership, metrics,
-                        budget, ready.result(), started);
+                serve(config, security, engine, vertx, dao, clock, local, client, storagePool, overload, membership,
+                        metrics, budget, ready.result(), started);
             } catch (RuntimeException e) {
                 LOG.error("node {} cannot start", config.self(), e);
                 started.completeExceptionally(e);
@@ -396,8 +393,8 @@ public final class KvServer {
     }
 
     private static void serve(KvServerConfig config, NodeSecurity security, String engine, Vertx vertx, Dao dao,
-                              HybridClock clock, LocalReplica local, WebClient client, ExecutorService storagePool,
-                              Membership membership, NodeMetrics metrics, NodeBudget budget, boolean joins,
+                              HybridClock clock, LocalReplica local, WebClient client, StorageQueue storagePool,
+                              Overload overload, Membership membership, NodeMetrics metrics, NodeBudget budget, boolean joins,
                               CompletableFuture<KvServer> started) {
         ReplicationOptions replication = config.replication();
         NetworkOptions network = config.network();
@@ -414,7 +411,7 @@ public final class KvServer {
         }
         NodeCleanup cleanup = new NodeCleanup(dao, membership::map, config.self(), config.storeOptions().backgroundPriority());
         MapChanges changes = membership.changes(cleanup, config.streamUnreachableTimeout().toMillis());
-        BodyMemoryBudget bodyBudget = new BodyMemoryBudget(network.maxBufferedBodyBytes());
+        BodyMemoryBudget bodyBudget = new BodyMemoryBudget(network.maxBufferedBodyBytes(), overload);
         MembershipHandler membershipHandler = new MembershipHandler(membership, changes, cleanup, vertx, network.idleTimeout(),
                 bodyBudget);
         KvServer server = new KvServer(config, vertx, dao, membership, client, storagePool, repair, cleanup, membershipHandler);
@@ -436,7 +433,7 @@ public final class KvServer {
         if (metrics != null) {
             storageMetrics = new StorageMetrics(dao, metrics.registry());
             StoreHealthMetrics.bind(dao, metrics.registry());
-            server.bindNodeGauges(metrics.registry(), inFlight, bodyBudget, ranges);
+            server.bindNodeGauges(metrics.registry(), inFlight, bodyBudget, ranges, overload);
             ReplicationMetrics.bind(metrics.registry(), membership::readRepairs, membership.divergence(), membership.batches(),
                     membership.hints(), repair.antiEntropy());
             peerMetrics = new PeerMetrics(metrics.registry(), membership, membership.hints());
@@ -444,9 +441,9 @@ public final class KvServer {
             TlsMetrics.bind(metrics.registry(), config.security().tlsCertificate(), config.security().tlsCa());
             BackgroundMetrics.bind(metrics.registry(), budget.budget(), budget::controller);
         }
-        RequestRouter router = new RequestRouter(inFlight, network.maxInFlight(), membership.drain()::draining,
+        RequestRouter router = new RequestRouter(inFlight, network.maxInFlight(), overload, membership.drain()::draining,
                 new EntityHandler(membership, membership, network.replicaTimeout(), network.maxKeyBytes(),
-                        network.maxBodyBytes(), bodyBudget,
+                        network.maxBodyBytes(), bodyBudget, overload,
                         metrics == null ? CoordinatorMetrics.NONE : new CoordinatorMetrics(metrics.registry())),
                 ranges,
                 new InternalHandler(new ReplicaEndpoint(local, clock), network.maxKeyBytes(), network.maxBodyBytes(), bodyBudget,
@@ -479,7 +476,7 @@ public final class KvServer {
         // random port each, and listeners asking for the same negative number one shared random port.
         int listenPort = config.port() == 0 ? -1 : config.port();
         server.deploy(metrics == null ? front : new RequestMetrics(front, metrics.registry()), options, listenPort,
-                        network.eventLoops())
+                        network.eventLoops(), overload)
                 .compose(ok -> {
                     membership.start(changes::resume);
                     changes.resume();
@@ -579,7 +576,12 @@ public final class KvServer {
 
     /** The front end's own gauges: what /v0/status shows of requests, bodies, ranges and slow clients. */
     private void bindNodeGauges(MeterRegistry registry, AtomicInteger inFlight, BodyMemoryBudget bodyBudget,
-                                RangeHandler ranges) {
+                                RangeHandler ranges, Overload overload) {
+        for (Overload.Reason reason : Overload.Reason.values()) {
+            FunctionCounter.builder("kv.requests.shed", overload, o -> o.refusedCount(reason))
+                    .description("Requests refused with 503 + Retry-After because the node could not take them in time, by reason")
+                    .tag("reason", reason.label()).register(registry);
+        }
         Gauge.builder("kv.requests.in.flight", inFlight, AtomicInteger::get)
                 .description("Requests being served (admission control answers 503 past --max-in-flight)")
                 .strongReference(true).register(registry);
@@ -603,11 +605,12 @@ public final class KvServer {
         }
     }
 
-    private Future<Void> deploy(Handler<HttpServerRequest> router, HttpServerOptions options, int listenPort, int instances) {
+    private Future<Void> deploy(Handler<HttpServerRequest> router, HttpServerOptions options, int listenPort, int instances,
+                                Overload overload) {
         HandshakeFailureLog handshakeFailures = new HandshakeFailureLog();
         return vertx.deployVerticle(() -> new HttpVerticle(router, options, listenPort,
                         new SlowClientGuard(vertx, config.network().requestTimeout(), config.network().idleTimeout(), slowConnectionsClosed),
-                        handshakeFailures, this::listening),
+                        handshakeFailures, overload, this::listening),
                         new DeploymentOptions().setInstances(instances))
                 .map(id -> {
                     synchronized (deployments) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.HybridClock;
+import io.kvstore.cluster.ReplicaOverloadedException;
 import io.kvstore.core.Entry;
 import io.kvstore.server.wire.BatchCodec;
 import io.kvstore.server.wire.Headers;
@@ -203,9 +204,15 @@ class InternalBatchesTest {
                     () -> BatchCodec.writeOutcomes(2, 200, Buffer.buffer(answer), peer));
             assertTrue(failure.getMessage().startsWith("POST " + peer + Routes.WRITES + " answered"), failure.getMessage());
         }
-        IllegalStateException overloaded = assertThrows(IllegalStateException.class,
+        ReplicaOverloadedException overloaded = assertThrows(ReplicaOverloadedException.class,
                 () -> BatchCodec.writeOutcomes(2, 503, Buffer.buffer("overloaded"), peer));
         assertEquals("POST " + peer + Routes.WRITES + " answered 503: overloaded", overloaded.getMessage());
+        Buffer refusedTwo = BatchCodec.refused(BatchCodec.refused(BatchCodec.answer(2),
+                BatchCodec.OVERLOADED + "the storage queue is overloaded"), "too long");
+        List<AsyncResult<Void>> refusals = BatchCodec.writeOutcomes(2, 200, refusedTwo, peer);
+        assertTrue(refusals.get(0).cause() instanceof ReplicaOverloadedException, "a call refused for want of capacity");
+        assertTrue(refusals.get(1).cause() instanceof IllegalStateException
+                && !(refusals.get(1).cause() instanceof ReplicaOverloadedException), "any other refusal");
         assertEquals(Arrays.asList(null, null), failures(BatchCodec.writeOutcomes(2, 200, Buffer.buffer(twoDone), peer)));
         byte[] otherKey = BatchCodec.version(BatchCodec.answer(1), Entry.value("other".getBytes(UTF_8), new byte[0], 1)).getBytes();
         IllegalStateException mixedUp = assertThrows(IllegalStateException.class,

@@ -78,6 +78,7 @@ public final class LoadGenerator {
                 windows.addLate(late);
             }
             report(vertx, options, out, atEnd.minus(atWarmupEnd), options.durationSeconds, total);
+            reportByStatus(workers, out);
         }
         return 0;
     }
@@ -242,6 +243,22 @@ public final class LoadGenerator {
             try (PrintStream file = new PrintStream(Files.newOutputStream(options.hgrm))) {
                 latency.outputPercentileDistribution(file, 1000.0);
             }
+        }
+    }
+
+    /** The 2xx answers' latency and how soon the 503s came, each over the measured time. */
+    private static void reportByStatus(List<LoadWorker> workers, PrintStream out) {
+        Histogram served = new Histogram(3_600_000_000L, 3);
+        Histogram refused = new Histogram(3_600_000_000L, 3);
+        for (LoadWorker w : workers) {
+            served.add(w.servedMicros);
+            refused.add(w.refusedMicros);
+        }
+        out.printf(Locale.ROOT, "2xx latency ms: count=%d p50=%.3f p99=%.3f max=%.3f%n", served.getTotalCount(),
+                served.getValueAtPercentile(50) / 1000.0, served.getValueAtPercentile(99) / 1000.0, served.getMaxValue() / 1000.0);
+        if (refused.getTotalCount() > 0) {
+            out.printf(Locale.ROOT, "503 answered in ms: count=%d p50=%.3f p99=%.3f max=%.3f%n", refused.getTotalCount(),
+                    refused.getValueAtPercentile(50) / 1000.0, refused.getValueAtPercentile(99) / 1000.0, refused.getMaxValue() / 1000.0);
         }
     }
 

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
@@ -64,6 +65,12 @@ final class LoadWorker {
     final AtomicLongArray statusCounts = new AtomicLongArray(600);
     final ConcurrentHashMap<String, LongAdder> errors = new ConcurrentHashMap<>();
     final AtomicLong completed = new AtomicLong();
+    /**
+     * Measured-time latencies of the 2xx answers, and of the 503s counted from when each request left (how
+     * soon an overloaded node refuses); written on the event loop, read once every request has drained.
+     */
+    final Histogram servedMicros = new Histogram(3_600_000_000L, 3);
+    final Histogram refusedMicros = new Histogram(3_600_000_000L, 3);
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
 
     private volatile boolean stopping;
@@ -205,15 +212,16 @@ final class LoadWorker {
     private void send(OperationMix.Op op, long keyIndex, long timedFrom, long slot) {
         byte[] key = keyName(keyIndex);
         outstanding++;
+        long sent = System.nanoTime();
         if (op == OperationMix.Op.GET) {
             client.get(key, callOptions).whenComplete((found, error) ->
-                    answered(error == null && found.isEmpty() ? 404 : 200, error, timedFrom, slot));
+                    answered(error == null && found.isEmpty() ? 404 : 200, error, timedFrom, slot, sent));
         } else if (op == OperationMix.Op.RANGE) {
-            range(keyIndex, timedFrom, slot);
+            range(keyIndex, timedFrom, slot, sent);
         } else if (op == OperationMix.Op.PUT) {
-            client.put(key, nextValue(), callOptions).whenComplete((done, error) -> answered(201, error, timedFrom, slot));
+            client.put(key, nextValue(), callOptions).whenComplete((done, error) -> answered(201, error, timedFrom, slot, sent));
         } else {
-            client.delete(key, callOptions).whenComplete((done, error) -> answered(202, error, timedFrom, slot));
+            client.delete(key, callOptions).whenComplete((done, error) -> answered(202, error, timedFrom, slot, sent));
         }
     }
 
@@ -221,7 +229,7 @@ final class LoadWorker {
      * A range of {@code --range-keys} keys from {@code keyIndex} ({@code GET /v0/entities}, to the last key where the
      * range would pass it), from the targets in turn, timed until its last byte arrived.
      */
-    private void range(long keyIndex, long timedFrom, long slot) {
+    private void range(long keyIndex, long timedFrom, long slot, long sent) {
         URI target = options.targets.get(nextRangeTarget);
         nextRangeTarget = (nextRangeTarget + 1) % options.targets.size();
         StringBuilder uri = new StringBuilder("/v0/entities?start=").append(new String(keyName(keyIndex), StandardCharsets.US_ASCII));
@@ -232,15 +240,22 @@ final class LoadWorker {
         RequestOptions request = new RequestOptions().setMethod(HttpMethod.GET).setHost(target.getHost())
                 .setPort(target.getPort()).setURI(uri.toString()).setIdleTimeout(options.timeoutMillis);
         ranges.request(request).compose(r -> r.send()).compose(response -> response.body().map(body -> response.statusCode()))
-                .onComplete(done -> answered(done.succeeded() ? done.result() : 0, done.cause(), timedFrom, slot));
+                .onComplete(done -> answered(done.succeeded() ? done.result() : 0, done.cause(), timedFrom, slot, sent));
     }
 
     /** On the event loop: {@code status} if {@code error} is null, else the error's status or description. */
-    private void answered(int status, Throwable error, long timedFrom, long slot) {
+    private void answered(int status, Throwable error, long timedFrom, long slot, long sent) {
         outstanding--;
-        latencyMicros.recordValue(Math.max(0, (System.nanoTime() - timedFrom) / 1000));
+        long now = System.nanoTime();
+        latencyMicros.recordValue(Math.max(0, (now - timedFrom) / 1000));
         completed.incrementAndGet();
         int answer = error == null ? status : error instanceof KvClientException ? ((KvClientException) error).status() : 0;
+        boolean measured = warmupEndNanos == 0 || sent - warmupEndNanos >= 0;
+        if (measured && answer >= 200 && answer < 300) {
+            servedMicros.recordValue(Math.min(servedMicros.getHighestTrackableValue(), Math.max(0, (now - timedFrom) / 1000)));
+        } else if (measured && answer == 503) {
+            refusedMicros.recordValue(Math.min(refusedMicros.getHighestTrackableValue(), Math.max(0, (now - sent) / 1000)));
+        }
         if (answer > 0) {
             statusCounts.incrementAndGet(answer < 600 ? answer : 0);
         } else {

@@ -164,7 +164,7 @@ public final class BodyReader {
         refused = true;
         releaseAll();
         if (status == 503) {
-            request.response().putHeader("Retry-After", "1");
+            request.response().putHeader("Retry-After", Responses.RETRY_AFTER_SECONDS);
         }
         Responses.sendAndClose(request, status, reason);
     }

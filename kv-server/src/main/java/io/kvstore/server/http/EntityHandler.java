@@ -1,5 +1,6 @@
 package io.kvstore.server.http;
 
+import io.kvstore.cluster.NotEnoughReplicasException;
 import io.kvstore.cluster.Quorum;
 import io.kvstore.cluster.StaleEpochException;
 import io.kvstore.core.Entry;
@@ -23,7 +24,8 @@ import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
- * {@code /v0/entity}: GET 200/404, PUT 201, DELETE 202 once {@code ack} replicas answered, else 504;
+ * {@code /v0/entity}: GET 200/404, PUT 201, DELETE 202 once {@code ack} replicas answered, else 504 (503 +
+ * Retry-After when replicas refused it for want of capacity);
  * other methods 405; missing or empty {@code id}, bad {@code ack}/{@code from}, a key over the limit or a
  * {@code ttl} that is not a whole number of seconds in [1, {@value #MAX_TTL_SECONDS}] or not on a PUT
  * 400. A PUT's {@code ttl} becomes an absolute expiry on this node's wall clock, which the write
@@ -47,6 +49,7 @@ public final class EntityHandler {
     private final int maxBodyBytes;
     private final BodyMemoryBudget bodyBudget;
     private final CoordinatorMetrics outcomes;
+    private final Overload overload;
     /** Waited on for the newer map a replica's refusal names. */
     private final EpochFence fence;
     private final long retryWithinNanos;
@@ -56,8 +59,9 @@ public final class EntityHandler {
      * @param retryWithin how long after a request's first attempt it may be sent again on a newer map
      */
     public EntityHandler(Supplier<Topology> topology, EpochFence fence, Duration retryWithin, int maxKeyBytes,
-                  int maxBodyBytes, BodyMemoryBudget bodyBudget, CoordinatorMetrics outcomes) {
+                  int maxBodyBytes, BodyMemoryBudget bodyBudget, Overload overload, CoordinatorMetrics outcomes) {
         this.fence = fence;
+        this.overload = overload;
         this.retryWithinNanos = retryWithin.toNanos();
         this.outcomes = outcomes;
         this.topology = topology;
@@ -103,7 +107,7 @@ public final class EntityHandler {
         Coordinated coordinated = new Coordinated(ack, from, context, System.nanoTime() + retryWithinNanos);
         if (method == HttpMethod.GET) {
             coordinated.<Entry>run(coordinator, quorum, (on, q) -> on.get(key, q), 1).onComplete(answer -> {
-                outcomes.record(method, answer.cause());
+                record(method, answer.cause());
                 if (answer.failed()) {
                     Responses.failure(request, answer.cause());
                     return;
@@ -120,6 +124,14 @@ public final class EntityHandler {
                     () -> coordinator.version(key, value, expiry(ttlSeconds)), 201));
         } else {
             write(request, coordinated, coordinator, quorum, () -> coordinator.tombstone(key), 202);
+        }
+    }
+
+    /** Counts how a coordinated request ended, and a refusal of it by overloaded replicas as a shed request. */
+    private void record(HttpMethod method, Throwable failure) {
+        outcomes.record(method, failure);
+        if (failure != null && NotEnoughReplicasException.isOverload(failure)) {
+            overload.refused(Overload.Reason.REPLICAS);
         }
     }
 
@@ -144,7 +156,7 @@ public final class EntityHandler {
         }
         return coordinated.<Void>run(coordinator, quorum, (on, q) -> on.write(entry, q), 1)
                 .onComplete(done -> {
-                    outcomes.record(request.method(), done.cause());
+                    record(request.method(), done.cause());
                     Responses.completed(request, status, done.cause());
                 });
     }

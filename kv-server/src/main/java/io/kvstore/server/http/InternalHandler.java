@@ -1,5 +1,6 @@
 package io.kvstore.server.http;
 
+import io.kvstore.cluster.NotEnoughReplicasException;
 import io.kvstore.cluster.ReplicaEndpoint;
 import io.kvstore.cluster.TimestampOutOfBoundsException;
 import io.kvstore.core.Entry;
@@ -208,7 +209,9 @@ public final class InternalHandler {
                 if (outcome.succeeded()) {
                     succeeded.apply(answer, outcome.result());
                 } else {
-                    BatchCodec.refused(answer, String.valueOf(outcome.cause().getMessage()));
+                    String reason = String.valueOf(outcome.cause().getMessage());
+                    BatchCodec.refused(answer, NotEnoughReplicasException.isOverload(outcome.cause())
+                            ? BatchCodec.OVERLOADED + reason : reason);
                 }
             }
             request.response().setStatusCode(200).end(answer);

@@ -7,20 +7,23 @@ import io.vertx.core.Handler;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The front door: admission control (a bounded number of requests in flight, beyond which 503 with
- * Retry-After, never an unbounded queue), dispatch by path, and bad input turned into 400. It times
- * the point requests it admits for the background budget's {@link RequestWindow}.
+ * The front door: admission control (a bounded number of requests in flight, and no point request taken
+ * while a queue stands, {@link Overload}; beyond, 503 with Retry-After at once, never an unbounded
+ * queue), dispatch by path, and bad input turned into 400. It times the point requests it admits for
+ * the background budget's {@link RequestWindow}.
  */
 public final class RequestRouter implements Handler<HttpServerRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(RequestRouter.class);
     private final AtomicInteger inFlight;
     private final int maxInFlight;
+    private final Overload overload;
     private final BooleanSupplier draining;
     private final EntityHandler entity;
     private final RangeHandler range;
@@ -40,8 +43,8 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
      * {@code draining}: whether this node is stopping, when its responses ask clients to close their
      * connections; {@code window}: records the latency of the point requests it admits.
      */
-    public RequestRouter(AtomicInteger inFlight, int maxInFlight, BooleanSupplier draining, EntityHandler entity,
-            RangeHandler range, InternalHandler internal, StatusHandler status, RepairHandler repair,
+    public RequestRouter(AtomicInteger inFlight, int maxInFlight, Overload overload, BooleanSupplier draining,
+            EntityHandler entity, RangeHandler range, InternalHandler internal, StatusHandler status, RepairHandler repair,
             AdminRepairHandler adminRepair, DamageHandler damage, MetricsHandler metrics,
             Handler<HttpServerRequest> membership, RequestWindow window) {
         this.draining = draining;
@@ -49,6 +52,7 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
         this.metrics = metrics;
         this.inFlight = inFlight;
         this.maxInFlight = maxInFlight;
+        this.overload = overload;
         this.entity = entity;
         this.range = range;
         this.internal = internal;
@@ -85,14 +89,20 @@ public final class RequestRouter implements Handler<HttpServerRequest> {
             Responses.send(request, 400, "an HTTP/1.1 request needs a Host header");
             return;
         }
+        boolean point = isPoint(request.path());
+        if (point && overload.overloaded()) {
+            // Refused before its body is read or any work is queued: behind a standing queue it would time out.
+            overload.refuse(request, Overload.Reason.QUEUE, "overloaded: requests queue here longer than "
+                    + TimeUnit.NANOSECONDS.toMillis(overload.targetNanos()) + " ms, retry later");
+            return;
+        }
         if (inFlight.incrementAndGet() > maxInFlight) {
             inFlight.decrementAndGet();
-            request.response().setStatusCode(503).putHeader("Retry-After", "1").end("overloaded, retry later\n");
+            overload.refuse(request, Overload.Reason.IN_FLIGHT, "overloaded, retry later");
             return;
         }
         boolean[] released = new boolean[1];
         long admitted = System.nanoTime();
-        boolean point = isPoint(request.path());
         Handler<Void> release = done -> {
             if (!released[0]) {
                 released[0] = true;

@@ -40,6 +40,7 @@ import java.util.function.Supplier;
  * and writes made in the same round of an event loop's work travel together ({@link RoundBatcher},
  * {@link BatchCodec}). A peer on a newer map that moved the key refuses with 421 and its epoch
  * ({@link EpochFence}): the call fails with a {@link StaleEpochException} and this node pulls that map.
+ * A peer that answers 503 (it cannot take the call in time) fails it with a ReplicaOverloadedException.
  */
 public final class HttpReplica implements Replica {
     /** How long calls to a peer without the batched routes go one by one before a batch tries them again. */

@@ -1,5 +1,6 @@
 package io.kvstore.server.wire;
 
+import io.kvstore.cluster.ReplicaOverloadedException;
 import io.kvstore.core.Entry;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
@@ -39,6 +40,11 @@ public final class BatchCodec {
     private static final byte DONE = 0;
     private static final byte REFUSED = 1;
     private static final byte VERSION = 2;
+    /**
+     * How a refusal's reason starts when the call was refused for want of capacity: the coordinator then
+     * fails it as a {@link ReplicaOverloadedException}. A node of an older version reads it as any refusal.
+     */
+    public static final String OVERLOADED = "overloaded: ";
 
     private BatchCodec() {
     }
@@ -140,6 +146,9 @@ public final class BatchCodec {
                                                       VersionReader<R> versions) {
         String route = "POST " + node + path;
         byte[] body = answer == null ? new byte[0] : answer.getBytes();
+        if (status == 503) {
+            throw new ReplicaOverloadedException(route + " answered 503: overloaded");
+        }
         if (status != 200) {
             String reason = new String(body, StandardCharsets.UTF_8).strip();
             throw new IllegalStateException(route + " answered " + status + (reason.isEmpty() ? ""
@@ -158,7 +167,9 @@ public final class BatchCodec {
                     outcomes.add(Future.succeededFuture());
                 } else if (outcome == REFUSED) {
                     String reason = new String(reader.take(reader.readInt(), "reason"), StandardCharsets.UTF_8);
-                    outcomes.add(Future.failedFuture(new IllegalStateException(route + " refused call " + i + ": " + reason)));
+                    String refusal = route + " refused call " + i + ": " + reason;
+                    outcomes.add(Future.failedFuture(reason.startsWith(OVERLOADED)
+                            ? new ReplicaOverloadedException(refusal) : new IllegalStateException(refusal)));
                 } else if (outcome == VERSION && versions != null) {
                     outcomes.add(Future.succeededFuture(versions.read(reader, i)));
                 } else {

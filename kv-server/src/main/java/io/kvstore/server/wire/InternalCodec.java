@@ -1,5 +1,6 @@
 package io.kvstore.server.wire;
 
+import io.kvstore.cluster.ReplicaOverloadedException;
 import io.kvstore.cluster.internal.EntryCodec;
 import io.kvstore.core.Entry;
 import io.vertx.core.buffer.Buffer;
@@ -134,12 +135,18 @@ public final class InternalCodec {
         }
     }
 
-    /** @throws IllegalStateException unless the answer acknowledges the write of {@code entry} */
+    /**
+     * @throws ReplicaOverloadedException if the replica refused the write for want of capacity (503)
+     * @throws IllegalStateException unless the answer acknowledges the write of {@code entry}
+     */
     public static void checkWriteAnswer(Entry entry, HttpResponse<Buffer> response, String node) {
         expect(response, writeStatus(entry), writeMethod(entry).name(), node);
     }
 
     private static void expect(HttpResponse<Buffer> response, int status, String method, String node) {
+        if (response.statusCode() == 503 && status != 503) {
+            throw new ReplicaOverloadedException(method + " " + node + Routes.INTERNAL_ENTITY + " answered 503: overloaded");
+        }
         if (response.statusCode() != status) {
             // A refusal's reason (a 409 names the two maps) is short; anything else is left out.
             String body = response.statusCode() == 409 ? response.bodyAsString() : null;

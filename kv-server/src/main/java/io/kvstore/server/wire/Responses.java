@@ -17,6 +17,8 @@ public final class Responses {
     private static final Logger LOG = LoggerFactory.getLogger(Responses.class);
     /** How long a refused request's connection goes on reading (and dropping) its body before it closes. */
     static final long LINGER_SECONDS = 5;
+    /** The seconds a client refused for want of capacity (503) is told to wait before retrying. */
+    public static final String RETRY_AFTER_SECONDS = "1";
 
     private Responses() {
     }
@@ -65,7 +67,8 @@ public final class Responses {
      * Maps a failed storage or replication call: a write this node's store refused for lack of disk
      * space, and that therefore failed, is 507; one it refused because its disk failed and stopped its
      * writes is 500 with that reason, and so is a call that failed on damage to this node's store (a key
-     * in a quarantined interval), naming it; too few replicas 504, bad input 400, else 500.
+     * in a quarantined interval), naming it; a refusal for want of capacity (this node's storage queue, or
+     * replicas that answered 503) 503 + Retry-After; too few replicas otherwise 504, bad input 400, else 500.
      */
     public static void failure(HttpServerRequest request, Throwable error) {
         Throwable cause = unwrap(error);
@@ -82,6 +85,10 @@ public final class Responses {
         } else if (damage != null) {
             // The store logged the damage once, when it found it; every request it refuses need not.
             send(request, 500, cause == damage ? damage.getMessage() : damage.getMessage() + " (" + cause.getMessage() + ")");
+        } else if (NotEnoughReplicasException.isOverload(cause)) {
+            // Replicas (or this node's storage queue) refused it for want of capacity: a retry later may pass.
+            request.response().putHeader("Retry-After", RETRY_AFTER_SECONDS);
+            send(request, 503, "overloaded, retry later: " + cause.getMessage());
         } else if (cause instanceof NotEnoughReplicasException) {
             send(request, 504, cause.getMessage());
         } else if (cause instanceof IllegalArgumentException) {
