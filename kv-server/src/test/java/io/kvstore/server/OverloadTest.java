@@ -4,12 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
-import io.kvstore.core.KeyFilter;
+import io.kvstore.core.testing.ForwardingDao;
 import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.wire.InternalCodec;
 import java.io.IOException;
@@ -250,12 +249,13 @@ class OverloadTest {
      * A real store whose reads and writes, while the gate is shut, hold a storage thread until it opens:
      * a storage layer that cannot keep up, on demand.
      */
-    private static final class GatedDao implements Dao {
+    private static final class GatedDao extends ForwardingDao {
         private final Dao store;
         private volatile CountDownLatch gate = new CountDownLatch(0);
         private final AtomicInteger waiting = new AtomicInteger();
 
         GatedDao(Dao store) {
+            super(store);
             this.store = store;
         }
 
@@ -320,41 +320,6 @@ class OverloadTest {
                 store.upsert(entry);
                 return null;
             });
-        }
-
-        @Override
-        public Entry get(byte[] key) throws IOException {
-            return store.get(key);
-        }
-
-        @Override
-        public void upsert(Entry entry) throws IOException {
-            store.upsert(entry);
-        }
-
-        @Override
-        public CloseableIterator<Entry> range(byte[] from, byte[] to) throws IOException {
-            return store.range(from, to);
-        }
-
-        @Override
-        public void flush() throws IOException {
-            store.flush();
-        }
-
-        @Override
-        public void compact() throws IOException {
-            store.compact();
-        }
-
-        @Override
-        public long cleanup(KeyFilter keep) throws IOException {
-            return store.cleanup(keep);
-        }
-
-        @Override
-        public void close() throws IOException {
-            store.close();
         }
     }
 }

@@ -3,11 +3,11 @@ package io.kvstore.cluster.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kvstore.cluster.ForwardingDao;
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.InMemoryDao;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Entry;
+import io.kvstore.core.testing.ForwardingDao;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

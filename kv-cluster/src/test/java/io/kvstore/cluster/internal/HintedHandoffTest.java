@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvstore.cluster.ClockLease;
 import io.kvstore.cluster.FailureDetector;
-import io.kvstore.cluster.ForwardingDao;
 import io.kvstore.cluster.HybridClock;
 import io.kvstore.cluster.InMemoryDao;
 import io.kvstore.cluster.LocalReplica;
@@ -26,6 +25,7 @@ import io.kvstore.core.Entry;
 import io.kvstore.core.background.BackgroundBudget;
 import io.kvstore.core.background.BackgroundWork;
 import io.kvstore.core.background.BudgetLane;
+import io.kvstore.core.testing.ForwardingDao;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -1,11 +1,11 @@
 package io.kvstore.cluster.internal.repair;
 
-import io.kvstore.cluster.ForwardingDao;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
 import io.kvstore.core.Entry;
 import io.kvstore.core.QuarantinedInterval;
 import io.kvstore.core.StoreHealth;
+import io.kvstore.core.testing.ForwardingDao;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

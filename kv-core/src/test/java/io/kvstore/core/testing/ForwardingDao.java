@@ -1,4 +1,4 @@
-package io.kvstore.cluster;
+package io.kvstore.core.testing;
 
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
