@@ -34,6 +34,7 @@ class PublicApiTest {
             "io.kvstore.cluster.Replica",
             "io.kvstore.cluster.ReplicaCoordinator",
             "io.kvstore.cluster.ReplicaEndpoint",
+            "io.kvstore.cluster.ReplicaOverloadedException",
             "io.kvstore.cluster.ReplicationOptions",
             "io.kvstore.cluster.StaleEpochException",
             "io.kvstore.cluster.StaleWriteSink",
