@@ -12,6 +12,8 @@ import java.util.Objects;
  * @param memtableBytes      bytes of the memtables in memory, the active one and those waiting to be flushed
  * @param frozenMemtables    memtables waiting to be flushed
  * @param tableBytes         bytes of the live table files
+ * @param tableEntries       entries in the live tables: versions and tombstones, so a key written twice may count
+ *                           twice (RocksDB: its estimate of the number of keys)
  * @param tablesPerLevel     live tables in each level, level 0 first (a size-tiered engine has one level)
  * @param compactionsPending compactions the engine would run now if it could
  * @param compactionDebtBytes bytes compaction has yet to move down before every level is within its limit
@@ -29,13 +31,13 @@ import java.util.Objects;
  * @param bloomNegatives     table lookups a Bloom filter answered without reading a block
  * @param blockCache         the block cache's hits, misses, evictions and size
  */
-public record DaoProperties(long memtableBytes, int frozenMemtables, long tableBytes, List<Integer> tablesPerLevel,
+public record DaoProperties(long memtableBytes, int frozenMemtables, long tableBytes, long tableEntries, List<Integer> tablesPerLevel,
                             int compactionsPending, long compactionDebtBytes, long flushes, long flushedBytes, long compactions,
                             long compactedBytes, long backgroundErrors, long writeStalls, long writeStallNanos, long walSyncs,
                             long bloomNegatives, BlockCacheProperties blockCache) {
 
     /** The answer of an engine that keeps no properties. */
-    public static final DaoProperties UNKNOWN = new DaoProperties(-1, -1, -1, List.of(), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    public static final DaoProperties UNKNOWN = new DaoProperties(-1, -1, -1, -1, List.of(), -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
             BlockCacheProperties.UNKNOWN);
 
     public DaoProperties {
@@ -53,10 +55,11 @@ public record DaoProperties(long memtableBytes, int frozenMemtables, long tableB
     }
 
     /** The sizes and counts of a store with the counters of {@code stats} and its block cache's figures. */
-    public static DaoProperties of(long memtableBytes, int frozenMemtables, long tableBytes, List<Integer> tablesPerLevel,
+    public static DaoProperties of(long memtableBytes, int frozenMemtables, long tableBytes, long tableEntries,
+                                   List<Integer> tablesPerLevel,
                                    int compactionsPending, long compactionDebtBytes, DaoStats stats,
                                    BlockCacheProperties blockCache) {
-        return new DaoProperties(memtableBytes, frozenMemtables, tableBytes, tablesPerLevel, compactionsPending,
+        return new DaoProperties(memtableBytes, frozenMemtables, tableBytes, tableEntries, tablesPerLevel, compactionsPending,
                 compactionDebtBytes,
                 stats.flushes(), stats.flushedBytes(), stats.compactions(), stats.compactedBytes(), stats.backgroundErrors(),
                 stats.writeStalls(), stats.writeStallNanos(), stats.walSyncs(), stats.bloomNegatives(), blockCache);

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -90,13 +91,15 @@ class ConsoleBrowserTest {
     void showsThreeNodesAndTheirRateUnderLoad() throws Exception {
         cluster = new TestCluster(dir, 3);
         browser.get(cluster.url(0) + "/ui");
+        // The page redraws its tables and charts on every refresh: an element found may be gone when read.
         WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        wait.ignoring(StaleElementReferenceException.class);
         wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#nodes tbody tr"), 3));
-        List<String> shown = browser.findElements(By.cssSelector("#nodes tbody tr")).stream()
-                .map(row -> row.getDomAttribute("data-node")).collect(Collectors.toList());
+        List<String> shown = wait.until(page -> browser.findElements(By.cssSelector("#nodes tbody tr")).stream()
+                .map(row -> row.getDomAttribute("data-node")).collect(Collectors.toList()));
         assertEquals(List.of(cluster.url(0), cluster.url(1), cluster.url(2)), shown);
         wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#share-chart rect"), 3));
-        String idleChart = chartPoints();
+        String idleChart = wait.until(page -> chartPoints());
         AtomicBoolean loading = new AtomicBoolean(true);
         Thread load = new Thread(() -> {
             for (int i = 0; loading.get(); i++) {
@@ -159,6 +162,7 @@ class ConsoleBrowserTest {
         assertTrue(cluster.url(0).startsWith("https://"));
         browser.get(cluster.url(0) + "/ui");
         WebDriverWait wait = new WebDriverWait(browser, WAIT);
+        wait.ignoring(StaleElementReferenceException.class);
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "access token"));
         browser.findElement(By.id("client-token")).sendKeys(CLIENT_TOKEN);
         browser.findElement(By.id("admin-token")).sendKeys(SecurityTest.ADMIN_TOKEN);

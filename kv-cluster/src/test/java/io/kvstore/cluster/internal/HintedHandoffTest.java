@@ -88,7 +88,7 @@ class HintedHandoffTest {
         @Override
         public DaoProperties properties() {
             DaoProperties p = super.properties();
-            return new DaoProperties(p.memtableBytes(), p.frozenMemtables(), p.tableBytes() + extra, p.tablesPerLevel(),
+            return new DaoProperties(p.memtableBytes(), p.frozenMemtables(), p.tableBytes() + extra, p.tableEntries(), p.tablesPerLevel(),
                     p.compactionsPending(), p.compactionDebtBytes(), p.flushes(), p.flushedBytes(), p.compactions(), p.compactedBytes(),
                     p.backgroundErrors(), p.writeStalls(), p.writeStallNanos(), p.walSyncs(), p.bloomNegatives(), p.blockCache());
         }

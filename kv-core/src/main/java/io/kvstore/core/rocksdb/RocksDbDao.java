@@ -215,7 +215,7 @@ public final class RocksDbDao implements Dao {
             long compactedBytes = gibToBytes(statistic(stats, "compaction.Sum.WriteGB")) - flushedBytes;
             return new DaoProperties(db.getLongProperty("rocksdb.cur-size-all-mem-tables"),
                     (int) db.getLongProperty("rocksdb.num-immutable-mem-table"),
-                    db.getLongProperty("rocksdb.live-sst-files-size"), levels,
+                    db.getLongProperty("rocksdb.live-sst-files-size"), db.getLongProperty("rocksdb.estimate-num-keys"), levels,
                     // As LsmDao counts it: a compaction running still counts until it is installed.
                     (int) (db.getLongProperty("rocksdb.compaction-pending")
                             + db.getLongProperty("rocksdb.num-running-compactions")),

@@ -37,6 +37,9 @@ import picocli.CommandLine.Spec;
             "", "Environment: KVCTL_NODE (the node, as --node), KVCTL_TOKEN (the bearer token, as --token-file),",
             "KVCTL_SECRET_FILE (the cluster secret's file, as --secret-file)."})
 public final class Kvctl implements Runnable {
+    /** The JDK HttpClient's limit on interim answers to one request. */
+    private static final String MAX_INTERIM_ANSWERS = "jdk.httpclient.maxNonFinalResponses";
+
     public static final int OK = 0;
     public static final int REFUSED = 1;
     public static final int USAGE = 2;
@@ -65,6 +68,11 @@ public final class Kvctl implements Runnable {
     }
 
     public static void main(String[] args) {
+        // A node answers a long scrub, repair or cleanup that is waited for with an interim answer every
+        // half idle timeout; the JDK's HttpClient gives up after 8 unless told otherwise.
+        if (System.getProperty(MAX_INTERIM_ANSWERS) == null) {
+            System.setProperty(MAX_INTERIM_ANSWERS, "1000000");
+        }
         Kvctl kvctl = new Kvctl(System.getenv(), System.in, System.out, System.console() != null);
         System.exit(commandLine(kvctl).execute(args));
     }

@@ -30,12 +30,19 @@ final class OperationBar {
 
     /**
      * {@code [###############---------------] 1/2 exchanges, 2000 keys in trees, 1000 copied (1.2 MiB), 0:12 elapsed, ETA 0:12}.
+     * A cleanup, one rewrite, fills its bar by the keys examined out of the node's estimate of them
+     * ({@code keysTotal}) when it gave one, and so draws its time left from them.
      */
     static String render(JsonObject run, Duration elapsed) {
         boolean repair = "repair".equals(run.getString("operation"));
         long parts = run.getLong("parts", 0L);
         long done = run.getLong("partsDone", 0L);
-        int filled = parts == 0 ? 0 : (int) Math.min(WIDTH, WIDTH * done / parts);
+        Long keysTotal = run.getLong("keysTotal");
+        long scanned = run.getLong("keysScanned", 0L);
+        boolean byKeys = !repair && keysTotal != null && keysTotal > 0 && done < parts;
+        long barDone = byKeys ? Math.min(scanned, keysTotal) : done;
+        long barOf = byKeys ? keysTotal : parts;
+        int filled = barOf == 0 ? 0 : (int) Math.min(WIDTH, WIDTH * barDone / barOf);
         StringBuilder text = new StringBuilder("[").append("#".repeat(filled)).append("-".repeat(WIDTH - filled))
                 .append("] ").append(done).append('/').append(parts).append(repair ? " exchanges, " : " rewrite, ")
                 .append(run.getLong("keysScanned", 0L)).append(repair ? " keys in trees, " : " keys examined, ")
@@ -50,7 +57,7 @@ final class OperationBar {
         }
         text.append(", ").append(Units.duration(elapsed)).append(" elapsed");
         if ("running".equals(run.getString("status"))) {
-            text.append(", ETA ").append(ProgressBar.eta(done, parts, elapsed));
+            text.append(", ETA ").append(ProgressBar.eta(barDone, barOf, elapsed));
         }
         return text.toString();
     }

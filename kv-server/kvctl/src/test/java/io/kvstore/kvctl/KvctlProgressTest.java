@@ -70,4 +70,16 @@ class KvctlProgressTest {
         assertEquals("[------------------------------] 0/1 rewrite, 500 keys examined, 20 removed, 1.0 MiB of tables,"
                 + " 0:03 elapsed, ETA --", OperationBar.render(cleanup, Duration.ofSeconds(3)));
     }
+
+    @Test
+    void aCleanupWithAnEstimateOfItsKeysFillsItsBarByThem() {
+        JsonObject cleanup = new JsonObject().put("operation", "cleanup").put("status", "running").put("parts", 1)
+                .put("partsDone", 0).put("keysScanned", 500).put("keysDone", 20).put("bytesDone", 0).put("bytesTotal", 1 << 20)
+                .put("keysTotal", 2000);
+        assertEquals("[#######-----------------------] 0/1 rewrite, 500 keys examined, 20 removed, 1.0 MiB of tables,"
+                + " 0:03 elapsed, ETA 0:09", OperationBar.render(cleanup, Duration.ofSeconds(3)));
+        JsonObject done = cleanup.copy().put("partsDone", 1).put("keysScanned", 1800);
+        assertTrue(OperationBar.render(done, Duration.ofSeconds(9)).startsWith("[" + "#".repeat(30) + "] 1/1 rewrite"),
+                "a finished rewrite fills the bar whatever the estimate");
+    }
 }

@@ -22,6 +22,7 @@ public final class AdminOperation {
     private final AtomicLong keysDone = new AtomicLong();
     private final AtomicLong bytesDone = new AtomicLong();
     private volatile long bytesTotal = -1;
+    private volatile long keysTotal = -1;
     private volatile String status = "running";
     private volatile Instant finishedAt;
     private volatile String reason;
@@ -62,6 +63,11 @@ public final class AdminOperation {
         bytesTotal = bytes;
     }
 
+    /** The keys the work examines in all, as the node estimates it when it starts. */
+    public void keysTotal(long keys) {
+        keysTotal = keys;
+    }
+
     /** It ended as planned; {@code summary} is what the route that started it answers. */
     public void succeeded(JsonObject summary) {
         end("done", null, summary);
@@ -91,7 +97,7 @@ public final class AdminOperation {
         JsonObject json = new JsonObject().put("id", id).put("operation", operation).put("node", node)
                 .put("status", status).put("parts", parts.get()).put("partsDone", partsDone.get())
                 .put("keysScanned", keysScanned.get()).put("keysDone", keysDone.get()).put("bytesDone", bytesDone.get())
-                .put("bytesTotal", bytesTotal < 0 ? null : bytesTotal)
+                .put("bytesTotal", bytesTotal < 0 ? null : bytesTotal).put("keysTotal", keysTotal < 0 ? null : keysTotal)
                 .put("startedAt", startedAt.toString());
         if (finishedAt != null) {
             json.put("finishedAt", finishedAt.toString());

@@ -5,6 +5,7 @@ import io.kvstore.cluster.internal.membership.CleanupFilter;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.Dao;
+import io.kvstore.core.DaoProperties;
 import io.kvstore.core.KeyFilter;
 import io.kvstore.server.http.AdminOperation;
 import io.kvstore.server.http.AdminOperations;
@@ -142,7 +143,10 @@ public final class NodeCleanup implements AutoCloseable {
         long removed = 0;
         if (!owned.keepsAll()) {
             // The rewrite reads every table; the filter sees each key once, as it decides it.
-            progress.bytesTotal(dao.properties().tableBytes());
+            DaoProperties tables = dao.properties();
+            progress.bytesTotal(tables.tableBytes());
+            // The filter sees each key once, and a table entry is a key's version or tombstone: an upper bound.
+            progress.keysTotal(tables.tableEntries());
             KeyFilter counted = key -> {
                 progress.scanned(1);
                 boolean keep = owned.keeps(key);

@@ -515,9 +515,11 @@ public final class LsmDao implements Dao {
             memtableBytes += memtable.sizeBytes();
         }
         long tableBytes = 0;
+        long tableEntries = 0;
         int deepest = 0;
         for (int i = 0; i < v.tables.length; i++) {
             tableBytes += v.tables[i].fileSize();
+            tableEntries += v.tables[i].entryCount();
             deepest = Math.max(deepest, v.levels[i]);
         }
         Integer[] perLevel = new Integer[v.tables.length == 0 ? 1 : deepest + 1];
@@ -528,8 +530,8 @@ public final class LsmDao implements Dao {
         int pending = compactor.pick(v) == null ? 0 : 1;
         long debt = options.compactionStyle() == CompactionStyle.LEVELED
                 ? CompactionDebt.of(v, options.compactionTrigger(), options.levelBaseBytes()) : -1;
-        return DaoProperties.of(memtableBytes, v.frozen.length, tableBytes, List.of(perLevel), pending, debt, stats,
-                blocks.properties());
+        return DaoProperties.of(memtableBytes, v.frozen.length, tableBytes, tableEntries, List.of(perLevel), pending, debt,
+                stats, blocks.properties());
     }
 
     @Override

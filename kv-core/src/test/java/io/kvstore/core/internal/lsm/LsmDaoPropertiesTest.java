@@ -69,9 +69,11 @@ class LsmDaoPropertiesTest {
                 dao.flush();
             }
             assertEquals(3, dao.properties().tableCount());
+            assertEquals(150, dao.properties().tableEntries(), "three versions of each of 50 keys");
             dao.compact();
             DaoProperties p = dao.properties();
             assertEquals(1, p.tableCount());
+            assertEquals(50, p.tableEntries(), "the newest version of each");
             assertEquals(1, p.compactions());
             assertEquals(p.tableBytes(), p.compactedBytes());
             assertEquals(0, p.compactionsPending());
