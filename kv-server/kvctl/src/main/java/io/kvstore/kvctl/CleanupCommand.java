@@ -7,9 +7,9 @@ import picocli.CommandLine.Command;
 @Command(name = "cleanup", mixinStandardHelpOptions = true,
         description = {"Has the node drop every key it is no longer a replica of (POST /v0/admin/cleanup?async=true), as"
                 + " the claimant asks every owner after a change; for a node that was down then. Safe at any time outside"
-                + " a change. Meanwhile a progress line on stderr shows the keys examined and removed so far and the"
-                + " size of the tables the rewrite reads (GET /v0/admin/cleanup?id=N); the node knows no key count"
-                + " beforehand, so there is no estimate of the time left.",
+                + " a change. Meanwhile a progress bar on stderr shows the keys examined out of the node's estimate of"
+                + " them (its tables' entries), the keys removed, the size of the tables the rewrite reads and the time"
+                + " left (GET /v0/admin/cleanup?id=N).",
             "Exit 1 with the node's reason while a change is in progress or when the node owns no range."},
         footerHeading = "%nExamples:%n",
         footer = {"  kvctl --node http://10.0.0.1:8080 cleanup", "  kvctl cleanup --json | jq .keysRemoved"})
