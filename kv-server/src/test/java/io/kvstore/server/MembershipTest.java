@@ -340,7 +340,8 @@ class MembershipTest {
             HttpResponse<String> belowRf = nodes.send(2, "POST", "/v0/admin/decommission", null);
             assertEquals(409, belowRf.statusCode(), belowRf.body());
             assertTrue(belowRf.body().contains("replication factor 3"), belowRf.body());
-            assertEquals(405, nodes.send(0, "GET", "/v0/admin/cleanup", null).statusCode());
+            assertEquals(404, nodes.send(0, "GET", "/v0/admin/cleanup", null).statusCode(), "no cleanup has run here");
+            assertEquals(405, nodes.send(0, "PUT", "/v0/admin/cleanup", null).statusCode());
             HttpResponse<String> unknown = nodes.send(1, "DELETE", "/v0/admin/nodes?url=http://127.0.0.1:1", null);
             assertEquals(404, unknown.statusCode(), unknown.body());
 
