@@ -66,7 +66,11 @@ import org.slf4j.LoggerFactory;
  * A request that got no answer because its connection could not be made or was closed or reset (a
  * node killed or stopping, or closing an idle connection just as it was reused) is sent to the next live node; a write
  * applied before the close is then applied once more, with a newer timestamp. A GET is also sent
- * again after a timeout; a PUT or DELETE is not (it may be in progress).
+ * again after a timeout; a PUT or DELETE is not (it may be in progress). A request refused as
+ * overloaded (503) is sent once more, to a node it has not tried, after the smaller of the node's
+ * {@code Retry-After} and a quarter of the timeout (a node sheds for as long as its queues stand, often
+ * a fraction of a second; one retry at most, so that retries cannot multiply the load that caused
+ * them); refused again, or with no other node, it fails with the {@link OverloadedException}.
  *
  * <p>Seeds given as {@code https://} URLs make the client speak TLS, trusting {@link Builder#trustedCa};
  * a cluster started with {@code --client-token-file} needs {@link Builder#token} (or, for an operator's
@@ -335,16 +339,19 @@ public final class KvClient implements AutoCloseable {
         CompletableFuture<T> result = new CompletableFuture<>();
         Context current = Vertx.currentContext();
         if (current != null && current.owner() == vertx) {
-            attempt(method, key, uri, from, body, outcome, result, List.of());
+            attempt(method, key, uri, from, body, outcome, result, List.of(), false);
         } else {
-            pickContext().runOnContext(v -> attempt(method, key, uri, from, body, outcome, result, List.of()));
+            pickContext().runOnContext(v -> attempt(method, key, uri, from, body, outcome, result, List.of(), false));
         }
         return result;
     }
 
-    /** {@code tried}: the nodes this request went to before without an answer; it goes to another. */
+    /**
+     * {@code tried}: the nodes this request went to before without an answer, or that refused it as
+     * overloaded ({@code refusedOnce}); it goes to another.
+     */
     private <T> void attempt(HttpMethod method, byte[] key, String uri, int from, Buffer body, ResponseOutcome<T> outcome,
-            CompletableFuture<T> result, List<String> tried) {
+            CompletableFuture<T> result, List<String> tried, boolean refusedOnce) {
         RoutingTable current = map;
         long now = System.nanoTime();
         if (refreshIntervalNanos > 0 && now - lastRefreshNanos >= refreshIntervalNanos) {
@@ -371,6 +378,14 @@ public final class KvClient implements AutoCloseable {
                         return;
                     }
                     Throwable error = answer.cause();
+                    if (error instanceof OverloadedException overloaded && !refusedOnce && tried.size() + 1 < current.size()
+                            && !closed) {
+                        List<String> refused = new ArrayList<>(tried);
+                        refused.add(nodeUrl);
+                        vertx.setTimer(overloadRetryDelayMillis(overloaded),
+                                t -> attempt(method, key, uri, from, body, outcome, result, refused, true));
+                        return;
+                    }
                     if (error instanceof KvClientException) {
                         current.markUp(node);
                         result.completeExceptionally(error);
@@ -381,12 +396,18 @@ public final class KvClient implements AutoCloseable {
                     List<String> failed = new ArrayList<>(tried);
                     failed.add(nodeUrl);
                     if ((unanswered(error) || method == HttpMethod.GET) && failed.size() < current.size() && !closed) {
-                        attempt(method, key, uri, from, body, outcome, result, failed);
+                        attempt(method, key, uri, from, body, outcome, result, failed, refusedOnce);
                     } else {
                         result.completeExceptionally(new KvClientException(method + " " + uri + ": no answer from "
                                 + nodeUrl + ": " + error, 0, nodeUrl, error));
                     }
                 });
+    }
+
+    /** How long to wait before sending a refused request to another node: the node's Retry-After, at most a quarter of the timeout. */
+    private long overloadRetryDelayMillis(OverloadedException overloaded) {
+        long asked = overloaded.retryAfter() == null ? 1000 : overloaded.retryAfter().toMillis();
+        return Math.max(1, Math.min(asked, timeoutMillis / 4));
     }
 
     /**

@@ -170,4 +170,38 @@ class KvClientRoutingTest {
     private static byte[] key(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
+
+    @Test
+    void aRequestRefusedAsOverloadedIsSentOnceMoreToAnotherNode() throws Exception {
+        int[] ports = new int[2];
+        try (FakeNodes nodes = new FakeNodes(2, 8, request -> {
+            boolean first = request.localAddress().port() == ports[0];
+            if (first || request.getParam("id").startsWith("refused")) {
+                request.response().setStatusCode(503).putHeader("Retry-After", "0").end("overloaded, retry later");
+            } else {
+                request.response().setStatusCode(201).end();
+            }
+        })) {
+            for (int i = 0; i < 2; i++) {
+                String url = nodes.urls.get(i);
+                ports[i] = Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
+            }
+            try (KvClient client = KvClient.builder().seeds(nodes.urls).routing(KvClient.Routing.ROUND_ROBIN).build()) {
+                for (int i = 0; i < 4; i++) {
+                    client.blocking().put(key("k" + i), new byte[0]); // every one that went to node 0 went on to node 1
+                }
+                long refusedThenSent = nodes.received.stream().filter(r -> r.startsWith("0: ")).count();
+                assertTrue(refusedThenSent >= 1, "round robin sent some to the refusing node: " + nodes.received);
+                assertEquals(4 + refusedThenSent, nodes.received.size(), "one more request per refusal: " + nodes.received);
+
+                nodes.received.clear();
+                OverloadedException refused = assertThrows(OverloadedException.class,
+                        () -> client.blocking().put(key("refused"), new byte[0]));
+                assertEquals(2, nodes.received.size(), "one retry at most, on the other node: " + nodes.received);
+                assertTrue(nodes.received.stream().anyMatch(r -> r.startsWith("0: "))
+                        && nodes.received.stream().anyMatch(r -> r.startsWith("1: ")), nodes.received.toString());
+                assertEquals(Duration.ZERO, refused.retryAfter());
+            }
+        }
+    }
 }
