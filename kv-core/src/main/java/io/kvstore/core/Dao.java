@@ -1,7 +1,9 @@
 package io.kvstore.core;
 
+import io.kvstore.core.internal.util.SortedBatch;
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -28,6 +30,24 @@ public interface Dao extends Closeable {
 
     /** Stores {@code entry} (a value or a tombstone); see the class comment for which version wins. */
     void upsert(Entry entry) throws IOException;
+
+    /**
+     * Stores {@code entries}, given in strictly increasing key order, as a bulk load: each entry meets the
+     * versions the store holds as an {@link #upsert} of it would (the class comment), but an engine may
+     * write the batch as sorted tables straight into its levels, never through its write-ahead log or
+     * memtable, as RocksDB's external file ingestion does; the LSM engine does so under leveled
+     * compaction. Once it returns, the entries are visible and durable whatever the sync policy where
+     * the engine ingested them as tables, and as durable as its writes otherwise. This default upserts
+     * them one by one.
+     *
+     * @throws IllegalArgumentException if a key is not greater than the one before it; nothing is stored
+     */
+    default void ingest(List<Entry> entries) throws IOException {
+        SortedBatch.requireStrictlyIncreasing(entries);
+        for (Entry entry : entries) {
+            upsert(entry);
+        }
+    }
 
     /**
      * {@link #get} for a caller that must not block, such as an event loop: an engine answers on the

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -30,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Random operations against a {@link TreeMap} model: puts, deletes, stale and equal-timestamp writes,
+ * Random operations against a {@link TreeMap} model: puts, deletes, stale and equal-timestamp writes, ingested batches,
  * gets, ranges, flushes, compactions and reopens, with a tiny flush threshold so that hundreds of
  * tables, flushes and compactions happen.
  *
@@ -104,11 +105,33 @@ public abstract class DaoModelTest {
         int flushes = 0;
         int compactions = 0;
         int reopens = 0;
+        int ingests = 0;
         for (int op = 0; op < operations; op++) {
             int dice = random.nextInt(1000);
             byte[] key = keys[random.nextInt(keys.length)];
             if (random.nextInt(10) == 0) {
                 wallClock.addAndGet(random.nextInt(100));
+            }
+            if (random.nextInt(250) == 0) {
+                // A batch ingested: sorted keys, new versions, and stale ones (only over values, as below).
+                NavigableMap<byte[], Entry> batch = new TreeMap<>(Bytes.ORDER);
+                for (int n = 1 + random.nextInt(40); n > 0; n--) {
+                    byte[] k = keys[random.nextInt(keys.length)];
+                    Entry current = visible(model.get(k));
+                    boolean stale = random.nextInt(4) == 0 && current != null && !current.isTombstone()
+                            && current.timestamp() > 1;
+                    long ts = stale ? current.timestamp() - 1 : clock++;
+                    batch.put(k, random.nextInt(5) == 0 ? Entry.tombstone(k, ts) : Entry.value(k, randomValue(random), ts));
+                }
+                dao.ingest(new ArrayList<>(batch.values()));
+                for (Entry entry : batch.values()) {
+                    Entry current = model.get(entry.key());
+                    if (current == null || Entry.compareVersions(entry, current) >= 0) {
+                        model.put(entry.key(), entry);
+                    }
+                }
+                ingests++;
+                continue;
             }
             if (dice < 400) {
                 // One put in five expires within two seconds of the store's clock.
@@ -152,7 +175,7 @@ public abstract class DaoModelTest {
         }
         checkEverything(model);
         System.out.println(getClass().getSimpleName() + ": " + operations + " operations, " + flushes + " flushes, "
-                + compactions + " compactions, " + reopens + " reopens, " + model.size() + " keys in the model");
+                + compactions + " compactions, " + reopens + " reopens, " + ingests + " ingested batches, " + model.size() + " keys in the model");
     }
 
     private void apply(NavigableMap<byte[], Entry> model, Entry entry) throws IOException {

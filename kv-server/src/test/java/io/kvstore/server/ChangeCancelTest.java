@@ -26,7 +26,7 @@ class ChangeCancelTest {
     @Test
     void aCancelledDecommissionRollsBackAndLosesNothing() throws Exception {
         // Streams paced at 8 KB/s: the decommission is still streaming when it is cancelled.
-        try (MembershipNodes nodes = new MembershipNodes(dir, 3, 3, 2, b -> b.streamBytesPerSecond(8 << 10))) {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 3, 3, 2, b -> b.streamBatchBytes(256 << 10).streamBytesPerSecond(8 << 10))) {
             nodes.startSeeds();
             String value = "v".repeat(500);
             for (int i = 0; i < KEYS; i++) {

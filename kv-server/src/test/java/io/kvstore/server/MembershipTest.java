@@ -169,7 +169,7 @@ class MembershipTest {
 
     @Test
     void concurrentJoinsThroughDifferentMembersEndOnOneMapAndTheLoserIsToldWhy() throws Exception {
-        try (MembershipNodes nodes = new MembershipNodes(dir, 5, 3, 2, b -> b.streamBytesPerSecond(200_000)).startSeeds()) {
+        try (MembershipNodes nodes = new MembershipNodes(dir, 5, 3, 2, b -> b.streamBatchBytes(256 << 10).streamBytesPerSecond(200_000)).startSeeds()) {
             String value = "x".repeat(200);
             for (int i = 0; i < 3000; i++) {
                 nodes.send(i % 3, "PUT", "/v0/entity?id=k" + i + "&ack=2&from=2", value);
@@ -294,7 +294,7 @@ class MembershipTest {
     @Test
     void whileADeadNodeIsRemovedNoQuorumReadMissesAnAcknowledgedWrite() throws Exception {
         try (MembershipNodes nodes = new MembershipNodes(dir, 5, 5, 2,
-                b -> b.partitioner("modn").streamBytesPerSecond(20_000)).startSeeds()) {
+                b -> b.partitioner("modn").streamBatchBytes(256 << 10).streamBytesPerSecond(20_000)).startSeeds()) {
             String value = "v".repeat(300);
             int keys = 600;
             for (int i = 0; i < keys; i++) {

@@ -193,6 +193,38 @@ class RepairRoutesTest {
     }
 
     @Test
+    void ingestedBatchesFollowTheNewestWinsRuleAndOnesOutOfKeyOrderStoreNothing() throws Exception {
+        String ingest = RepairProtocol.APPLY + "?" + RepairProtocol.INGEST + "=true";
+        byte[] k = "k".getBytes(StandardCharsets.UTF_8);
+        assertEquals(204, send("POST", RepairProtocol.APPLY,
+                RepairProtocol.entries(List.of(Entry.value(k, "new".getBytes(StandardCharsets.UTF_8), 2000L << 16))).getBytes())
+                .statusCode());
+        List<Entry> sorted = List.of(Entry.value("i1".getBytes(StandardCharsets.UTF_8), "v1".getBytes(StandardCharsets.UTF_8), 1000L << 16),
+                Entry.value("i2".getBytes(StandardCharsets.UTF_8), "v2".getBytes(StandardCharsets.UTF_8), 1000L << 16),
+                Entry.value(k, "old".getBytes(StandardCharsets.UTF_8), 1000L << 16));
+        assertEquals(204, send("POST", ingest, RepairProtocol.entries(sorted).getBytes()).statusCode());
+        String local = cluster.localRange(0);
+        assertTrue(local.contains("i1\nv1") && local.contains("i2\nv2"), local);
+        assertTrue(local.contains("k\nnew") && !local.contains("k\nold"), "an older ingested entry does not replace a newer one");
+
+        List<Entry> unsorted = List.of(Entry.value("o2".getBytes(StandardCharsets.UTF_8), new byte[1], 3000L << 16),
+                Entry.value("o1".getBytes(StandardCharsets.UTF_8), new byte[1], 3000L << 16));
+        HttpResponse<byte[]> refused = send("POST", ingest, RepairProtocol.entries(unsorted).getBytes());
+        assertEquals(400, refused.statusCode());
+        assertTrue(text(refused).contains("strictly increasing key order"), text(refused));
+        HttpResponse<byte[]> badFlag = send("POST", RepairProtocol.APPLY + "?" + RepairProtocol.INGEST + "=yes",
+                RepairProtocol.entries(sorted).getBytes());
+        assertEquals(400, badFlag.statusCode());
+        assertTrue(text(badFlag).contains("ingest must be true or false"), text(badFlag));
+        List<Entry> future = List.of(Entry.value("f".getBytes(StandardCharsets.UTF_8), new byte[1],
+                (System.currentTimeMillis() + 3_600_000) << 16));
+        assertEquals(400, send("POST", ingest, RepairProtocol.entries(future).getBytes()).statusCode(),
+                "an entry from the future, as apply refuses it");
+        String after = cluster.localRange(0);
+        assertTrue(!after.contains("o1\n") && !after.contains("o2\n") && !after.contains("f\n"), "nothing of a refused batch: " + after);
+    }
+
+    @Test
     void adminRepairIsPostOrGetAndAnswers503NamingAPeerItCannotReach() throws Exception {
         HttpResponse<byte[]> put = send("PUT", Routes.ADMIN_REPAIR, new byte[0]);
         assertEquals(405, put.statusCode());

@@ -5,6 +5,7 @@ import static io.kvstore.server.config.NetworkOptions.require;
 import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.cluster.internal.TokenAllocator;
+import io.kvstore.cluster.internal.membership.KeyStreamer;
 import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.cluster.membership.RingTokens;
 import io.kvstore.core.DaoOptions;
@@ -116,6 +117,7 @@ public final class KvServerConfig {
     private final long repairScanBytesPerSecond;
     private final String join;
     private final long streamBytesPerSecond;
+    private final int streamBatchBytes;
     private final BackgroundBudgetMode backgroundBudget;
     private final long backgroundBudgetMinBytesPerSecond;
     private final Duration streamUnreachableTimeout;
@@ -145,6 +147,7 @@ public final class KvServerConfig {
         this.repairScanBytesPerSecond = b.repairScanBytesPerSecond;
         this.join = b.join;
         this.streamBytesPerSecond = b.streamBytesPerSecond;
+        this.streamBatchBytes = b.streamBatchBytes;
         this.streamUnreachableTimeout = b.streamUnreachableTimeout;
         this.partitionerGiven = b.partitionerGiven;
         this.virtualNodesGiven = b.virtualNodesGiven;
@@ -262,6 +265,14 @@ public final class KvServerConfig {
     }
 
     /**
+     * Bytes of entries a stream gathers for a node before it sends them (default and most 4 MiB): a node
+     * that gains keys writes each batch as a table, and the stream keeps its checkpoint after each round.
+     */
+    public int streamBatchBytes() {
+        return streamBatchBytes;
+    }
+
+    /**
      * How the node sets the one budget its compactions, streams, hint replay and repair scans share:
      * {@link BackgroundBudgetMode#ADAPTIVE} (the default) from what the requests leave, never above each
      * kind's own rate; {@link BackgroundBudgetMode#FIXED}, each at its own rate (docs/TUNING.md,
@@ -355,6 +366,7 @@ public final class KvServerConfig {
         private long repairScanBytesPerSecond = DEFAULT_REPAIR_SCAN_BYTES_PER_SECOND;
         private String join;
         private long streamBytesPerSecond = DEFAULT_STREAM_BYTES_PER_SECOND;
+        private int streamBatchBytes = KeyStreamer.MAX_BATCH_BYTES;
         private Duration streamUnreachableTimeout = Duration.ofSeconds(DEFAULT_STREAM_UNREACHABLE_SECONDS);
         private boolean partitionerGiven;
         private boolean virtualNodesGiven;
@@ -471,6 +483,12 @@ public final class KvServerConfig {
             return this;
         }
 
+        /** See {@link KvServerConfig#streamBatchBytes()}. */
+        public Builder streamBatchBytes(int bytes) {
+            this.streamBatchBytes = bytes;
+            return this;
+        }
+
         /** See {@link KvServerConfig#streamBytesPerSecond()}. */
         public Builder streamBytesPerSecond(long bytesPerSecond) {
             this.streamBytesPerSecond = bytesPerSecond;
@@ -534,6 +552,9 @@ public final class KvServerConfig {
             require(ringTokens() == RingTokens.RANDOM || isRing(),
                     "--ring-tokens allocated needs the ring partitioner, not " + partitioner);
             require(streamBytesPerSecond >= 1, "stream bytes per second must be >= 1, got " + streamBytesPerSecond);
+            require(streamBatchBytes >= KeyStreamer.MIN_BATCH_BYTES && streamBatchBytes <= KeyStreamer.MAX_BATCH_BYTES,
+                    "stream batch bytes must be in [" + KeyStreamer.MIN_BATCH_BYTES + ", " + KeyStreamer.MAX_BATCH_BYTES
+                            + "], got " + streamBatchBytes);
             require(!streamUnreachableTimeout.isNegative() && !streamUnreachableTimeout.isZero(),
                     "stream unreachable timeout must be positive");
             require(!antiEntropyInterval.isNegative(), "anti-entropy interval must be >= 0, got " + antiEntropyInterval);

@@ -5,6 +5,7 @@ import io.kvstore.cluster.Partitioners;
 import io.kvstore.cluster.ReadRepair;
 import io.kvstore.cluster.ReplicationOptions;
 import io.kvstore.cluster.internal.TokenAllocator;
+import io.kvstore.cluster.internal.membership.KeyStreamer;
 import io.kvstore.cluster.membership.RingTokens;
 import io.kvstore.core.BackgroundPriority;
 import io.kvstore.core.CompactionStyle;
@@ -290,6 +291,13 @@ public final class ServerCommand {
             description = "pace of the scans that stream keys to the nodes that gain them when the cluster grows or shrinks")
     void streamBytesPerSecond(long bytes) {
         config.streamBytesPerSecond(bytes);
+    }
+
+    @Option(names = "--stream-batch-bytes", paramLabel = "N", defaultValue = "" + KeyStreamer.MAX_BATCH_BYTES,
+            description = "bytes of entries a stream gathers for a node before it sends them (65536 to 4194304); "
+                    + "the node that gains them writes each batch as a table")
+    void streamBatchBytes(int bytes) {
+        config.streamBatchBytes(bytes);
     }
 
     @Option(names = "--event-loops", paramLabel = "N", description = "HTTP event loops (default: one per core)")

@@ -83,11 +83,27 @@ public final class RepairHandler {
                 break;
             }
             case RepairProtocol.APPLY:
-                withBody(request, "entry list", body -> responder.apply(body.entries()).thenApply(done -> null));
+                if (ingest(query)) {
+                    withBody(request, "entry list", body -> responder.ingest(body.entries()).thenApply(done -> null));
+                } else {
+                    withBody(request, "entry list", body -> responder.apply(body.entries()).thenApply(done -> null));
+                }
                 break;
             default:
                 Responses.send(request, 400, "unknown path " + path);
         }
+    }
+
+    /** Whether an apply asks to ingest: {@code ingest=true}; any other value of it is a bad request. */
+    private static boolean ingest(String query) {
+        String value = QueryParameters.text(query, RepairProtocol.INGEST);
+        if (value == null || value.equals("false")) {
+            return false;
+        }
+        if (value.equals("true")) {
+            return true;
+        }
+        throw new IllegalArgumentException(RepairProtocol.INGEST + " must be true or false, not '" + value + "'");
     }
 
     private void tree(HttpServerRequest request, HttpMethod method) {

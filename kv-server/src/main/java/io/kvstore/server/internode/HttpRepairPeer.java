@@ -111,6 +111,15 @@ public final class HttpRepairPeer implements RepairPeer {
                 .toCompletionStage();
     }
 
+    /**
+     * Sends {@code entries}, in strictly increasing key order, for the node to store as a bulk load
+     * ({@code apply?ingest=true}); completes once it stored them.
+     */
+    public CompletionStage<Void> ingest(List<Entry> entries) {
+        return send(HttpMethod.POST, RepairProtocol.APPLY + '?' + RepairProtocol.INGEST + "=true",
+                RepairProtocol.entries(entries), 204, body -> (Void) null).toCompletionStage();
+    }
+
     @Override
     public CompletionStage<Void> closeTree(long tree) {
         String uri = RepairProtocol.TREE + '?' + RepairProtocol.TREE_ID + '=' + tree;

@@ -29,6 +29,8 @@ import io.kvstore.core.Dao;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.Engine;
 import io.kvstore.core.Entry;
+import io.kvstore.core.background.BackgroundBudget;
+import io.kvstore.core.background.BackgroundWork;
 import io.kvstore.core.background.BudgetLane;
 import io.kvstore.server.config.KvServerConfig;
 import io.kvstore.server.internode.BatchCounters;
@@ -552,12 +554,10 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
             }
             return CompletableFuture.supplyAsync(() -> {
                 try {
-                    BudgetLane lane = streamLane;
-                    KeyStreamer keys = lane == null
-                            ? new KeyStreamer(dao, movement, config.self(), this::sendBatch, config.storeOptions().storage(),
-                                    config.dataDirectory(), config.streamBytesPerSecond())
-                            : new KeyStreamer(dao, movement, config.self(), this::sendBatch, config.storeOptions().storage(),
-                                    config.dataDirectory(), lane);
+                    BudgetLane lane = streamLane != null ? streamLane
+                            : BackgroundBudget.fixed().lane(BackgroundWork.STREAM, config.streamBytesPerSecond());
+                    KeyStreamer keys = new KeyStreamer(dao, movement, config.self(), this::sendBatch,
+                            config.storeOptions().storage(), config.dataDirectory(), lane, config.streamBatchBytes());
                     long sent = keys.run();
                     LOG.info("node {} streamed {} entries for the change of epoch {} (stream {})", config.self(), sent,
                             movement.id(), name);
@@ -576,7 +576,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
     }
 
     private CompletableFuture<Void> sendBatch(String node, List<io.kvstore.core.Entry> entries) {
-        return new HttpRepairPeer(client, node, STREAM_BATCH_TIMEOUT_MILLIS, config.network().maxKeyBytes()).apply(entries)
+        return new HttpRepairPeer(client, node, STREAM_BATCH_TIMEOUT_MILLIS, config.network().maxKeyBytes()).ingest(entries)
                 .toCompletableFuture();
     }
 

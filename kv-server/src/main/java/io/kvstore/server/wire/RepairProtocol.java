@@ -26,7 +26,7 @@ import java.util.List;
  * POST   /internal/v0/repair/versions?tree=ID&amp;max=N[&amp;after=K][&amp;upTo=K]   body: segment bit set
  *                                                -> 200, byte complete, [int n, through], int count, version*
  * POST   /internal/v0/repair/entries?maxBytes=N   body: int count, key*         -> 200, int keysRead, int count, entry*
- * POST   /internal/v0/repair/apply            body: int count, entry*          -> 204
+ * POST   /internal/v0/repair/apply[?ingest=true]   body: int count, entry*     -> 204
  *
  * key     = int length, bytes               (after, upTo, from, to: base64url in the query)
  * version = key, long timestamp, byte tombstone, long value hash (0 for a tombstone)
@@ -54,6 +54,8 @@ public final class RepairProtocol {
     public static final String VERSIONS = Routes.REPAIR_PREFIX + "versions";
     public static final String ENTRIES = Routes.REPAIR_PREFIX + "entries";
     public static final String APPLY = Routes.REPAIR_PREFIX + "apply";
+    /** On apply: the entries are in strictly increasing key order and the store may ingest them as tables. */
+    public static final String INGEST = "ingest";
     public static final String PARTNER = "partner";
     public static final String REPLICATION_FACTOR = "rf";
     public static final String DEPTH = "depth";

@@ -1,5 +1,6 @@
 package io.kvstore.cluster.internal.membership;
 
+import io.kvstore.cluster.internal.repair.RepairExchange;
 import io.kvstore.core.AtomicFile;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
@@ -26,7 +27,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Streams this node's share of a {@link KeyMovement}: one throttled scan of the whole store in key
- * order, each entry (value or tombstone, with its timestamp) batched for the nodes that gain it. After
+ * order, each entry (value or tombstone, with its timestamp) batched for the nodes that gain it; a batch
+ * holds keys in increasing order, which a receiver may ingest as a table. One round of batches is in
+ * flight while the scan gathers the next. After
  * every round of batches the receivers acknowledged, the last key scanned is kept in a checkpoint file,
  * so a stream broken by a crash of either side resumes after it instead of from the start; a finished
  * stream is marked so, and running it again does nothing. Each plan of a change (the first and each
@@ -34,8 +37,16 @@ import org.slf4j.LoggerFactory;
  * {@link KeyMovement#streamName()}. Blocking: run it on a thread of its own.
  */
 public final class KeyStreamer {
-    /** Bytes of entries gathered for one node before a round of batches is sent. */
-    static final int BATCH_BYTES = 256 << 10;
+    /**
+     * The most bytes of entries gathered for one node before a round of batches is sent, and the default:
+     * as many as a repair apply takes, since a receiver that ingests writes each batch as a table, and small
+     * tables by the thousand would cost it an fsync each and a manifest that grows with every one.
+     */
+    public static final int MAX_BATCH_BYTES = (int) RepairExchange.BYTES_PER_BATCH;
+    /** The fewest bytes of entries a batch may be set to gather. */
+    public static final int MIN_BATCH_BYTES = 64 << 10;
+    /** Bytes scanned between two calls on the budget lane, which costs too much to call per entry. */
+    static final int PACE_BYTES = 64 << 10;
     private static final String DONE = "done";
     private static final Logger LOG = LoggerFactory.getLogger(KeyStreamer.class);
 
@@ -46,6 +57,7 @@ public final class KeyStreamer {
     private final Storage storage;
     private final Path directory;
     private final BudgetLane lane;
+    private final int batchBytes;
 
     /**
      * @param sink      sends a batch of entries to a node; completes once the node stored them
@@ -70,6 +82,23 @@ public final class KeyStreamer {
     public KeyStreamer(Dao dao, KeyMovement movement, String self,
                        BiFunction<String, List<Entry>, CompletionStage<Void>> sink, Storage storage, Path directory,
                        BudgetLane lane) {
+        this(dao, movement, self, sink, storage, directory, lane, MAX_BATCH_BYTES);
+    }
+
+    /**
+     * A streamer that scans at {@code lane}'s pace and sends a round of batches once one node's holds
+     * {@code batchBytes} of entries, or all of them together twice that.
+     *
+     * @throws IllegalArgumentException if {@code batchBytes} is outside [{@link #MIN_BATCH_BYTES}, {@link #MAX_BATCH_BYTES}]
+     */
+    public KeyStreamer(Dao dao, KeyMovement movement, String self,
+                       BiFunction<String, List<Entry>, CompletionStage<Void>> sink, Storage storage, Path directory,
+                       BudgetLane lane, int batchBytes) {
+        if (batchBytes < MIN_BATCH_BYTES || batchBytes > MAX_BATCH_BYTES) {
+            throw new IllegalArgumentException("stream batch bytes must be in [" + MIN_BATCH_BYTES + ", "
+                    + MAX_BATCH_BYTES + "], got " + batchBytes);
+        }
+        this.batchBytes = batchBytes;
         this.dao = dao;
         this.movement = movement;
         this.self = self;
@@ -119,6 +148,10 @@ public final class KeyStreamer {
         long storeBytes = Math.max(0, dao.properties().tableBytes());
         AtomicLong scanned = new AtomicLong();
         lane.backlog(() -> Math.max(0, storeBytes - scanned.get()));
+        // One round of batches in flight while the scan gathers the next; its last key is kept once it is acknowledged.
+        Round inFlight = null;
+        long unpaid = 0;
+        long roundBytes = 0;
         try (CloseableIterator<Entry> scan = dao.scan(after, null)) {
             while (scan.hasNext()) {
                 Entry entry = scan.next();
@@ -126,7 +159,11 @@ public final class KeyStreamer {
                     continue;
                 }
                 long size = entry.key().length + (entry.isTombstone() ? 0 : entry.value().length) + 16L;
-                lane.acquire(size);
+                unpaid += size;
+                if (unpaid >= PACE_BYTES) {
+                    lane.acquire(unpaid);
+                    unpaid = 0;
+                }
                 scanned.addAndGet(size);
                 lastKey = entry.key();
                 int n = movement.targets(entry.key(), selfIndex, out, scratchB, scratchA);
@@ -134,23 +171,32 @@ public final class KeyStreamer {
                 for (int i = 0; i < n; i++) {
                     batches.get(out[i]).add(entry);
                     batchBytes[out[i]] += size;
-                    full |= batchBytes[out[i]] >= BATCH_BYTES;
+                    roundBytes += size;
+                    full |= batchBytes[out[i]] >= this.batchBytes || roundBytes >= 2L * this.batchBytes;
                     sent++;
                 }
                 if (full) {
-                    send(targets, batches, batchBytes);
-                    keep(checkpoint, Base64.getEncoder().encodeToString(lastKey));
+                    finish(inFlight, checkpoint);
+                    inFlight = send(targets, batches, batchBytes, lastKey);
+                    roundBytes = 0;
                 }
             }
+            lane.acquire(unpaid);
         } finally {
             lane.backlog(() -> 0);
         }
-        send(targets, batches, batchBytes);
+        finish(inFlight, checkpoint);
+        finish(send(targets, batches, batchBytes, lastKey), null);
         keep(checkpoint, DONE);
         return sent;
     }
 
-    private void send(List<String> targets, List<List<Entry>> batches, long[] batchBytes) throws IOException {
+    /** Batches sent to nodes, and the last key scanned when they were. */
+    private record Round(List<CompletableFuture<Void>> pending, List<String> nodes, byte[] lastKey) {
+    }
+
+    /** Sends the batches gathered (and clears them) without waiting for the nodes' answers. */
+    private Round send(List<String> targets, List<List<Entry>> batches, long[] batchBytes, byte[] lastKey) {
         List<CompletableFuture<Void>> pending = new ArrayList<>();
         List<String> nodes = new ArrayList<>();
         for (int i = 0; i < targets.size(); i++) {
@@ -161,15 +207,30 @@ public final class KeyStreamer {
                 batchBytes[i] = 0;
             }
         }
-        for (int i = 0; i < pending.size(); i++) {
+        return new Round(pending, nodes, lastKey);
+    }
+
+    /**
+     * Waits until every node took its batch of {@code round} (none if null), then keeps its last key in
+     * {@code checkpoint} (unless null): a resumed stream starts after it.
+     */
+    private static void finish(Round round, AtomicFile checkpoint) throws IOException {
+        if (round == null) {
+            return;
+        }
+        for (int i = 0; i < round.pending().size(); i++) {
             try {
-                pending.get(i).get();
+                round.pending().get(i).get();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IOException("interrupted while streaming to " + nodes.get(i), e);
+                throw new IOException("interrupted while streaming to " + round.nodes().get(i), e);
             } catch (ExecutionException | CompletionException e) {
-                throw new IOException("node " + nodes.get(i) + " did not take a stream batch: " + e.getCause(), e.getCause());
+                throw new IOException("node " + round.nodes().get(i) + " did not take a stream batch: " + e.getCause(),
+                        e.getCause());
             }
+        }
+        if (checkpoint != null && round.lastKey() != null) {
+            keep(checkpoint, Base64.getEncoder().encodeToString(round.lastKey()));
         }
     }
 

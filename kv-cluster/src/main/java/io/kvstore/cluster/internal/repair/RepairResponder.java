@@ -11,6 +11,7 @@ import io.kvstore.core.QuarantinedInterval;
 import io.kvstore.core.background.BackgroundBudget;
 import io.kvstore.core.background.BackgroundWork;
 import io.kvstore.core.background.BudgetLane;
+import io.kvstore.core.internal.util.SortedBatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -283,6 +284,21 @@ public final class RepairResponder implements RepairPeer {
 
     @Override
     public CompletionStage<Void> apply(List<Entry> entries) {
+        return store(entries, false);
+    }
+
+    /**
+     * {@link #apply} for a batch in strictly increasing key order, stored as a bulk load ({@link Dao#ingest}):
+     * a stream of keys a node gains, which the store may write as tables straight into its levels.
+     *
+     * @throws IllegalArgumentException at once, before anything is stored, if the keys are out of order
+     */
+    public CompletionStage<Void> ingest(List<Entry> entries) {
+        SortedBatch.requireStrictlyIncreasing(entries);
+        return store(entries, true);
+    }
+
+    private CompletionStage<Void> store(List<Entry> entries, boolean ingest) {
         // As a replicated write is: an entry from the future would pin its key and drag the clock along.
         for (Entry entry : entries) {
             if (!clock.accepts(entry.timestamp())) {
@@ -295,6 +311,17 @@ public final class RepairResponder implements RepairPeer {
         return CompletableFuture.runAsync(() -> {
             for (Entry entry : entries) {
                 clock.observe(entry.timestamp());
+            }
+            if (ingest) {
+                try {
+                    dao.ingest(entries);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("ingesting a batch of " + entries.size() + " entries on " + self
+                            + " failed", e);
+                }
+                return;
+            }
+            for (Entry entry : entries) {
                 try {
                     dao.upsert(entry);
                 } catch (IOException e) {

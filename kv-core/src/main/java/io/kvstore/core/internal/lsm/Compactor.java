@@ -65,6 +65,9 @@ final class Compactor {
     /** Whether a compaction waiting for space is due to be tried again, so that there is at most one. */
     private final AtomicBoolean spaceRetryArmed = new AtomicBoolean();
 
+    /** The compaction running now, or null; written on the compaction thread only. */
+    private volatile Compaction running;
+
     /** Quarantines the table a failed compaction names as damaged; whether it did. */
     private final Predicate<IOException> tableFailed;
 
@@ -163,6 +166,11 @@ final class Compactor {
         thread.shutdownAndWait();
     }
 
+    /** The compaction running now, or null if none is. */
+    Compaction running() {
+        return running;
+    }
+
     /** Bytes written by compactions since opening. */
     long compactedBytes() {
         return stats.compactedBytes();
@@ -236,6 +244,10 @@ final class Compactor {
         } catch (CancellationException e) {
             LOG.debug("Compaction in {} cancelled by close", dir);
         } catch (IOException | RuntimeException e) {
+            if (state.isClosed()) {
+                LOG.debug("Compaction in {} stopped by close: {}", dir, e.toString());
+                return;
+            }
             // A failed write has stopped writes (see compact); otherwise reads and writes go on, and
             // tables pile up until the cause is fixed and the store reopened.
             LOG.error("Background compaction failed in {}", dir, e);
@@ -345,6 +357,7 @@ final class Compactor {
             inputBytes += table.fileSize();
         }
         String what = "compaction of " + job.inputs().length + " tables into level " + job.outputLevel();
+        running = job;
         try (SpaceLedger.Reservation reserved = state.space().reserveForCompaction(inputBytes, what)) {
             return compactReserved(job, afterMerge, kept);
         } catch (IOException e) {
@@ -358,6 +371,8 @@ final class Compactor {
                 versions.wakeWaiters();
             }
             throw full;
+        } finally {
+            running = null;
         }
     }
 
@@ -436,6 +451,14 @@ final class Compactor {
                 Version current = versions.current();
                 long shadowedBelow = job.outputLevel() == 0 ? Compaction.minTimestampNewerThan(current, inputs[0])
                         : Compaction.minTimestampOutside(current, inputs);
+                if (job.outputLevel() > 0 && outputs.length > 0 && current.levelMeets(job.outputLevel(),
+                        outputs[0].firstKey(), outputs[outputs.length - 1].lastKey(), inputs)) {
+                    // An ingestion placed a table in the output's key range since the merge was planned.
+                    LOG.debug("Compaction of {} tables of {} discarded: a table was ingested into level {} meanwhile",
+                            inputs.length, dir, job.outputLevel());
+                    discardAll(outputs);
+                    return false;
+                }
                 if (droppedTombstones && newestDropped >= shadowedBelow) {
                     LOG.info("Compaction of {} tables of {} discarded: a write older than a tombstone it left out "
                             + "arrived during the merge", inputs.length, dir);

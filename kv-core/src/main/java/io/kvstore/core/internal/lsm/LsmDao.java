@@ -19,6 +19,7 @@ import io.kvstore.core.UnavailableIntervalException;
 import io.kvstore.core.internal.table.BlockCache;
 import io.kvstore.core.internal.table.SsTable;
 import io.kvstore.core.internal.util.MergeIterator;
+import io.kvstore.core.internal.util.SortedBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,6 +80,8 @@ public final class LsmDao implements Dao {
     private final FreeSpaceFloor floor;
     private final Quarantine quarantine;
     private final Scrubber scrubber;
+    /** Null under size-tiered compaction, which ingests through writes. */
+    private final Ingestion ingestion;
     /** The disk error that stopped the store under {@link DiskFailurePolicy#STOP}, or null. */
     private volatile IOException stoppedBy;
     private final AtomicBoolean closeStarted = new AtomicBoolean();
@@ -98,6 +101,8 @@ public final class LsmDao implements Dao {
                 recovered.lastSequence());
         this.quarantine = quarantine;
         this.compactor = new Compactor(options, versions, blocks, state, stats, writes, e -> tableFailed(e) != null);
+        this.ingestion = options.compactionStyle() == CompactionStyle.LEVELED
+                ? new Ingestion(options, versions, blocks, state, compactor::running) : null;
         this.scrubber = new Scrubber(options, versions, state, (table, damage) -> tableFailed(damage));
         this.residency = new ResidencyPolicy(() -> versions.current().tables);
         this.floor = new FreeSpaceFloor(options.storage(), dir, options.minFreeBytes(), state);
@@ -215,6 +220,35 @@ public final class LsmDao implements Dao {
         } catch (IOException e) {
             throw writeFailed(e);
         }
+    }
+
+    /**
+     * Under leveled compaction, writes {@code entries} as tables placed straight into the levels (see
+     * {@link Ingestion}), forced to the disk with the manifest that lists them before it returns; under
+     * size-tiered compaction, upserts them.
+     */
+    @Override
+    public void ingest(List<Entry> entries) throws IOException {
+        SortedBatch.requireStrictlyIncreasing(entries);
+        if (ingestion == null) {
+            Dao.super.ingest(entries);
+            return;
+        }
+        for (Entry entry : entries) {
+            checkSizes(entry);
+        }
+        if (entries.isEmpty()) {
+            return;
+        }
+        state.ensureOpen();
+        ensureServing();
+        floor.check();
+        try {
+            ingestion.ingest(entries);
+        } catch (IOException e) {
+            throw writeFailed(e);
+        }
+        scheduleCompaction();
     }
 
     /** {@code e}, which failed a write; under {@link DiskFailurePolicy#STOP} a disk error stops the store first. */

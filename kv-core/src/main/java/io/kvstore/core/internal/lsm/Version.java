@@ -192,8 +192,8 @@ final class Version {
     }
 
     /**
-     * {@code inputs} (live tables of any levels) replaced by {@code outputs} at {@code level}, which is 1
-     * or deeper: level 0 keeps its order, and each deeper level is listed in key order.
+     * {@code inputs} (live tables of any levels) replaced by {@code outputs} at {@code level}: level 0 keeps
+     * its order (outputs at level 0 become its oldest tables), and each deeper level is listed in key order.
      */
     Version withLeveled(SsTable[] inputs, SsTable[] outputs, int level) {
         List<SsTable> keptTables = new ArrayList<>();
@@ -249,6 +249,39 @@ final class Version {
             h[i] = keptInherited.get(order[i]);
         }
         return new Version(active, frozen, t, l, h);
+    }
+
+    /**
+     * {@code ingested} (new tables in key order, not overlapping one another) added at {@code level}: at 1
+     * or deeper in key order, which the caller has checked they fit; at 0 as its oldest tables.
+     */
+    Version withIngested(SsTable[] ingested, int level) {
+        return withLeveled(new SsTable[0], ingested, level);
+    }
+
+    /** Whether a table at {@code level} (1 or deeper) has a key range meeting {@code [first, last]}. */
+    boolean levelMeets(int level, byte[] first, byte[] last) {
+        return levelMeets(level, first, last, new SsTable[0]);
+    }
+
+    /** {@link #levelMeets(int, byte[], byte[])} for the tables other than {@code except}. */
+    boolean levelMeets(int level, byte[] first, byte[] last, SsTable[] except) {
+        for (int i = 0; i < tables.length; i++) {
+            if (levels[i] == level && Arrays.compareUnsigned(tables[i].firstKey(), last) <= 0
+                    && Arrays.compareUnsigned(tables[i].lastKey(), first) >= 0 && !isOneOf(tables[i], except)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isOneOf(SsTable table, SsTable[] tables) {
+        for (SsTable t : tables) {
+            if (t == table) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The deepest level holding a table, 0 if none. */
