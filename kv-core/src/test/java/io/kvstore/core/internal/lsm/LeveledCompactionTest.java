@@ -41,7 +41,7 @@ class LeveledCompactionTest {
     }
 
     /** Within each level of 1 or deeper, tables are in key order and do not overlap. */
-    private static void assertLevelsDoNotOverlap(LsmDao dao) {
+    static void assertLevelsDoNotOverlap(LsmDao dao) {
         SsTable[] tables = dao.liveTables();
         int[] levels = dao.liveLevels();
         for (int i = 1; i < tables.length; i++) {

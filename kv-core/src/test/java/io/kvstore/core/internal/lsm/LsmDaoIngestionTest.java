@@ -5,7 +5,6 @@ import io.kvstore.core.Compression;
 import io.kvstore.core.DaoOptions;
 import io.kvstore.core.DaoProperties;
 import io.kvstore.core.Entry;
-import io.kvstore.core.internal.table.SsTable;
 import io.kvstore.core.testing.Seeds;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -74,7 +73,7 @@ class LsmDaoIngestionTest {
             int[] levels = dao.liveLevels();
             assertTrue(Arrays.stream(levels).anyMatch(level -> level == last - 1), Arrays.toString(levels));
             assertEquals(0, Arrays.stream(levels).filter(level -> level < last - 1).count(), Arrays.toString(levels));
-            assertLevelsDoNotOverlap(dao);
+            LeveledCompactionTest.assertLevelsDoNotOverlap(dao);
             for (int i = 0; i < 1000; i++) {
                 assertNotNull(dao.get(key(i)), "key " + i);
             }
@@ -135,7 +134,7 @@ class LsmDaoIngestionTest {
                 f.get(2, TimeUnit.MINUTES);
             }
             dao.awaitCompactions();
-            assertLevelsDoNotOverlap(dao);
+            LeveledCompactionTest.assertLevelsDoNotOverlap(dao);
             for (Map.Entry<Integer, Entry> e : newest.entrySet()) {
                 Entry actual = dao.get(key(e.getKey()));
                 Entry expected = e.getValue();
@@ -162,18 +161,6 @@ class LsmDaoIngestionTest {
                 }
             }
             return bytes;
-        }
-    }
-
-    private static void assertLevelsDoNotOverlap(LsmDao dao) {
-        SsTable[] tables = dao.liveTables();
-        int[] levels = dao.liveLevels();
-        for (int i = 1; i < tables.length; i++) {
-            assertTrue(levels[i] >= levels[i - 1], "levels in order: " + Arrays.toString(levels));
-            if (levels[i] == levels[i - 1] && levels[i] > 0) {
-                assertTrue(Arrays.compareUnsigned(tables[i - 1].lastKey(), tables[i].firstKey()) < 0,
-                        "overlap at level " + levels[i] + ": " + tables[i - 1] + " and " + tables[i]);
-            }
         }
     }
 }
