@@ -1,5 +1,6 @@
 package io.kvstore.cluster;
 
+import io.kvstore.cluster.internal.ArcPlacement;
 import io.kvstore.cluster.internal.TokenAllocator;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -22,7 +23,7 @@ import java.util.List;
  * (the classic Dynamo "preference list"). When a node joins or leaves, only the keys next to its
  * tokens change owner: about {@code 1/(n+1)} of them.
  */
-final class RingPartitioner extends AbstractPartitioner {
+final class RingPartitioner extends AbstractPartitioner implements ArcPlacement {
     /** Past this many tokens the ring stops fitting comfortably in cache (and memory). */
     static final int MAX_TOKENS = Partitioners.MAX_RING_TOKENS;
     /** Caps the range table at 4 MiB. */
@@ -148,7 +149,26 @@ final class RingPartitioner extends AbstractPartitioner {
 
     @Override
     void fillReplicas(byte[] key, int count, int[] out) {
-        int position = firstTokenAtOrAfter(KeyHash.hash64(key));
+        fillReplicasOfHash(KeyHash.hash64(key), count, out);
+    }
+
+    @Override
+    public long[] tokens() {
+        return tokens.clone();
+    }
+
+    @Override
+    public int[] replicasOfHash(long hash, int count, int[] out) {
+        if (count < 1 || count > size || out.length < count) {
+            throw new IllegalArgumentException("ring partitioner: cannot place " + count + " replicas of " + size
+                    + " nodes into an array of " + out.length);
+        }
+        fillReplicasOfHash(hash, count, out);
+        return out;
+    }
+
+    private void fillReplicasOfHash(long hash, int count, int[] out) {
+        int position = firstTokenAtOrAfter(hash);
         int filled = 0;
         for (int step = 0; step < tokens.length && filled < count; step++) {
             if (filled == size - 1) {

@@ -1,6 +1,7 @@
 package io.kvstore.cluster.internal.membership;
 
 import io.kvstore.cluster.Partitioner;
+import io.kvstore.cluster.internal.ArcPlacement;
 import io.kvstore.cluster.membership.ClusterMap;
 import io.kvstore.cluster.membership.NodeState;
 import java.util.ArrayList;
@@ -223,11 +224,47 @@ public final class KeyMovement {
             return 0;
         }
         int[] was = beforePlacement.replicas(key, beforeCount, scratchB);
-        int selfAt = positionOf(was, beforeCount, self);
-        if (selfAt < 0) {
+        if (positionOf(was, beforeCount, self) < 0) {
             return 0;
         }
-        int[] will = afterPlacement.replicas(key, afterCount, scratchA);
+        return targetsOf(was, afterPlacement.replicas(key, afterCount, scratchA), self, out);
+    }
+
+    /**
+     * Whether {@code self} (an index among the before owners) may have anything to send under this plan:
+     * false only when the placements before and after are both {@link ArcPlacement}s (the ring) and no arc
+     * of the hash space has {@code self} send its keys anywhere, so that its stream need not read its store.
+     */
+    public boolean maySend(int self) {
+        if (self < 0 || dead[self] || failed[self]) {
+            return false;
+        }
+        if (!(beforePlacement instanceof ArcPlacement ringBefore) || !(afterPlacement instanceof ArcPlacement ringAfter)) {
+            return true;
+        }
+        long[] beforeTokens = ringBefore.tokens();
+        long[] afterTokens = ringAfter.tokens();
+        long[] arcs = new long[beforeTokens.length + afterTokens.length];
+        System.arraycopy(beforeTokens, 0, arcs, 0, beforeTokens.length);
+        System.arraycopy(afterTokens, 0, arcs, beforeTokens.length, afterTokens.length);
+        // Between two consecutive tokens of either ring both placements are constant: each token stands
+        // for the arc that ends at it (the first also for the arc past the last, which wraps to it).
+        int[] replicasBefore = new int[beforeCount];
+        int[] replicasAfter = new int[afterCount];
+        int[] out = new int[afterCount];
+        for (long token : arcs) {
+            ringBefore.replicasOfHash(token, beforeCount, replicasBefore);
+            if (positionOf(replicasBefore, beforeCount, self) >= 0
+                    && targetsOf(replicasBefore, ringAfter.replicasOfHash(token, afterCount, replicasAfter), self, out) > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@link #targets} of a key whose replicas are {@code was} before the change and {@code will} after it. */
+    private int targetsOf(int[] was, int[] will, int self, int[] out) {
+        int selfAt = positionOf(was, beforeCount, self);
         if (heldByDead(was)) {
             return failover ? 0 : gainers(was, will, out);
         }

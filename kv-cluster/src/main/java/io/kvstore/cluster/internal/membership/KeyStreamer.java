@@ -133,6 +133,13 @@ public final class KeyStreamer {
             LOG.info("resuming the stream of change {} after a checkpoint (stream {})", movement.id(), movement.streamName());
         }
         int selfIndex = movement.indexOf(self);
+        if (!movement.maySend(selfIndex)) {
+            // On the ring, the tokens alone show that this node loses no key: nothing to read.
+            LOG.info("node {} sends nothing in the change of epoch {} (stream {}): its store is not scanned", self,
+                    movement.id(), movement.streamName());
+            keep(checkpoint, DONE);
+            return 0;
+        }
         List<String> targets = movement.afterNodes();
         List<List<Entry>> batches = new ArrayList<>(targets.size());
         for (int i = 0; i < targets.size(); i++) {

@@ -958,6 +958,11 @@ final class MembershipSimulation {
                 stream.progress = StreamProgress.done(0);
                 return;
             }
+            if (!movement.maySend(movement.indexOf(name))) {
+                // As KeyStreamer: a node the ring's tokens show to lose nothing reads nothing.
+                stream.progress = StreamProgress.done(0);
+                return;
+            }
             int lifeNow = life;
             at(1, () -> streamBatch(movement, stream, lifeNow));
         }
