@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * Writes a batch of entries, in strictly increasing key order, as tables placed straight into the levels
  * of leveled compaction: no log record, no memtable, no flush. The tables go to the deepest level where
  * they overlap no table and no running compaction's output, as RocksDB places an ingested file; if every
- * level from 1 down meets them, to level 0 as its oldest tables. Reads resolve versions by timestamp
+ * level from 1 down meets them, to level 0 as its oldest tables, inherited (writers are not held back
+ * for them; compaction moves them into the levels one at a time). Reads resolve versions by timestamp
  * across every source, so an ingested version wins or loses against the store's as an upsert of it would
  * wherever its table lies; compaction does too, and it keeps a tombstone while a table outside its inputs
  * (an ingested one included) may hold an older version of the key.

@@ -196,6 +196,10 @@ final class Version {
      * its order (outputs at level 0 become its oldest tables), and each deeper level is listed in key order.
      */
     Version withLeveled(SsTable[] inputs, SsTable[] outputs, int level) {
+        return withPlaced(inputs, outputs, level, false);
+    }
+
+    private Version withPlaced(SsTable[] inputs, SsTable[] outputs, int level, boolean inheritedOutputs) {
         List<SsTable> keptTables = new ArrayList<>();
         List<Integer> keptLevels = new ArrayList<>();
         List<Boolean> keptInherited = new ArrayList<>();
@@ -222,7 +226,7 @@ final class Version {
         for (SsTable out : outputs) {
             keptTables.add(out);
             keptLevels.add(level);
-            keptInherited.add(false);
+            keptInherited.add(inheritedOutputs);
         }
         Integer[] order = new Integer[keptTables.size()];
         for (int i = 0; i < order.length; i++) {
@@ -253,10 +257,11 @@ final class Version {
 
     /**
      * {@code ingested} (new tables in key order, not overlapping one another) added at {@code level}: at 1
-     * or deeper in key order, which the caller has checked they fit; at 0 as its oldest tables.
+     * or deeper in key order, which the caller has checked they fit; at 0 as its oldest tables, inherited,
+     * so that writers are not held back for tables they did not flush.
      */
     Version withIngested(SsTable[] ingested, int level) {
-        return withLeveled(new SsTable[0], ingested, level);
+        return withPlaced(new SsTable[0], ingested, level, level == 0);
     }
 
     /** Whether a table at {@code level} (1 or deeper) has a key range meeting {@code [first, last]}. */

@@ -93,5 +93,10 @@ class IngestionTest {
             levels[level - 1] = level;
         }
         assertEquals(0, Ingestion.levelFor(version(all, levels), key(3), key(4), null));
+        SsTable ingested = table(3, 4);
+        Version placed = version(all, levels).withIngested(new SsTable[] {ingested}, 0);
+        assertEquals(ingested, placed.tables[placed.levelZeroTables - 1], "level 0's oldest table");
+        assertEquals(true, placed.inherited[placed.levelZeroTables - 1], "not one the writers wait for");
+        assertEquals(0, placed.flushedLevelZeroTables);
     }
 }
