@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# kvstore beside Apache Cassandra 5.0 under YCSB, both replicated stores on this machine, one after the other:
+# for each node count of NODES, our nodes (started as processes.sh's start_kv_node does, driven by HttpYcsbDb
+# from kv-bench's class path) then Cassandra's (kv-bench/scripts/cassandra.sh, driven by CassandraYcsbDb from
+# kv-bench-cassandra's), each fresh: the load of RECORDS records of 10 fields x 100 bytes (1 KB), then each
+# workload of WORKLOADS (files of kv-bench/ycsb) over OPERATIONS operations, closed loop at THREADS threads,
+# each phase a YCSB JVM of its own. Prints a Markdown table of ops/s and the ratio ours / Cassandra's.
+#
+#   kv-bench/scripts/peers-suite.sh                                   # 1M records, 1 node and 3
+#   RECORDS=100000 NODES=1 kv-bench/scripts/peers-suite.sh            # a quick run
+#
+# Consistency: one node: ours alone, Cassandra replication factor 1 at ONE. Three nodes, replication factor 3
+# on both sides, each level of LEVELS: "one" is our ack=1&from=3 against Cassandra's ONE, "quorum" our
+# ack=2&from=3 against QUORUM (the load runs at the first level, reads and writes at the row's). Both clients
+# send each request to a replica of its key (HttpYcsbDb's replica routing, the driver's token-aware policy).
+# Durability (SYNC): none (default) or group is our --sync against Cassandra's periodic commit log (forced
+# every 10 s); every is ours against Cassandra's batch commit log (forced before a write is acknowledged).
+# An update is ours a read of the record and a write of it whole (a value is the record), Cassandra's a write
+# of the updated field's column alone.
+# Environment: RECORDS (1000000), OPERATIONS (RECORDS), THREADS (64), NODES ("1 3"), LEVELS ("one quorum"),
+# WORKLOADS ("a b c f"), SYNC (none), NODE_JAVA_OPTS (our nodes' JVM options, default "-Xms1g -Xmx1g", as
+# Cassandra's CASSANDRA_HEAP), CLUSTER_FLAGS (our three nodes' options; default http-suite.sh's for three
+# nodes sharing the cores), YCSB_JAVA_OPTS, BASE_PORT (18180), WORK (default a new temporary directory,
+# deleted at the end unless KEEP=1 or a failure), SERVER_JAR, BENCH_JAR.
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+RECORDS=${RECORDS:-1000000}
+OPERATIONS=${OPERATIONS:-$RECORDS}
+THREADS=${THREADS:-64}
+read -r -a node_counts <<<"${NODES:-1 3}"
+read -r -a levels <<<"${LEVELS:-one quorum}"
+WORKLOADS=${WORKLOADS:-a b c f}
+SYNC=${SYNC:-none}
+case $SYNC in
+  none | group) COMMITLOG=periodic ;;
+  every) COMMITLOG=batch ;;
+  *) echo "SYNC must be none, group or every, got '$SYNC'" >&2; exit 2 ;;
+esac
+NODE_JAVA_OPTS=${NODE_JAVA_OPTS:--Xms1g -Xmx1g}
+# One storage thread per node only where writes do not wait on the disk (OPERATIONS.md: with group and
+# every, many writers share each fsync).
+CLUSTER_FLAGS=${CLUSTER_FLAGS:---event-loops 1 --transport nio --background-priority 19$([[ $SYNC == none ]] && echo " --storage-threads 1")}
+YCSB_JAVA_OPTS=${YCSB_JAVA_OPTS:-}
+BASE_PORT=${BASE_PORT:-18180}
+SERVER_JAR=${SERVER_JAR:-kv-server/target/kv-server.jar}
+BENCH_JAR=${BENCH_JAR:-kv-bench/target/benchmarks.jar}
+WORK=${WORK:-$(mktemp -d -t kvstore-peers.XXXXXX)}
+mkdir -p "$WORK"
+export COMMITLOG
+
+if [[ ! -f $SERVER_JAR || ! -f $BENCH_JAR ]]; then
+  ./mvnw -B -ntp -q -pl kv-server,kv-bench -am -DskipTests package
+fi
+source kv-bench/scripts/processes.sh  # the working directory is the repository root
+source kv-bench/scripts/cassandra.sh
+cassandra_classpaths
+
+ycsb() { # ycsb SIDE MODE WORKLOAD LOG ARGS... -> "ops/s errors"
+  local side=$1 mode=$2 workload=$3 log=$4 cp db
+  if [[ $side == kv ]]; then cp=$BENCH_JAR db=io.kvstore.bench.ycsb.HttpYcsbDb
+  else cp=$BINDING_CP db=io.kvstore.bench.cassandra.CassandraYcsbDb; fi
+  # shellcheck disable=SC2086 # YCSB_JAVA_OPTS is a list of options
+  java $YCSB_JAVA_OPTS -cp "$cp" site.ycsb.Client "$mode" -db "$db" -P "kv-bench/ycsb/workload$workload" \
+    -p recordcount="$RECORDS" -p operationcount="$OPERATIONS" -threads "$THREADS" "${@:5}" >"$log" 2>&1
+  grep -q '\[OVERALL\], Throughput' "$log" || echo "no throughput from YCSB; see $log" >&2
+  # Errors and reads that found no record (every record read was loaded).
+  awk -F', ' '/\[OVERALL\], Throughput/ { ops = $3 } /Return=(ERROR|NOT_FOUND)/ { errors += $3 }
+    END { printf "%.0f %d\n", ops, errors }' "$log"
+}
+
+client_args() { # client_args SIDE NODES LEVEL -> YCSB -p options of the side's binding
+  local side=$1 n=$2 level=$3 ack
+  if [[ $side == kv ]]; then
+    local urls="" i
+    for ((i = 1; i <= n; i++)); do urls+="${urls:+,}http://127.0.0.1:$((BASE_PORT + i))"; done
+    echo "-p kvstore.urls=$urls"
+    if ((n > 1)); then
+      ack=$([[ $level == quorum ]] && echo 2 || echo 1)
+      echo "-p kvstore.ack=$ack -p kvstore.from=$n"
+    fi
+  else
+    echo "-p cassandra.hosts=$cassandra_hosts -p cassandra.readconsistency=${level^^} -p cassandra.writeconsistency=${level^^}"
+  fi
+}
+
+start_side() { # start_side SIDE NODES
+  local side=$1 n=$2 i cluster=""
+  if [[ $side == cassandra ]]; then
+    start_cassandra "$n"
+    return
+  fi
+  for ((i = 1; i <= n; i++)); do cluster+="${cluster:+,}http://127.0.0.1:$((BASE_PORT + i))"; done
+  for ((i = 1; i <= n; i++)); do
+    if ((n == 1)); then
+      start_kv_node $((BASE_PORT + i)) --data-dir "$WORK/kv-$i" --sync "$SYNC"
+    else
+      # shellcheck disable=SC2086 # CLUSTER_FLAGS is a list of flags
+      start_kv_node $((BASE_PORT + i)) --data-dir "$WORK/kv-$i" --sync "$SYNC" --cluster "$cluster" \
+        --self "http://127.0.0.1:$((BASE_PORT + i))" $CLUSTER_FLAGS
+    fi
+  done
+  for ((i = 1; i <= n; i++)); do wait_for_port $((BASE_PORT + i)); done
+}
+
+declare -A ops errs
+for n in "${node_counts[@]}"; do
+  row_levels=("${levels[@]}")
+  ((n == 1)) && row_levels=(one)
+  for side in kv cassandra; do
+    echo "$n node(s): $side, loading $RECORDS records" >&2
+    start_side "$side" "$n"
+    started=("${pids[@]}")
+    # shellcheck disable=SC2046 # client_args prints options
+    read -r o e < <(ycsb "$side" -load a "$WORK/$side-$n-load.log" $(client_args "$side" "$n" "${row_levels[0]}"))
+    ops[$n,${row_levels[0]},load,$side]=$o errs[$n,${row_levels[0]},load,$side]=$e
+    echo "  load: $o ops/s, $e errors" >&2
+    wait_idle "${started[@]}"
+    for level in "${row_levels[@]}"; do
+      for w in $WORKLOADS; do
+        # shellcheck disable=SC2046
+        read -r o e < <(ycsb "$side" -t "$w" "$WORK/$side-$n-$level-$w.log" $(client_args "$side" "$n" "$level"))
+        ops[$n,$level,$w,$side]=$o errs[$n,$level,$w,$side]=$e
+        echo "  $level $w: $o ops/s, $e errors" >&2
+      done
+    done
+    stop_all
+    rm -rf "$WORK"/kv-[0-9] "$WORK"/cassandra-[0-9]
+  done
+done
+
+level_label() { # level_label NODES LEVEL
+  if (($1 == 1)); then echo "1 replica"
+  elif [[ $2 == quorum ]]; then echo "ack=2&from=$1 / QUORUM"
+  else echo "ack=1&from=$1 / ONE"; fi
+}
+echo
+echo "Run $(date -u +%Y-%m-%d), $(nproc) cores, $(java -version 2>&1 | head -1); $RECORDS records of 10 x 100 B, $OPERATIONS operations a workload, $THREADS threads, closed loop. Durability: kvstore --sync $SYNC, Cassandra commitlog_sync $COMMITLOG$([[ $COMMITLOG == periodic ]] && echo " (10 s)")."
+echo "Command: \`RECORDS=$RECORDS OPERATIONS=$OPERATIONS THREADS=$THREADS NODES=\"${node_counts[*]}\" LEVELS=\"${levels[*]}\" SYNC=$SYNC kv-bench/scripts/peers-suite.sh\`"
+echo
+echo "| nodes | consistency (kvstore / Cassandra) | phase | kvstore ops/s | Cassandra ops/s | kvstore / Cassandra | errors + not found (kvstore/Cassandra) |"
+echo "|---|---|---|---|---|---|---|"
+for n in "${node_counts[@]}"; do
+  row_levels=("${levels[@]}")
+  ((n == 1)) && row_levels=(one)
+  for level in "${row_levels[@]}"; do
+    for p in load $WORKLOADS; do
+      [[ -n ${ops[$n,$level,$p,kv]:-} ]] || continue
+      a=${ops[$n,$level,$p,kv]} b=${ops[$n,$level,$p,cassandra]}
+      echo "| $n | $(level_label "$n" "$level") | ${p^^} | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN { printf (b > 0 ? "%.2fx" : "-"), a / (b > 0 ? b : 1) }') | ${errs[$n,$level,$p,kv]}/${errs[$n,$level,$p,cassandra]} |"
+    done
+  done
+done
