@@ -4,7 +4,12 @@
 # from kv-bench's class path) then Cassandra's (kv-bench/scripts/cassandra.sh, driven by CassandraYcsbDb from
 # kv-bench-cassandra's), each fresh: the load of RECORDS records of 10 fields x 100 bytes (1 KB), then each
 # workload of WORKLOADS (files of kv-bench/ycsb) over OPERATIONS operations, closed loop at THREADS threads,
-# each phase a YCSB JVM of its own. Prints a Markdown table of ops/s and the ratio ours / Cassandra's.
+# each phase a YCSB JVM of its own. Prints a Markdown table of ops/s and the ratio ours / Cassandra's. Then,
+# with OPEN_LOOP=1 (the default), each workload again in open loop (YCSB's -target) for OPEN_DURATION seconds
+# at half the lower of the two sides' maxima, latencies from each operation's intended start (YCSB's
+# measurement.interval=intended, so a stalled store is not hidden by the requests it held back): a second
+# table of p50/p99/p99.9. Our nodes are restarted on their data for it, Cassandra's run it after their
+# closed loops.
 #
 #   kv-bench/scripts/peers-suite.sh                                   # 1M records, 1 node and 3
 #   RECORDS=100000 NODES=1 kv-bench/scripts/peers-suite.sh            # a quick run
@@ -18,7 +23,7 @@
 # An update is ours a read of the record and a write of it whole (a value is the record), Cassandra's a write
 # of the updated field's column alone.
 # Environment: RECORDS (1000000), OPERATIONS (RECORDS), THREADS (64), NODES ("1 3"), LEVELS ("one quorum"),
-# WORKLOADS ("a b c f"), SYNC (none), NODE_JAVA_OPTS (our nodes' JVM options, default "-Xms1g -Xmx1g", as
+# WORKLOADS ("a b c f"), OPEN_LOOP (1), OPEN_DURATION (60), SYNC (none), NODE_JAVA_OPTS (our nodes' JVM options, default "-Xms1g -Xmx1g", as
 # Cassandra's CASSANDRA_HEAP), CLUSTER_FLAGS (our three nodes' options; default http-suite.sh's for three
 # nodes sharing the cores), YCSB_JAVA_OPTS, BASE_PORT (18180), WORK (default a new temporary directory,
 # deleted at the end unless KEEP=1 or a failure), SERVER_JAR, BENCH_JAR.
@@ -31,6 +36,8 @@ THREADS=${THREADS:-64}
 read -r -a node_counts <<<"${NODES:-1 3}"
 read -r -a levels <<<"${LEVELS:-one quorum}"
 WORKLOADS=${WORKLOADS:-a b c f}
+OPEN_LOOP=${OPEN_LOOP:-1}
+OPEN_DURATION=${OPEN_DURATION:-60}
 SYNC=${SYNC:-none}
 case $SYNC in
   none | group) COMMITLOG=periodic ;;
@@ -69,6 +76,13 @@ ycsb() { # ycsb SIDE MODE WORKLOAD LOG ARGS... -> "ops/s errors"
     END { printf "%.0f %d\n", ops, errors }' "$log"
 }
 
+latencies() { # latencies LOG -> "OP p50 p99 p99.9" a line per operation, in ms
+  awk -F', ' '/^\[[A-Z-]+\], (50th|99th|99\.9)PercentileLatency/ && !/CLEANUP/ {
+      op = substr($1, 2, length($1) - 2); p[op, $2] = $3; ops[op] = 1 }
+    END { for (op in ops) printf "%s %.1f %.1f %.1f\n", op, p[op, "50thPercentileLatency(us)"] / 1000,
+      p[op, "99thPercentileLatency(us)"] / 1000, p[op, "99.9PercentileLatency(us)"] / 1000 }' "$1" | sort
+}
+
 client_args() { # client_args SIDE NODES LEVEL -> YCSB -p options of the side's binding
   local side=$1 n=$2 level=$3 ack
   if [[ $side == kv ]]; then
@@ -103,30 +117,67 @@ start_side() { # start_side SIDE NODES
   for ((i = 1; i <= n; i++)); do wait_for_port $((BASE_PORT + i)); done
 }
 
-declare -A ops errs
+declare -A ops errs open
+closed_loops() { # closed_loops SIDE NODES: the load, then each level's workloads
+  local side=$1 n=$2 level w o e started
+  echo "$n node(s): $side, loading $RECORDS records" >&2
+  start_side "$side" "$n"
+  started=("${pids[@]}")
+  # shellcheck disable=SC2046 # client_args prints options
+  read -r o e < <(ycsb "$side" -load a "$WORK/$side-$n-load.log" $(client_args "$side" "$n" "${row_levels[0]}"))
+  ops[$n,${row_levels[0]},load,$side]=$o errs[$n,${row_levels[0]},load,$side]=$e
+  echo "  load: $o ops/s, $e errors" >&2
+  wait_idle "${started[@]}"
+  for level in "${row_levels[@]}"; do
+    for w in $WORKLOADS; do
+      # shellcheck disable=SC2046
+      read -r o e < <(ycsb "$side" -t "$w" "$WORK/$side-$n-$level-$w.log" $(client_args "$side" "$n" "$level"))
+      ops[$n,$level,$w,$side]=$o errs[$n,$level,$w,$side]=$e
+      echo "  $level $w: $o ops/s, $e errors" >&2
+    done
+  done
+}
+
+open_loops() { # open_loops SIDE NODES: each level's workloads at half the lower maximum
+  local side=$1 n=$2 level w o e rate log
+  for level in "${row_levels[@]}"; do
+    for w in $WORKLOADS; do
+      rate=$(awk -v a="${ops[$n,$level,$w,kv]}" -v b="${ops[$n,$level,$w,cassandra]}" \
+        'BEGIN { printf "%d", (a < b ? a : b) / 2 }')
+      ((rate > 0)) || continue
+      log="$WORK/$side-$n-$level-$w-open.log"
+      # shellcheck disable=SC2046
+      read -r o e < <(ycsb "$side" -t "$w" "$log" $(client_args "$side" "$n" "$level") -target "$rate" \
+        -p operationcount=$((rate * OPEN_DURATION)) -p measurementtype=hdrhistogram \
+        -p hdrhistogram.percentiles=50,99,99.9 -p measurement.interval=intended)
+      open[$n,$level,$w,rate]=$rate open[$n,$level,$w,$side]=$(latencies "$log")
+      errs[$n,$level,$w,$side,open]=$e
+      echo "  $level $w at $rate ops/s: $o ops/s, $e errors" >&2
+    done
+  done
+}
+
 for n in "${node_counts[@]}"; do
   row_levels=("${levels[@]}")
   ((n == 1)) && row_levels=(one)
-  for side in kv cassandra; do
-    echo "$n node(s): $side, loading $RECORDS records" >&2
-    start_side "$side" "$n"
-    started=("${pids[@]}")
-    # shellcheck disable=SC2046 # client_args prints options
-    read -r o e < <(ycsb "$side" -load a "$WORK/$side-$n-load.log" $(client_args "$side" "$n" "${row_levels[0]}"))
-    ops[$n,${row_levels[0]},load,$side]=$o errs[$n,${row_levels[0]},load,$side]=$e
-    echo "  load: $o ops/s, $e errors" >&2
-    wait_idle "${started[@]}"
-    for level in "${row_levels[@]}"; do
-      for w in $WORKLOADS; do
-        # shellcheck disable=SC2046
-        read -r o e < <(ycsb "$side" -t "$w" "$WORK/$side-$n-$level-$w.log" $(client_args "$side" "$n" "$level"))
-        ops[$n,$level,$w,$side]=$o errs[$n,$level,$w,$side]=$e
-        echo "  $level $w: $o ops/s, $e errors" >&2
-      done
-    done
+  closed_loops kv "$n"
+  stop_all
+  closed_loops cassandra "$n"
+  if [[ $OPEN_LOOP == 1 ]]; then
+    echo "$n node(s): cassandra, open loops" >&2
+    wait_idle "${pids[@]}"
+    open_loops cassandra "$n"
+  fi
+  stop_all
+  rm -rf "$WORK"/cassandra-[0-9]
+  if [[ $OPEN_LOOP == 1 ]]; then
+    echo "$n node(s): kv, restarted on its data, open loops" >&2
+    start_side kv "$n"
+    wait_idle "${pids[@]}"
+    open_loops kv "$n"
     stop_all
-    rm -rf "$WORK"/kv-[0-9] "$WORK"/cassandra-[0-9]
-  done
+  fi
+  rm -rf "$WORK"/kv-[0-9]
 done
 
 level_label() { # level_label NODES LEVEL
@@ -151,3 +202,24 @@ for n in "${node_counts[@]}"; do
     done
   done
 done
+
+if [[ $OPEN_LOOP == 1 ]]; then
+  echo
+  echo "Open loop: each workload for ${OPEN_DURATION} s at half the lower of the two closed-loop maxima (YCSB -target, $THREADS threads), latency from each operation's intended start, in ms."
+  echo
+  echo "| nodes | consistency (kvstore / Cassandra) | workload | ops/s | operation | kvstore p50 / p99 / p99.9 | Cassandra p50 / p99 / p99.9 | errors + not found (kvstore/Cassandra) |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for n in "${node_counts[@]}"; do
+    row_levels=("${levels[@]}")
+    ((n == 1)) && row_levels=(one)
+    for level in "${row_levels[@]}"; do
+      for w in $WORKLOADS; do
+        [[ -n ${open[$n,$level,$w,rate]:-} ]] || continue
+        while read -r op a50 a99 a999; do
+          read -r _ b50 b99 b999 < <(grep "^$op " <<<"${open[$n,$level,$w,cassandra]:-}" || echo "$op - - -")
+          echo "| $n | $(level_label "$n" "$level") | ${w^^} | ${open[$n,$level,$w,rate]} | $op | $a50 / $a99 / $a999 | $b50 / $b99 / $b999 | ${errs[$n,$level,$w,kv,open]:-}/${errs[$n,$level,$w,cassandra,open]:-} |"
+        done <<<"${open[$n,$level,$w,kv]:-}"
+      done
+    done
+  done
+fi
