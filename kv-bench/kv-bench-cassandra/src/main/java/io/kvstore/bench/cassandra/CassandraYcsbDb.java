@@ -79,9 +79,6 @@ public final class CassandraYcsbDb extends DB {
             Duration timeout = Duration.ofMillis(Long.parseLong(p.getProperty("cassandra.timeout.ms", "10000")));
             DriverConfigLoader config = DriverConfigLoader.programmaticBuilder()
                     .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, timeout)
-                    // Prepared statements stay prepared: a node the driver saw come up is not re-prepared
-                    // on every statement of a cold cache.
-                    .withBoolean(DefaultDriverOption.PREPARE_ON_ALL_NODES, true)
                     .build();
             return CqlSession.builder()
                     .addContactPoints(points)
