@@ -6,10 +6,10 @@
 # workload of WORKLOADS (files of kv-bench/ycsb) over OPERATIONS operations, closed loop at THREADS threads,
 # each phase a YCSB JVM of its own. Prints a Markdown table of ops/s and the ratio ours / Cassandra's. Then,
 # with OPEN_LOOP=1 (the default), each workload again in open loop (YCSB's -target) for OPEN_DURATION seconds
-# at half the lower of the two sides' maxima, latencies from each operation's intended start (YCSB's
-# measurement.interval=intended, so a stalled store is not hidden by the requests it held back): a second
-# table of p50/p99/p99.9. Our nodes are restarted on their data for it, Cassandra's run it after their
-# closed loops.
+# after OPEN_WARMUP seconds unmeasured, at half the lower of the two sides' maxima, latencies from each
+# operation's intended start (YCSB's measurement.interval=intended, so a stalled store is not hidden by the
+# requests it held back): a second table of p50/p99/p99.9. Our nodes are restarted on their data for it,
+# Cassandra's run it after their closed loops.
 #
 #   kv-bench/scripts/peers-suite.sh                                   # 1M records, 1 node and 3
 #   RECORDS=100000 NODES=1 kv-bench/scripts/peers-suite.sh            # a quick run
@@ -23,10 +23,10 @@
 # An update is ours a read of the record and a write of it whole (a value is the record), Cassandra's a write
 # of the updated field's column alone.
 # Environment: RECORDS (1000000), OPERATIONS (RECORDS), THREADS (64), NODES ("1 3"), LEVELS ("one quorum"),
-# WORKLOADS ("a b c f"), OPEN_LOOP (1), OPEN_DURATION (60), SYNC (none), NODE_JAVA_OPTS (our nodes' JVM options, default "-Xms1g -Xmx1g", as
-# Cassandra's CASSANDRA_HEAP), CLUSTER_FLAGS (our three nodes' options; default http-suite.sh's for three
-# nodes sharing the cores), YCSB_JAVA_OPTS, BASE_PORT (18180), WORK (default a new temporary directory,
-# deleted at the end unless KEEP=1 or a failure), SERVER_JAR, BENCH_JAR.
+# WORKLOADS ("a b c f"), OPEN_LOOP (1), OPEN_DURATION (60), OPEN_WARMUP (20), SYNC (none), NODE_JAVA_OPTS (our
+# nodes' JVM options, default "-Xms1g -Xmx1g", as Cassandra's CASSANDRA_HEAP), CLUSTER_FLAGS (our three nodes'
+# options; default http-suite.sh's for three nodes sharing the cores), YCSB_JAVA_OPTS, BASE_PORT (18180), WORK
+# (default a new temporary directory, deleted at the end unless KEEP=1 or a failure), SERVER_JAR, BENCH_JAR.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -38,6 +38,7 @@ read -r -a levels <<<"${LEVELS:-one quorum}"
 WORKLOADS=${WORKLOADS:-a b c f}
 OPEN_LOOP=${OPEN_LOOP:-1}
 OPEN_DURATION=${OPEN_DURATION:-60}
+OPEN_WARMUP=${OPEN_WARMUP:-20}
 SYNC=${SYNC:-none}
 case $SYNC in
   none | group) COMMITLOG=periodic ;;
@@ -146,6 +147,11 @@ open_loops() { # open_loops SIDE NODES: each level's workloads at half the lower
         'BEGIN { printf "%d", (a < b ? a : b) / 2 }')
       ((rate > 0)) || continue
       log="$WORK/$side-$n-$level-$w-open.log"
+      # Unmeasured first: the same load for OPEN_WARMUP seconds, so that neither store is measured cold
+      # (ours is restarted for these rows); a stall at the start would hold every later request back.
+      # shellcheck disable=SC2046
+      ycsb "$side" -t "$w" "$log.warmup" $(client_args "$side" "$n" "$level") -target "$rate" \
+        -p operationcount=$((rate * OPEN_WARMUP)) >/dev/null
       # shellcheck disable=SC2046
       read -r o e < <(ycsb "$side" -t "$w" "$log" $(client_args "$side" "$n" "$level") -target "$rate" \
         -p operationcount=$((rate * OPEN_DURATION)) -p measurementtype=hdrhistogram \
@@ -205,7 +211,7 @@ done
 
 if [[ $OPEN_LOOP == 1 ]]; then
   echo
-  echo "Open loop: each workload for ${OPEN_DURATION} s at half the lower of the two closed-loop maxima (YCSB -target, $THREADS threads), latency from each operation's intended start, in ms."
+  echo "Open loop: each workload for ${OPEN_DURATION} s, after ${OPEN_WARMUP} s unmeasured, at half the lower of the two closed-loop maxima (YCSB -target, $THREADS threads), latency from each operation's intended start, in ms."
   echo
   echo "| nodes | consistency (kvstore / Cassandra) | workload | ops/s | operation | kvstore p50 / p99 / p99.9 | Cassandra p50 / p99 / p99.9 | errors + not found (kvstore/Cassandra) |"
   echo "|---|---|---|---|---|---|---|---|"
