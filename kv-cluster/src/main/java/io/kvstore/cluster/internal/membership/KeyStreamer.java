@@ -145,7 +145,7 @@ public final class KeyStreamer {
         for (int i = 0; i < targets.size(); i++) {
             batches.add(new ArrayList<>());
         }
-        long[] batchBytes = new long[targets.size()];
+        long[] gathered = new long[targets.size()];
         int rf = Math.max(movement.before().replicationFactor(), movement.after().replicationFactor());
         int[] out = new int[rf];
         int[] scratchB = new int[rf];
@@ -177,14 +177,14 @@ public final class KeyStreamer {
                 boolean full = false;
                 for (int i = 0; i < n; i++) {
                     batches.get(out[i]).add(entry);
-                    batchBytes[out[i]] += size;
+                    gathered[out[i]] += size;
                     roundBytes += size;
-                    full |= batchBytes[out[i]] >= this.batchBytes || roundBytes >= 2L * this.batchBytes;
+                    full |= gathered[out[i]] >= batchBytes || roundBytes >= 2L * batchBytes;
                     sent++;
                 }
                 if (full) {
                     finish(inFlight, checkpoint);
-                    inFlight = send(targets, batches, batchBytes, lastKey);
+                    inFlight = send(targets, batches, gathered, lastKey);
                     roundBytes = 0;
                 }
             }
@@ -193,7 +193,7 @@ public final class KeyStreamer {
             lane.backlog(() -> 0);
         }
         finish(inFlight, checkpoint);
-        finish(send(targets, batches, batchBytes, lastKey), null);
+        finish(send(targets, batches, gathered, lastKey), null);
         keep(checkpoint, DONE);
         return sent;
     }
@@ -203,7 +203,7 @@ public final class KeyStreamer {
     }
 
     /** Sends the batches gathered (and clears them) without waiting for the nodes' answers. */
-    private Round send(List<String> targets, List<List<Entry>> batches, long[] batchBytes, byte[] lastKey) {
+    private Round send(List<String> targets, List<List<Entry>> batches, long[] gathered, byte[] lastKey) {
         List<CompletableFuture<Void>> pending = new ArrayList<>();
         List<String> nodes = new ArrayList<>();
         for (int i = 0; i < targets.size(); i++) {
@@ -211,7 +211,7 @@ public final class KeyStreamer {
                 pending.add(sink.apply(targets.get(i), List.copyOf(batches.get(i))).toCompletableFuture());
                 nodes.add(targets.get(i));
                 batches.get(i).clear();
-                batchBytes[i] = 0;
+                gathered[i] = 0;
             }
         }
         return new Round(pending, nodes, lastKey);

@@ -229,11 +229,11 @@ public final class LsmDao implements Dao {
      */
     @Override
     public void ingest(List<Entry> entries) throws IOException {
-        SortedBatch.requireStrictlyIncreasing(entries);
         if (ingestion == null) {
             Dao.super.ingest(entries);
             return;
         }
+        SortedBatch.requireStrictlyIncreasing(entries);
         for (Entry entry : entries) {
             checkSizes(entry);
         }
