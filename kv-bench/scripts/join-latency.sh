@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
-# What a join costs the requests: three nodes holding KEYS keys take an open-loop load at RATE req/s
-# (ack=2&from=3, OP) for DURATION seconds before a join, then the same load again for DURATION seconds
-# during which a fourth node joins through the first (--join) once the load's warm-up is over, the keys
-# it gains streamed to it at the default rate. Prints the latency of both runs and how long the join
-# took (until /v0/cluster shows the newcomer `normal`); the second run's figures include the whole join
-# only if it ended within the run, which the script checks.
+# What a join costs the requests: three nodes holding KEYS keys (RF 3) take one open-loop load at RATE
+# req/s (ack=2&from=3, OP) from one generator. After its WARMUP_S and QUIET_S quiet seconds a fourth
+# node starts with --join and joins through the first, the keys it gains streamed to it at the default
+# rate; the load goes on until the join is done (the newcomer `normal` in /v0/cluster) and AFTER_S
+# seconds more. Prints the join's time, the requests that failed over the whole run, and the p99 of
+# the load's one-second windows: the median and the worst of the quiet phase, of the join (from the
+# newcomer's start to 2 s after it is `normal`) and of what follows, with their ratios to the quiet
+# median. Comparing phases of one run keeps the generator warm throughout: a fresh generator JVM
+# compiles its own code for seconds, which would be measured as the join's.
+# WARM_TRANSITION=1 first runs a join and a decommission of the fourth node under the same load, so that
+# the measured join is not the first transition the three nodes' JVMs compile code for (a node's first
+# stream, pending writes and cleanup take its JIT compiler seconds of CPU: on shared cores, the others').
 # NEWCOMER_NICE runs the fourth node at that nice value: on one machine shared by every node, a fresh
-# JVM's warm-up (JIT compilation) otherwise takes the cores of the three it joins, which a node on a
-# machine of its own would not.
-# Stops every process it started; KEEP=1 keeps the nodes' logs and the load's second-by-second progress.
+# JVM's warm-up otherwise takes the cores of the three it joins, which a node on a machine of its own
+# would not. Stops every process it started; KEEP=1 keeps the nodes' logs and the load's windows.
 #
-#   kv-bench/scripts/join-latency.sh                                   # 1M keys, PUT at 5000/s
-#   KEYS=100000 RATE=2000 DURATION=10 OP=get kv-bench/scripts/join-latency.sh  # a quick run
+#   kv-bench/scripts/join-latency.sh                                        # 1M keys, PUT at 5000/s
+#   KEYS=100000 RATE=2000 QUIET_S=10 OP=get kv-bench/scripts/join-latency.sh   # a quick run
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
 KEYS=${KEYS:-1000000}
 RATE=${RATE:-5000}
 OP=${OP:-put}
-DURATION=${DURATION:-30}
-JOIN_LIMIT_S=${JOIN_LIMIT_S:-900}
+WARMUP_S=${WARMUP_S:-10}  # a fresh generator takes seconds to reach its rate
+QUIET_S=${QUIET_S:-30}
+AFTER_S=${AFTER_S:-15}
+JOIN_LIMIT_S=${JOIN_LIMIT_S:-90}  # also how long the load runs past the quiet phase
+WARM_TRANSITION=${WARM_TRANSITION:-0}
 CONNECTIONS=${CONNECTIONS:-64}
 NODE_FLAGS=${NODE_FLAGS:---event-loops 1 --storage-threads 1 --transport nio --background-priority 19}  # nodes share the cores: docs/TUNING.md
 NEWCOMER_NICE=${NEWCOMER_NICE:-0}
@@ -30,63 +38,94 @@ WORK=${WORK:-$(mktemp -d -t kvstore-join-latency.XXXXXX)}
 mkdir -p "$WORK"
 
 source kv-bench/scripts/processes.sh  # the working directory is the repository root
-source kv-bench/scripts/results.sh
 
 urls=()
-for i in 0 1 2 3; do urls+=("http://127.0.0.1:$((BASE_PORT + i))"); done
+for i in 0 1 2 3; do urls+=("http://127.0.0.1:$((BASE_PORT + i))"); require_free_port $((BASE_PORT + i)); done
 seeds=$(IFS=,; echo "${urls[*]:0:3}")
+node_pids=()
 start_node() { # start_node INDEX NICE FLAGS...
   local port=$((BASE_PORT + $1))
   # shellcheck disable=SC2086 # NODE_FLAGS is a list of flags
   nice -n "$2" java -jar "$SERVER_JAR" --port "$port" --data-dir "$WORK/data-$port" --self "${urls[$1]}" \
-    $NODE_FLAGS "${@:3}" >"$WORK/node-$port.log" 2>&1 &
+    $NODE_FLAGS "${@:3}" >>"$WORK/node-$port.log" 2>&1 &
   pids+=($!)
+  node_pids[$1]=$!
   wait_for_port "$port"
-}
-for i in 0 1 2; do start_node "$i" 0 --cluster "$seeds"; done
-echo "preloading $KEYS keys" >&2
-java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$seeds" --preload "$KEYS" \
-  --connections "$CONNECTIONS" >>"$WORK/progress.log" 2>&1
-wait_idle "${pids[@]}"
-
-load() { # load DURATION -> the generator's RESULT line
-  java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$seeds" --routing targets --ops "$OP" \
-    --keys "$KEYS" --ack 2 --from 3 --rate "$RATE" --connections "$CONNECTIONS" --duration "$1" --warmup 5 \
-    2>>"$WORK/progress.log" | grep '^RESULT'
 }
 newcomer_state() {
   curl -s "${urls[0]}/v0/cluster" | python3 -c '
 import json, sys
 print(next((n["state"] for n in json.load(sys.stdin)["nodes"] if n["url"] == sys.argv[1]), "absent"))' "${urls[3]}"
 }
+join_newcomer() { # join_newcomer: starts the fourth node with --join and waits until it is normal
+  start_node 3 "$NEWCOMER_NICE" --join "${urls[0]}"
+  for _ in $(seq 1 $((JOIN_LIMIT_S * 5))); do
+    [[ $(newcomer_state) == normal ]] && return 0
+    sleep 0.2
+  done
+  echo "the fourth node was not normal within ${JOIN_LIMIT_S}s: raise JOIN_LIMIT_S" >&2
+  return 1
+}
+load() { # load SECONDS [GENERATOR FLAGS...]: the open-loop load, in the background (load_pid)
+  java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$seeds" --routing targets --ops "$OP" \
+    --keys "$KEYS" --ack 2 --from 3 --rate "$RATE" --connections "$CONNECTIONS" --duration "$1" --warmup "$WARMUP_S" \
+    "${@:2}" &
+  load_pid=$!
+  pids+=("$load_pid")
+}
 
-before=$(load "$DURATION")
-echo "before the join: $before" >&2
+for i in 0 1 2; do start_node "$i" 0 --cluster "$seeds"; done
+echo "preloading $KEYS keys" >&2
+java -cp "$BENCH_JAR" io.kvstore.bench.load.LoadGenerator --targets "$seeds" --preload "$KEYS" \
+  --connections "$CONNECTIONS" >"$WORK/preload.log" 2>&1
+wait_idle "${node_pids[@]:0:3}"
 
-load "$DURATION" >"$WORK/during.txt" &
-load_pid=$!
-sleep 5  # the generator's warm-up
-start_node 3 "$NEWCOMER_NICE" --join "${urls[0]}"
-joined_at=$(date +%s.%N)
-join_s=""
-while kill -0 "$load_pid" 2>/dev/null; do
-  if [[ -z $join_s && $(newcomer_state) == normal ]]; then
-    join_s=$(awk -v a="$joined_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-  fi
-  sleep 0.2
-done
-wait "$load_pid"
-during=$(cat "$WORK/during.txt")
-if [[ -z $join_s ]]; then
-  echo "the join had not ended when the measured run did: raise DURATION" >&2
-  exit 1
+if [[ $WARM_TRANSITION == 1 ]]; then
+  echo "a first transition under the load: the fourth node joins, then is decommissioned" >&2
+  load $((JOIN_LIMIT_S * 2)) >"$WORK/warm-load.log" 2>&1
+  warm_load=$load_pid
+  sleep "$WARMUP_S"
+  join_newcomer
+  curl -sf -X POST "${urls[3]}/v0/admin/decommission" >"$WORK/decommission.json"
+  kill "${node_pids[3]}"
+  wait "${node_pids[3]}" 2>/dev/null || true
+  rm -rf "$WORK/data-$((BASE_PORT + 3))"
+  mv "$WORK/node-$((BASE_PORT + 3)).log" "$WORK/first-join-node-$((BASE_PORT + 3)).log"
+  kill "$warm_load"
+  wait "$warm_load" 2>/dev/null || true
+  wait_idle "${node_pids[@]:0:3}"
 fi
 
+load_s=$((QUIET_S + JOIN_LIMIT_S + AFTER_S))
+load "$load_s" --interval-log "$WORK/windows.txt" --interval 1 >"$WORK/load.log" 2>"$WORK/load-progress.log"
+until grep -q ' s  measure' "$WORK/load-progress.log" 2>/dev/null; do sleep 0.1; done
+load_start=$(date +%s.%N)  # the end of the first measured second, within a second
+since_load() { awk -v a="$load_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a + 1 }'; }
+sleep "$QUIET_S"
+join_from=$(since_load)
+join_newcomer
+join_to=$(since_load)
+join_s=$(awk -v a="$load_start" -v b="$(date +%s.%N)" -v from="$join_from" 'BEGIN { printf "%.1f", b - a + 1 - from }')
+echo "$(date -u +%T) the fourth node is normal, ${join_s} s after its start" >&2
+wait "$load_pid" || { echo "the load generator failed; see $WORK/load.log" >&2; exit 1; }
+
 echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg);" \
-  "KEYS=$KEYS OP=$OP RATE=$RATE DURATION=$DURATION NEWCOMER_NICE=$NEWCOMER_NICE; nodes: $NODE_FLAGS"
+  "KEYS=$KEYS OP=$OP RATE=$RATE QUIET_S=$QUIET_S WARM_TRANSITION=$WARM_TRANSITION NEWCOMER_NICE=$NEWCOMER_NICE; nodes: $NODE_FLAGS"
+echo "The join took ${join_s} s from the newcomer's start."
 echo
-echo "| run | join took | req/s | p50 ms | p99 ms | p99.9 ms | max ms | errors/non-2xx |"
-echo "|---|---|---|---|---|---|---|---|"
-row() { echo "| $1 | $2 | $(field rps "$3") | $(field p50 "$3") | $(field p99 "$3") | $(field p999 "$3") | $(field max "$3") | $(field errors "$3")/$(field non2xx "$3") |"; }
-row "before the join" "" "$before"
-row "during the join" "${join_s} s" "$during"
+python3 - "$WORK/windows.txt" "$QUIET_S" "$join_from" "$((join_to + 2))" <<'PY'
+import statistics, sys
+rows = [(int(r[0]), float(r[3])) for r in (line.split() for line in open(sys.argv[1]) if not line.startswith('#'))]
+quiet_s, join_from, join_to = map(int, sys.argv[2:5])
+phases = [("quiet", [p for s, p in rows if s <= quiet_s]),
+          ("join", [p for s, p in rows if join_from <= s <= join_to]),
+          ("after", [p for s, p in rows if s > join_to])]
+base = statistics.median(phases[0][1])
+print("| phase | 1 s windows | p99 median (ms) | worst 1 s p99 (ms) |")
+print("|---|---|---|---|")
+for name, p99s in phases:
+    if p99s:
+        m = statistics.median(p99s)
+        print(f"| {name} | {len(p99s)} | {m:.2f} ({m / base:.2f}x) | {max(p99s):.2f} ({max(p99s) / base:.1f}x) |")
+PY
+grep -E '^(RESULT|status|errors)' "$WORK/load.log" || true
