@@ -29,6 +29,7 @@ WORK=${WORK:-$(mktemp -d -t kvstore-hint-catchup.XXXXXX)}
 mkdir -p "$WORK"
 
 source kv-bench/scripts/processes.sh  # the working directory is the repository root
+source kv-bench/scripts/results.sh
 
 urls=()
 for i in 0 1 2; do urls+=("http://127.0.0.1:$((BASE_PORT + i))"); done
@@ -103,18 +104,6 @@ echo "|---|---|---|---|---|---|"
 echo "| $RATE PUT/s at 2/3 | ${DOWN_S} s | $hints | $bytes | ${caught_up} s | $(awk -v h="$hints" -v s="$caught_up" 'BEGIN { printf "%.0f hints/s", h / (s > 0 ? s : 1) }') |"
 grep -E '^(RESULT|status)' "$WORK/load.log" || true
 echo
-python3 - "$WORK/windows.txt" "$killed_at" "$restarted_at" "$caught_up_at" <<'PY'
-import statistics, sys
-rows = [(int(r[0]), float(r[3])) for r in (line.split() for line in open(sys.argv[1]) if not line.startswith('#'))]
-killed, restarted, caught_up = map(int, sys.argv[2:5])
-phases = [("before the kill", [p for s, p in rows if s < killed]),
-          ("node down", [p for s, p in rows if killed < s < restarted]),
-          ("hints replaying", [p for s, p in rows if restarted < s <= max(caught_up, restarted + 1)])]
-base = statistics.median(phases[0][1])
-print("| phase | 1 s windows | p99 median (ms) | worst 1 s p99 (ms) |")
-print("|---|---|---|---|")
-for name, p99s in phases:
-    if p99s:
-        m = statistics.median(p99s)
-        print(f"| {name} | {len(p99s)} | {m:.2f} ({m / base:.2f}x) | {max(p99s):.2f} ({max(p99s) / base:.1f}x) |")
-PY
+replay_end=$((caught_up_at > restarted_at + 1 ? caught_up_at : restarted_at + 1))
+phase_table "$WORK/windows.txt" "before the kill:0 $((killed_at - 1))" "node down:$((killed_at + 1)) $((restarted_at - 1))" \
+  "hints replaying:$((restarted_at + 1)) $replay_end"

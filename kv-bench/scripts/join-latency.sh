@@ -38,6 +38,7 @@ WORK=${WORK:-$(mktemp -d -t kvstore-join-latency.XXXXXX)}
 mkdir -p "$WORK"
 
 source kv-bench/scripts/processes.sh  # the working directory is the repository root
+source kv-bench/scripts/results.sh
 
 urls=()
 for i in 0 1 2 3; do urls+=("http://127.0.0.1:$((BASE_PORT + i))"); require_free_port $((BASE_PORT + i)); done
@@ -113,19 +114,5 @@ echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load average $(cut -
   "KEYS=$KEYS OP=$OP RATE=$RATE QUIET_S=$QUIET_S WARM_TRANSITION=$WARM_TRANSITION NEWCOMER_NICE=$NEWCOMER_NICE; nodes: $NODE_FLAGS"
 echo "The join took ${join_s} s from the newcomer's start."
 echo
-python3 - "$WORK/windows.txt" "$QUIET_S" "$join_from" "$((join_to + 2))" <<'PY'
-import statistics, sys
-rows = [(int(r[0]), float(r[3])) for r in (line.split() for line in open(sys.argv[1]) if not line.startswith('#'))]
-quiet_s, join_from, join_to = map(int, sys.argv[2:5])
-phases = [("quiet", [p for s, p in rows if s <= quiet_s]),
-          ("join", [p for s, p in rows if join_from <= s <= join_to]),
-          ("after", [p for s, p in rows if s > join_to])]
-base = statistics.median(phases[0][1])
-print("| phase | 1 s windows | p99 median (ms) | worst 1 s p99 (ms) |")
-print("|---|---|---|---|")
-for name, p99s in phases:
-    if p99s:
-        m = statistics.median(p99s)
-        print(f"| {name} | {len(p99s)} | {m:.2f} ({m / base:.2f}x) | {max(p99s):.2f} ({max(p99s) / base:.1f}x) |")
-PY
+phase_table "$WORK/windows.txt" "quiet:0 $QUIET_S" "join:$join_from $((join_to + 2))" "after:$((join_to + 3)) 1000000"
 grep -E '^(RESULT|status|errors)' "$WORK/load.log" || true

@@ -31,6 +31,7 @@ WORK=${WORK:-$(mktemp -d -t kvstore-rolling-restart.XXXXXX)}
 mkdir -p "$WORK"
 
 source kv-bench/scripts/processes.sh  # the working directory is the repository root
+source kv-bench/scripts/results.sh
 
 urls=()
 for i in 0 1 2; do urls+=("http://127.0.0.1:$((BASE_PORT + i))"); require_free_port $((BASE_PORT + i)); done
@@ -93,20 +94,5 @@ wait "$load_pid" || { echo "the load generator failed; see $WORK/load.log" >&2; 
 echo "Run $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg);" \
   "RATE=$RATE KEYS=$KEYS VALUE_SIZE=$VALUE_SIZE QUIET_S=$QUIET_S SETTLE_S=$SETTLE_S; nodes: $NODE_FLAGS"
 echo
-python3 - "$WORK/windows.txt" "$QUIET_S" "${stops[*]}" "${starts[*]}" <<'PY'
-import statistics, sys
-rows = [(int(r[0]), float(r[3])) for r in (line.split() for line in open(sys.argv[1]) if not line.startswith('#'))]
-def spans(arg):
-    numbers = list(map(int, arg.split()))
-    return list(zip(numbers[::2], numbers[1::2]))
-quiet = [p for s, p in rows if s <= int(sys.argv[2])]
-phases = [("quiet", quiet), ("stops", [p for s, p in rows if any(a <= s <= b for a, b in spans(sys.argv[3]))]),
-          ("starts", [p for s, p in rows if any(a <= s <= b for a, b in spans(sys.argv[4]))])]
-base = statistics.median(quiet)
-print("| phase | 1 s windows | p99 median (ms) | worst 1 s p99 (ms) |")
-print("|---|---|---|---|")
-for name, p99s in phases:
-    m = statistics.median(p99s)
-    print(f"| {name} | {len(p99s)} | {m:.2f} ({m / base:.2f}x) | {max(p99s):.2f} ({max(p99s) / base:.1f}x) |")
-PY
+phase_table "$WORK/windows.txt" "quiet:0 $QUIET_S" "stops:${stops[*]}" "starts:${starts[*]}"
 grep -E '^(RESULT|status|errors)' "$WORK/load.log" || true
