@@ -66,7 +66,7 @@ class CleanStopTest {
         List<String> logged;
         try (LogCapture log = LogCapture.start()) {
             cluster.stop(2);
-            logged = log.warningsAndErrors().stream().filter(record -> !fromAPeerOfTheStoppedNode(record)).toList();
+            logged = log.warningsAndErrors().stream().filter(record -> !expectedOfAStop(record)).toList();
         } finally {
             traffic.set(false);
         }
@@ -76,11 +76,14 @@ class CleanStopTest {
 
     /**
      * The other nodes may notice node 2 is gone: their detectors judge it down, their exchanges with it
-     * fail, and a connection it closed with requests still unread is reset on their side.
+     * fail, and a connection it closed with requests still unread is reset on their side. A peer that
+     * connects just as node 2's last listener leaves is accepted by Netty with no event loop left to
+     * take it, which Netty logs on node 2; the peer sees the connection closed, as it would a refusal.
      */
-    private boolean fromAPeerOfTheStoppedNode(String record) {
+    private boolean expectedOfAStop(String record) {
         return record.contains("peer " + cluster.url(2) + " is down")
                 || record.contains("Connection reset by peer")
+                || record.contains("Failed to register an accepted channel")
                 || record.contains("anti-entropy of " + cluster.url(0) + ":")
                 || record.contains("anti-entropy of " + cluster.url(1) + ":");
     }
