@@ -236,7 +236,7 @@ public final class WriteAheadLog implements Closeable {
     }
 
     /** Waits until the file asked for by {@link #prepare} is made (or failed); for tests. */
-    void awaitPrepared() {
+    public void awaitPrepared() {
         CompletableFuture<LogWriter> next = prepared;
         if (next != null) {
             next.handle((writer, failure) -> null).join();

@@ -522,6 +522,11 @@ public final class LsmDao implements Dao {
         compactor.compactOldest(count, afterMerge);
     }
 
+    /** Waits until the next log file, made ahead in the background, is made or failed (for tests). */
+    void awaitNextLog() {
+        writes.awaitNextLog();
+    }
+
     /** Waits for the background compactions queued so far (for tests). */
     void awaitCompactions() throws IOException {
         compactor.awaitQueued();

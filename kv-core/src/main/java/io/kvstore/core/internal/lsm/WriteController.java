@@ -467,6 +467,11 @@ final class WriteController {
         flusher.schedule();
     }
 
+    /** Waits until the next log file made ahead is made or failed (for tests). */
+    void awaitNextLog() {
+        wal.awaitPrepared();
+    }
+
     /** Numbers the log the next memtable switch moves to, and has the log make it ahead. REQUIRES writeLock (or no writers yet). */
     private void prepareNextLog() {
         nextLogNumber = versions.newFileNumber();

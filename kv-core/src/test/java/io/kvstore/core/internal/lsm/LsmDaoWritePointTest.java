@@ -109,8 +109,10 @@ class LsmDaoWritePointTest {
                     }
                 }
                 if (fault != null) {
-                    // Waits for the flushes the writes started, and for what a fault did to them.
+                    // Waits for the flushes the writes started, and for what a fault did to them, and for
+                    // the next log file, whose directory fsync the fault may have met in the background.
                     step(dao, 2, acknowledged);
+                    dao.awaitNextLog();
                 }
                 if (fault != null && fault.fired() == 0) {
                     storage.repair();
