@@ -86,7 +86,7 @@ public final class BodyReader {
             }
             digest = RequestSignature.newDigest();
         }
-        if (!reserve(capacity)) {
+        if (!reserve(capacity, capacity)) {
             return;
         }
         body = new byte[capacity];
@@ -110,7 +110,7 @@ public final class BodyReader {
         if (needed > body.length) {
             // Chunked encoding: grow by doubling, reserving the growth first.
             int grown = (int) Math.min(limit, Math.max(needed, 2L * body.length));
-            if (!reserve(grown - body.length)) {
+            if (!reserve(grown - body.length, grown)) {
                 return;
             }
             body = Arrays.copyOf(body, grown);
@@ -142,11 +142,12 @@ public final class BodyReader {
         done.onComplete(ignored -> releaseAll());
     }
 
-    private boolean reserve(long bytes) {
+    /** Reserves {@code bytes} more for the body, held in an array of {@code arrayBytes}. */
+    private boolean reserve(long bytes, long arrayBytes) {
         if (bytes == 0) {
             return true;
         }
-        if (!budget.tryReserve(bytes)) {
+        if (!budget.tryReserve(bytes, arrayBytes)) {
             refuse(503, "node is holding too many request bodies, retry later");
             return false;
         }
