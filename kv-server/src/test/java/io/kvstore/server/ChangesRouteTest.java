@@ -68,6 +68,10 @@ class ChangesRouteTest {
             assertTrue(change.getInteger("streams") >= 1, change.encode());
             assertEquals(change.getInteger("streams"), change.getInteger("streamsDone"), change.encode());
             assertTrue(change.getLong("entriesStreamed") > 0, "the leaving node's keys moved: " + change.encode());
+            assertTrue(change.getLong("bytesStreamed") >= 16 * change.getLong("entriesStreamed"), change.encode());
+            assertTrue(change.getLong("keysScanned") >= change.getLong("entriesStreamed") / 3,
+                    "a key read is sent to at most as many nodes as it has replicas: " + change.encode());
+            assertTrue(change.getLong("keysToScan") >= 0, change.encode());
             assertNotNull(change.getString("finishedAt"));
             assertFalse(Instant.parse(change.getString("finishedAt")).isBefore(Instant.parse(change.getString("startedAt"))));
             assertEquals(change, awaitOver(nodes, nodes.urls.indexOf(claimant), id), "the claimant lists the same change");

@@ -29,7 +29,8 @@ final class FollowOptions {
                     + change.getString("reason", "no reason given"));
         }
         out.println(what + " done: " + change.getInteger("streamsDone", 0) + " streams sent "
-                + change.getLong("entriesStreamed", 0L) + " entries; epoch " + change.getLong("epoch", 0L));
+                + change.getLong("entriesStreamed", 0L) + " entries (" + Units.bytes(change.getLong("bytesStreamed", -1L))
+                + "); epoch " + change.getLong("epoch", 0L));
         out.flush();
         return Kvctl.OK;
     }

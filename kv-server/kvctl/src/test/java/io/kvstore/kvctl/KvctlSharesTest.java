@@ -67,6 +67,20 @@ class KvctlSharesTest {
                 .endsWith("4/4 streams, 1200 entries, streaming, 1:00:05 elapsed"));
     }
 
+    @Test
+    void theProgressBarCountsKeysReadWhenTheChangeReportsThem() {
+        JsonObject change = new JsonObject().put("status", "running").put("step", "streaming").put("streams", 3)
+                .put("streamsDone", 0).put("keysScanned", 2500).put("keysToScan", 10000).put("entriesStreamed", 625)
+                .put("bytesStreamed", 3 << 20);
+        assertEquals("[#######-----------------------] 0/3 streams, 25.0% of keys read, 625 entries (3.0 MiB), streaming,"
+                + " 0:10 elapsed, ETA 0:30", ProgressBar.render(change, Duration.ofSeconds(10)));
+        // An estimate: keys read past it fill the bar, and a change whose streams are done is full.
+        assertTrue(ProgressBar.render(change.put("keysScanned", 12000), Duration.ofSeconds(10))
+                .startsWith("[" + "#".repeat(30) + "] 0/3 streams, 100.0% of keys read"));
+        assertTrue(ProgressBar.render(change.put("streamsDone", 3).put("keysScanned", 9000).put("status", "done"),
+                Duration.ofSeconds(40)).startsWith("[" + "#".repeat(30) + "] 3/3 streams, 625 entries (3.0 MiB), streaming"));
+    }
+
     /** Whether {@code hash} lies in the ring range {@code (start, end]}, wrapping round. */
     private static boolean within(long hash, long start, long end) {
         return start < end ? hash > start && hash <= end : hash > start || hash <= end;

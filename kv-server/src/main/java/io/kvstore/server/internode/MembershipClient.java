@@ -2,6 +2,7 @@ package io.kvstore.server.internode;
 
 import io.kvstore.cluster.internal.membership.KeyMovement;
 import io.kvstore.cluster.internal.membership.KeyMovementCodec;
+import io.kvstore.cluster.internal.membership.MapRelay;
 import io.kvstore.cluster.internal.metadata.EpochReply;
 import io.kvstore.cluster.internal.metadata.EpochRequest;
 import io.kvstore.cluster.membership.ClusterMap;
@@ -9,14 +10,19 @@ import io.kvstore.cluster.membership.ClusterMapCodec;
 import io.kvstore.cluster.membership.NodeUrl;
 import io.kvstore.server.wire.EpochVotes;
 import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.PassOnList;
 import io.kvstore.server.wire.Routes;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -77,14 +83,35 @@ public final class MembershipClient {
                 });
     }
 
-    /** Hands {@code map} to {@code node}, which keeps it if it is newer than its own. */
-    public Future<Void> push(String node, ClusterMap map) {
-        return request(node, io.vertx.core.http.HttpMethod.PUT, Routes.MAP)
+    /**
+     * Hands {@code map} to {@code node}, which keeps it if it is newer than its own and, given members of
+     * the map in {@code passOn} ({@link PassOnList}), hands it on to them within
+     * {@code passOnMillis}; answers what became of them. A node that hands nothing on (an older one)
+     * answers {@code 204}: every node of {@code passOn} is then unknown.
+     */
+    public Future<MapRelay.Outcome> push(String node, ClusterMap map, List<String> passOn, long passOnMillis) {
+        String path = passOn.isEmpty() ? Routes.MAP
+                : Routes.MAP + "?passOn=" + PassOnList.encode(map, passOn) + "&passOnMillis=" + passOnMillis;
+        return request(node, io.vertx.core.http.HttpMethod.PUT, path)
                 .sendBuffer(Buffer.buffer(ClusterMapCodec.toJson(map)))
                 .map(response -> {
-                    expect(response, 204, node);
-                    return null;
+                    if (response.statusCode() == 204) {
+                        return MapRelay.notPassedOn(passOn);
+                    }
+                    expect(response, 200, node);
+                    JsonObject outcome = response.bodyAsJsonObject();
+                    return new MapRelay.Outcome(strings(outcome.getJsonArray("failed")), strings(outcome.getJsonArray("unknown")));
                 });
+    }
+
+    private static List<String> strings(JsonArray array) {
+        List<String> list = new ArrayList<>(array == null ? 0 : array.size());
+        if (array != null) {
+            for (int i = 0; i < array.size(); i++) {
+                list.add(array.getString(i));
+            }
+        }
+        return list;
     }
 
     /** Asks {@code node}, any member, to have a change made; the answer is passed on as is. */

@@ -1,6 +1,7 @@
 package io.kvstore.server.membership;
 
 import io.kvstore.cluster.internal.membership.KeyMovement;
+import io.kvstore.cluster.internal.membership.MapRelay;
 import io.kvstore.cluster.internal.membership.MembershipTransport;
 import io.kvstore.cluster.internal.membership.StreamProgress;
 import io.kvstore.cluster.membership.ClusterMap;
@@ -9,6 +10,7 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
@@ -31,8 +33,8 @@ final class HttpMembershipTransport implements MembershipTransport {
     }
 
     @Override
-    public CompletionStage<Void> push(String node, ClusterMap map) {
-        return onWorker(client.push(node, map));
+    public CompletionStage<MapRelay.Outcome> push(String node, ClusterMap map, List<String> passOn, long passOnMillis) {
+        return onWorker(client.push(node, map, passOn, passOnMillis));
     }
 
     @Override
@@ -55,11 +57,14 @@ final class HttpMembershipTransport implements MembershipTransport {
                 throw new IllegalStateException(node + " answered " + answer.status() + " about its stream: " + answer.body().strip());
             }
             JsonObject status = new JsonObject(answer.body());
-            return switch (String.valueOf(status.getString("status"))) {
-                case "done" -> StreamProgress.done(status.getLong("entries", 0L));
-                case "failed" -> StreamProgress.failed(status.getString("reason"));
-                default -> StreamProgress.RUNNING;
+            StreamProgress.State state = switch (String.valueOf(status.getString("status"))) {
+                case "done" -> StreamProgress.State.DONE;
+                case "failed" -> StreamProgress.State.FAILED;
+                default -> StreamProgress.State.RUNNING;
             };
+            // An older node tells only a finished stream's entries.
+            return new StreamProgress(state, status.getLong("keysScanned", 0L), status.getLong("keysToScan", 0L),
+                    status.getLong("entries", 0L), status.getLong("bytes", 0L), status.getString("reason"));
         }));
     }
 

@@ -15,7 +15,9 @@ import io.kvstore.cluster.internal.membership.KeyMovement;
 import io.kvstore.cluster.internal.membership.KeyStreamer;
 import io.kvstore.cluster.internal.membership.MapChanges;
 import io.kvstore.cluster.internal.membership.MapLog;
+import io.kvstore.cluster.internal.membership.MapRelay;
 import io.kvstore.cluster.internal.membership.PlacementHistory;
+import io.kvstore.cluster.internal.membership.StreamProgress;
 import io.kvstore.cluster.internal.metadata.EpochAcceptor;
 import io.kvstore.cluster.internal.metadata.EpochProposer;
 import io.kvstore.cluster.internal.metadata.EpochReply;
@@ -122,6 +124,10 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
     private final BatchCounters batches = new BatchCounters();
     /** This node's streams by {@link KeyMovement#streamName()}: a failover plan of a change is a stream of its own. */
     private final Map<String, CompletableFuture<Long>> streams = new ConcurrentHashMap<>();
+    /** How this node reaches the others for its changes and for the maps it hands on; set by {@link #changes}. */
+    private volatile HttpMembershipTransport transport;
+    /** The streamer of each of {@link #streams} once it started, for its progress. */
+    private final Map<String, KeyStreamer> streamers = new ConcurrentHashMap<>();
     private final ExecutorService worker;
     /** Runs the streams of key movements, at the store's background priority: they yield the cores to requests. */
     private final ExecutorService streamer;
@@ -203,8 +209,28 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
      * @param unreachableMillis how long a node streaming keys may stay unreachable before the change fails
      */
     public MapChanges changes(NodeCleanup cleanup, long unreachableMillis) {
-        return new MapChanges(config.self(), this, new HttpMembershipTransport(config.self(), membershipClient, cleanup, worker),
-                scheduler(), System::currentTimeMillis, unreachableMillis);
+        transport = new HttpMembershipTransport(config.self(), membershipClient, cleanup, worker);
+        return new MapChanges(config.self(), this, transport, scheduler(), System::currentTimeMillis, unreachableMillis);
+    }
+
+    /**
+     * Hands {@code map}, pushed here, on to {@code passOn} within {@code millis} ({@link MapRelay}); what
+     * became of them.
+     */
+    CompletionStage<MapRelay.Outcome> handOn(ClusterMap map, List<String> passOn, long millis) {
+        HttpMembershipTransport relay = transport;
+        if (relay == null) {
+            return CompletableFuture.completedFuture(MapRelay.notPassedOn(passOn));
+        }
+        CompletableFuture<MapRelay.Outcome> outcome = new CompletableFuture<>();
+        runOnWorker(() -> MapRelay.handOn(map, passOn, millis, relay, scheduler()).whenComplete((done, error) -> {
+            if (error != null) {
+                outcome.completeExceptionally(error);
+            } else {
+                outcome.complete(done);
+            }
+        }));
+        return outcome;
     }
 
     /** Runs tasks later on the membership worker, by the node's timers. */
@@ -438,7 +464,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
         nodes.addAll(others);
         nodes.remove(config.self());
         for (String node : nodes) {
-            membershipClient.push(node, map).onFailure(error -> LOG.debug("cannot push the map of epoch {} to {}: {}",
+            membershipClient.push(node, map, List.of(), 0).onFailure(error -> LOG.debug("cannot push the map of epoch {} to {}: {}",
                     map.epoch(), node, error.getMessage()));
         }
     }
@@ -558,6 +584,7 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
                             : BackgroundBudget.fixed().lane(BackgroundWork.STREAM, config.streamBytesPerSecond());
                     KeyStreamer keys = new KeyStreamer(dao, movement, config.self(), this::sendBatch,
                             config.storeOptions().storage(), config.dataDirectory(), lane, config.streamBatchBytes());
+                    streamers.put(name, keys);
                     long sent = keys.run();
                     LOG.info("node {} streamed {} entries for the change of epoch {} (stream {})", config.self(), sent,
                             movement.id(), name);
@@ -573,6 +600,12 @@ public final class Membership implements Supplier<Topology>, EpochFence, MapLog,
     /** This node's stream named {@code name}, or null if it has none (never asked, or restarted since). */
     CompletableFuture<Long> streamOf(String name) {
         return streams.get(name);
+    }
+
+    /** The counts of this node's stream named {@code name} so far (zeros before it started), as running. */
+    StreamProgress streamProgressOf(String name) {
+        KeyStreamer keys = streamers.get(name);
+        return keys == null ? StreamProgress.RUNNING : keys.progress();
     }
 
     private CompletableFuture<Void> sendBatch(String node, List<io.kvstore.core.Entry> entries) {

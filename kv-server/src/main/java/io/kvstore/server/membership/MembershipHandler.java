@@ -6,6 +6,8 @@ import io.kvstore.cluster.internal.membership.KeyMovement;
 import io.kvstore.cluster.internal.membership.KeyMovementCodec;
 import io.kvstore.cluster.internal.membership.MapChange;
 import io.kvstore.cluster.internal.membership.MapChanges;
+import io.kvstore.cluster.internal.membership.MapRelay;
+import io.kvstore.cluster.internal.membership.StreamProgress;
 import io.kvstore.cluster.internal.metadata.EpochRequest;
 import io.kvstore.cluster.internal.metadata.MetadataGroup;
 import io.kvstore.cluster.membership.ClusterMap;
@@ -19,6 +21,7 @@ import io.kvstore.server.internode.MembershipClient;
 import io.kvstore.server.wire.Decimal;
 import io.kvstore.server.wire.EpochVotes;
 import io.kvstore.server.wire.Headers;
+import io.kvstore.server.wire.PassOnList;
 import io.kvstore.server.wire.QueryParameters;
 import io.kvstore.server.wire.Responses;
 import io.kvstore.server.wire.Routes;
@@ -34,6 +37,8 @@ import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -49,6 +54,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class MembershipHandler implements Handler<HttpServerRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(MembershipHandler.class);
+    /** The most time a pusher may give this node to hand its map on. */
+    static final long MAX_PASS_ON_MILLIS = 60_000;
+
     /**
      * Limit of a pushed map's or a stream request's body, apart from the values' limit: a map of a
      * thousand nodes of 256 tokens each is about 5 MB of JSON.
@@ -252,19 +260,47 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
      * ({@link BodyReader}), as every internal body is: a signature replayed with another map is refused.
      */
     private void pushed(HttpServerRequest request) {
+        String passOnText = QueryParameters.text(request.query(), "passOn");
+        String millisText = QueryParameters.text(request.query(), "passOnMillis");
+        long passOnMillis;
+        try {
+            if ((passOnText == null) != (millisText == null)) {
+                throw new IllegalArgumentException("passOn and passOnMillis go together");
+            }
+            passOnMillis = millisText == null ? 0 : Decimal.parse(millisText, "passOnMillis");
+            if (passOnMillis > MAX_PASS_ON_MILLIS) {
+                throw new IllegalArgumentException("passOnMillis must be at most " + MAX_PASS_ON_MILLIS + ", got " + passOnMillis);
+            }
+        } catch (IllegalArgumentException e) {
+            Responses.send(request, 400, e.getMessage());
+            return;
+        }
         BodyReader.read(request, MAX_BODY_BYTES, bodyBudget, body -> {
             ClusterMap map;
+            List<String> passOn;
             try {
                 map = ClusterMapCodec.fromJson(new String(body, StandardCharsets.UTF_8));
+                passOn = new ArrayList<>(passOnText == null ? List.of() : PassOnList.decode(passOnText, map));
             } catch (IllegalArgumentException e) {
                 Responses.send(request, 400, e.getMessage());
                 return Future.succeededFuture();
             }
+            passOn.remove(membership.self());
             return blocking(() -> membership.adopt(map)).onComplete(done -> {
                 if (done.failed()) {
                     Responses.failure(request, done.cause());
-                } else {
+                } else if (passOn.isEmpty()) {
                     request.response().setStatusCode(204).end();
+                } else {
+                    // Handed on as the pusher asked, answered once those nodes answered or their time ran out.
+                    Context context = Vertx.currentContext();
+                    membership.handOn(map, passOn, passOnMillis).whenComplete((outcome, error) -> {
+                        MapRelay.Outcome told = error != null ? MapRelay.notPassedOn(passOn) : outcome;
+                        JsonObject answer = new JsonObject().put("failed", new JsonArray(told.failed()))
+                                .put("unknown", new JsonArray(told.unknown()));
+                        context.runOnContext(v -> request.response().setStatusCode(200)
+                                .putHeader("Content-Type", "application/json").end(answer.encode()));
+                    });
                 }
             });
         });
@@ -409,7 +445,8 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
                 .put("epoch", membership.map().epoch()).put("resumed", change.resumed()).put("force", change.force())
                 .put("startedAt", Instant.ofEpochMilli(change.startedAtMillis()).toString())
                 .put("streams", change.streams()).put("streamsDone", change.streamsDone())
-                .put("entriesStreamed", change.entriesStreamed());
+                .put("keysScanned", change.keysScanned()).put("keysToScan", change.keysToScan())
+                .put("entriesStreamed", change.entriesStreamed()).put("bytesStreamed", change.bytesStreamed());
         if (change.finishedAtMillis() != 0) {
             json.put("finishedAt", Instant.ofEpochMilli(change.finishedAtMillis()).toString());
         }
@@ -607,6 +644,9 @@ public final class MembershipHandler implements Handler<HttpServerRequest> {
             return;
         }
         JsonObject status = new JsonObject();
+        StreamProgress progress = membership.streamProgressOf(name);
+        status.put("keysScanned", progress.keysScanned()).put("keysToScan", progress.keysToScan())
+                .put("entries", progress.entries()).put("bytes", progress.bytes());
         if (!stream.isDone()) {
             status.put("status", "running");
         } else if (stream.isCompletedExceptionally()) {

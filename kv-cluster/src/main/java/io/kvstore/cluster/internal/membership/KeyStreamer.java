@@ -4,6 +4,7 @@ import io.kvstore.cluster.internal.repair.RepairExchange;
 import io.kvstore.core.AtomicFile;
 import io.kvstore.core.CloseableIterator;
 import io.kvstore.core.Dao;
+import io.kvstore.core.DaoProperties;
 import io.kvstore.core.Entry;
 import io.kvstore.core.Storage;
 import io.kvstore.core.background.BackgroundBudget;
@@ -58,6 +59,10 @@ public final class KeyStreamer {
     private final Path directory;
     private final BudgetLane lane;
     private final int batchBytes;
+    private final AtomicLong keysScanned = new AtomicLong();
+    private final AtomicLong entriesSent = new AtomicLong();
+    private final AtomicLong bytesSent = new AtomicLong();
+    private volatile long keysToScan;
 
     /**
      * @param sink      sends a batch of entries to a node; completes once the node stored them
@@ -108,6 +113,12 @@ public final class KeyStreamer {
         this.lane = lane;
     }
 
+    /** How this run goes so far, as {@link StreamProgress.State#RUNNING}; readable from any thread. */
+    public StreamProgress progress() {
+        return new StreamProgress(StreamProgress.State.RUNNING, keysScanned.get(), keysToScan, entriesSent.get(),
+                bytesSent.get(), null);
+    }
+
     /** The checkpoint file of {@code movement}'s stream: {@code stream-}{@link KeyMovement#streamName()}{@code .checkpoint}. */
     static Path checkpointFile(Path directory, KeyMovement movement) {
         return directory.resolve("stream-" + movement.streamName() + ".checkpoint");
@@ -150,9 +161,10 @@ public final class KeyStreamer {
         int[] out = new int[rf];
         int[] scratchB = new int[rf];
         int[] scratchA = new int[rf];
-        long sent = 0;
         byte[] lastKey = null;
-        long storeBytes = Math.max(0, dao.properties().tableBytes());
+        DaoProperties store = dao.properties();
+        long storeBytes = Math.max(0, store.tableBytes());
+        keysToScan = store.tableEntries();
         AtomicLong scanned = new AtomicLong();
         lane.backlog(() -> Math.max(0, storeBytes - scanned.get()));
         // One round of batches in flight while the scan gathers the next; its last key is kept once it is acknowledged.
@@ -172,6 +184,7 @@ public final class KeyStreamer {
                     unpaid = 0;
                 }
                 scanned.addAndGet(size);
+                keysScanned.incrementAndGet();
                 lastKey = entry.key();
                 int n = movement.targets(entry.key(), selfIndex, out, scratchB, scratchA);
                 boolean full = false;
@@ -180,8 +193,9 @@ public final class KeyStreamer {
                     gathered[out[i]] += size;
                     roundBytes += size;
                     full |= gathered[out[i]] >= batchBytes || roundBytes >= 2L * batchBytes;
-                    sent++;
                 }
+                entriesSent.addAndGet(n);
+                bytesSent.addAndGet(n * size);
                 if (full) {
                     finish(inFlight, checkpoint);
                     inFlight = send(targets, batches, gathered, lastKey);
@@ -195,7 +209,7 @@ public final class KeyStreamer {
         finish(inFlight, checkpoint);
         finish(send(targets, batches, gathered, lastKey), null);
         keep(checkpoint, DONE);
-        return sent;
+        return entriesSent.get();
     }
 
     /** Batches sent to nodes, and the last key scanned when they were. */

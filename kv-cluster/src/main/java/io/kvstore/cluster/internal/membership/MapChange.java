@@ -1,7 +1,9 @@
 package io.kvstore.cluster.internal.membership;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToLongFunction;
 
 /** One change of the cluster map a node drives, and how it goes. Read from any thread. */
 public final class MapChange {
@@ -23,7 +25,8 @@ public final class MapChange {
     private volatile long finishedAtMillis;
     private final AtomicInteger streams = new AtomicInteger();
     private final AtomicInteger streamsDone = new AtomicInteger();
-    private final AtomicLong entriesStreamed = new AtomicLong();
+    /** Each stream's counts, by source and stream name. */
+    private final Map<String, Tally> tallies = new ConcurrentHashMap<>();
     private volatile boolean cancelled;
 
     MapChange(long id, ChangeOperation operation, String node, boolean resumed, boolean force, long startedAtMillis) {
@@ -94,9 +97,34 @@ public final class MapChange {
         return streamsDone.get();
     }
 
-    /** Entries the finished streams sent. */
+    /** Entries the streams sent so far (an entry sent to two nodes counts twice). */
     public long entriesStreamed() {
-        return entriesStreamed.get();
+        return tallies.values().stream().mapToLong(t -> t.total(StreamProgress::entries)).sum();
+    }
+
+    /** Bytes of {@link #entriesStreamed()} (keys, values and 16 bytes each of timestamp and flags). */
+    public long bytesStreamed() {
+        return tallies.values().stream().mapToLong(t -> t.total(StreamProgress::bytes)).sum();
+    }
+
+    /** Keys the sources have read from their stores so far. */
+    public long keysScanned() {
+        return tallies.values().stream().mapToLong(t -> t.total(StreamProgress::keysScanned)).sum();
+    }
+
+    /**
+     * Keys the sources have to read, estimated from their tables' entries when their streams started
+     * (sources that read nothing count 0); -1 while a source's store keeps no count.
+     */
+    public long keysToScan() {
+        long sum = 0;
+        for (Tally tally : tallies.values()) {
+            if (tally.keysToScan < 0) {
+                return -1;
+            }
+            sum += tally.keysToScan;
+        }
+        return sum;
     }
 
     boolean cancelled() {
@@ -119,8 +147,14 @@ public final class MapChange {
         streams.addAndGet(count);
     }
 
-    void streamDone(long entries) {
-        entriesStreamed.addAndGet(entries);
+    /** What {@code source} told of its stream {@code stream}. */
+    void streamProgress(String source, String stream, StreamProgress progress) {
+        if (progress.state() == StreamProgress.State.RUNNING || progress.state() == StreamProgress.State.DONE) {
+            tallies.computeIfAbsent(source + " " + stream, key -> new Tally()).update(progress);
+        }
+    }
+
+    void streamDone() {
         streamsDone.incrementAndGet();
     }
 
@@ -137,5 +171,32 @@ public final class MapChange {
     @Override
     public String toString() {
         return operation.id() + " of " + node;
+    }
+
+    /**
+     * One stream's counts over its runs: a source that restarted runs it again from its checkpoint and
+     * counts from zero, so the counts of the runs before are kept apart and added.
+     */
+    private static final class Tally {
+        private StreamProgress earlier = new StreamProgress(StreamProgress.State.RUNNING, 0, 0, 0, 0, null);
+        private StreamProgress latest = StreamProgress.RUNNING;
+        private volatile long keysToScan;
+        private boolean estimated;
+
+        synchronized void update(StreamProgress progress) {
+            if (progress.keysScanned() < latest.keysScanned() || progress.entries() < latest.entries()) {
+                earlier = new StreamProgress(StreamProgress.State.RUNNING, earlier.keysScanned() + latest.keysScanned(), 0,
+                        earlier.entries() + latest.entries(), earlier.bytes() + latest.bytes(), null);
+            }
+            latest = progress;
+            if (!estimated && (progress.keysToScan() != 0 || progress.state() == StreamProgress.State.DONE)) {
+                keysToScan = progress.keysToScan(); // the first run's estimate: a run resumed later reads less
+                estimated = true;
+            }
+        }
+
+        synchronized long total(ToLongFunction<StreamProgress> count) {
+            return count.applyAsLong(earlier) + count.applyAsLong(latest);
+        }
     }
 }

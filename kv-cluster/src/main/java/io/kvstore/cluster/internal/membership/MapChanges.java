@@ -76,6 +76,8 @@ public final class MapChanges {
     private final MapLog log;
     private final MembershipTransport transport;
     private final Scheduler scheduler;
+    /** The most nodes this driver hands a map to itself ({@link MapRelay}). */
+    private volatile int relayFanOut = MapRelay.FAN_OUT;
     private final LongSupplier clockMillis;
     private final long unreachableMillis;
     private final AtomicInteger sequence = new AtomicInteger();
@@ -513,21 +515,48 @@ public final class MapChanges {
         });
     }
 
-    /** Hands {@code map} to every node of it and of {@code others}; a node that misses it pulls it later. */
+    /** Hands maps to at most {@code fanOut} nodes itself (a simulation of few nodes has them handed on too). */
+    void relayFanOut(int fanOut) {
+        relayFanOut = fanOut;
+    }
+
+    /**
+     * Hands {@code map} to every node of it ({@link MapRelay}) and of {@code others} (directly: nodes it no
+     * longer lists); a node that misses it pulls it later. Nodes a relaying node left unknown (it did not
+     * answer) are sent the map directly.
+     */
     private CompletionStage<Void> push(ClusterMap map, List<String> others) {
-        Set<String> nodes = new LinkedHashSet<>(map.urls());
-        nodes.addAll(others);
-        nodes.remove(self);
+        List<String> members = new ArrayList<>(map.urls());
+        members.remove(self);
         List<CompletableFuture<Void>> pushes = new ArrayList<>();
-        for (String node : nodes) {
-            pushes.add(within(transport.push(node, map), "the push of epoch " + map.epoch() + " to " + node)
-                    .exceptionally(error -> {
+        for (String node : others) {
+            if (!map.contains(node) && !node.equals(self)) {
+                pushes.add(pushDirectly(map, node));
+            }
+        }
+        pushes.add(MapRelay.handOn(map, members, REQUEST_TIMEOUT_MILLIS, relayFanOut, transport, scheduler).thenCompose(outcome -> {
+            for (String node : outcome.failed()) {
+                LOG.warn("cannot push the map of epoch {} to {} (it will pull it)", map.epoch(), node);
+            }
+            List<CompletableFuture<Void>> again = new ArrayList<>();
+            for (String node : outcome.unknown()) {
+                again.add(pushDirectly(map, node));
+            }
+            return CompletableFuture.allOf(again.toArray(CompletableFuture[]::new));
+        }).toCompletableFuture());
+        return CompletableFuture.allOf(pushes.toArray(CompletableFuture[]::new));
+    }
+
+    /** Hands {@code map} to {@code node} alone; a failure is logged (the node pulls the map later). */
+    private CompletableFuture<Void> pushDirectly(ClusterMap map, String node) {
+        return within(transport.push(node, map, List.of(), 0), "the push of epoch " + map.epoch() + " to " + node)
+                .handle((ignored, error) -> {
+                    if (error != null) {
                         LOG.warn("cannot push the map of epoch {} to {} (it will pull it): {}", map.epoch(), node,
                                 unwrap(error).getMessage());
-                        return null;
-                    }));
-        }
-        return CompletableFuture.allOf(pushes.toArray(CompletableFuture[]::new));
+                    }
+                    return null;
+                });
     }
 
     /**
@@ -600,12 +629,13 @@ public final class MapChanges {
                             return;
                         }
                         lastAnswerMillis = clockMillis.getAsLong();
+                        change.streamProgress(source, movement.streamName(), progress);
                         switch (progress.state()) {
                             case UNKNOWN -> {
                                 started = false;
                                 scheduler.schedule(0, this::poll);
                             }
-                            case DONE -> done(progress.entries());
+                            case DONE -> done();
                             case FAILED -> {
                                 lastProblem = progress.reason();
                                 started = false;
@@ -621,8 +651,8 @@ public final class MapChanges {
                     });
         }
 
-        private void done(long entries) {
-            change.streamDone(entries);
+        private void done() {
+            change.streamDone();
             if (left.decrementAndGet() == 0) {
                 all.complete(null);
             }

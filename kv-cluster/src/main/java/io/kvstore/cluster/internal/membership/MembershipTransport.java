@@ -1,6 +1,7 @@
 package io.kvstore.cluster.internal.membership;
 
 import io.kvstore.cluster.membership.ClusterMap;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -9,8 +10,12 @@ import java.util.concurrent.CompletionStage;
  * cut off); the driver bounds each by its own timeout.
  */
 public interface MembershipTransport {
-    /** Hands {@code map} to {@code node}, which adopts it if it is newer than its own. */
-    CompletionStage<Void> push(String node, ClusterMap map);
+    /**
+     * Hands {@code map} to {@code node}, which adopts it if it is newer than its own, then hands it on to
+     * {@code passOn} within {@code passOnMillis} as {@link MapRelay#handOn} does; completes with what
+     * became of {@code passOn} ({@link MapRelay#notPassedOn} from a node that hands nothing on).
+     */
+    CompletionStage<MapRelay.Outcome> push(String node, ClusterMap map, List<String> passOn, long passOnMillis);
 
     /** Whether {@code node} answers at all (any answer counts; a failure means it does not). */
     CompletionStage<Boolean> answers(String node);

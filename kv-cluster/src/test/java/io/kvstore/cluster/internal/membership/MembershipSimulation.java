@@ -668,6 +668,45 @@ final class MembershipSimulation {
         return answer;
     }
 
+    /**
+     * {@link #request(Node, String, int, java.util.function.Function, java.util.function.ToIntFunction)} whose
+     * handler answers later: the answer leaves {@code to} when the handler's stage completes, if {@code to}
+     * is still in the life that took the request.
+     */
+    private <T> CompletableFuture<T> requestAsync(Node from, String to, int bytes,
+                                                  java.util.function.Function<Node, CompletionStage<T>> handler,
+                                                  java.util.function.ToIntFunction<T> replyBytes) {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        int life = from.life;
+        deliver(from.name, to, bytes, () -> {
+            Node target = nodes.get(to);
+            if (target == null || !target.up) {
+                return;
+            }
+            int targetLife = target.life;
+            handler.apply(target).thenAccept(reply -> {
+                if (target.life != targetLife) {
+                    return;
+                }
+                deliver(to, from.name, replyBytes.applyAsInt(reply), () -> {
+                    if (from.life == life) {
+                        answer.complete(reply);
+                    }
+                });
+            });
+        });
+        return answer;
+    }
+
+    /**
+     * How many nodes a node hands a map to itself: the product's in the scale runs; two in the chaos runs,
+     * whose clusters of 5-10 nodes would otherwise be sent every map directly, so that maps handed on
+     * meet the loss, duplication, partitions and crashes too.
+     */
+    private int relayFanOut() {
+        return scale != null ? MapRelay.FAN_OUT : 2;
+    }
+
     /** The size of {@code map} as JSON on the wire. */
     private int bytesOf(ClusterMap map) {
         return map == null ? SMALL_MESSAGE_BYTES : mapBytes.computeIfAbsent(map.epoch() + "/" + map.fingerprintText(),
@@ -737,6 +776,7 @@ final class MembershipSimulation {
         EpochAcceptor acceptor;
         EpochProposer proposer;
         MapChanges changes;
+        io.kvstore.cluster.internal.Scheduler scheduler;
         final Map<String, SourceStream> streams = new HashMap<>();
         long leftAcceptedSince;
         boolean finishing;
@@ -776,7 +816,7 @@ final class MembershipSimulation {
             } catch (IOException e) {
                 throw new AssertionError(e);
             }
-            io.kvstore.cluster.internal.Scheduler scheduler = (delay, task) -> at(delay, () -> {
+            scheduler = (delay, task) -> at(delay, () -> {
                 if (life == lifeNow) {
                     task.run();
                 }
@@ -784,6 +824,7 @@ final class MembershipSimulation {
             proposer = new EpochProposer(name, this::vote, scheduler, MembershipSimulation.this::now, random.split(),
                     PHASE_TIMEOUT_MILLIS);
             changes = new MapChanges(name, this, this, scheduler, MembershipSimulation.this::now, UNREACHABLE_MILLIS);
+            changes.relayFanOut(relayFanOut());
             if (life > 1) {
                 startTimers();
             }
@@ -899,10 +940,11 @@ final class MembershipSimulation {
         // MembershipTransport
 
         @Override
-        public CompletionStage<Void> push(String node, ClusterMap pushed) {
-            return request(this, node, bytesOf(pushed), target -> {
+        public CompletionStage<MapRelay.Outcome> push(String node, ClusterMap pushed, List<String> passOn, long passOnMillis) {
+            return requestAsync(this, node, bytesOf(pushed) + passOn.size() * SMALL_MESSAGE_BYTES / 4, target -> {
                 target.learn(pushed);
-                return null;
+                return passOn.isEmpty() ? CompletableFuture.completedFuture(MapRelay.Outcome.ALL_TOOK_IT)
+                        : MapRelay.handOn(pushed, passOn, passOnMillis, relayFanOut(), target, target.scheduler);
             }, reply -> SMALL_MESSAGE_BYTES);
         }
 
