@@ -22,8 +22,10 @@
 # every 10 s); every is ours against Cassandra's batch commit log (forced before a write is acknowledged).
 # An update is ours a read of the record and a write of it whole (a value is the record), Cassandra's a write
 # of the updated field's column alone.
+# With MOVES=1 (the default) and three nodes, each side's cluster at rest then has a replica wiped and
+# rebuilt by a repair, and a fourth node joins (see rebuild_and_join): a third table of times.
 # Environment: RECORDS (1000000), OPERATIONS (RECORDS), THREADS (64), NODES ("1 3"), LEVELS ("one quorum"),
-# WORKLOADS ("a b c f"), OPEN_LOOP (1), OPEN_DURATION (60), OPEN_WARMUP (20), SYNC (none), NODE_JAVA_OPTS (our
+# WORKLOADS ("a b c f"), OPEN_LOOP (1), MOVES (1), OPEN_DURATION (60), OPEN_WARMUP (20), SYNC (none), NODE_JAVA_OPTS (our
 # nodes' JVM options, default "-Xms1g -Xmx1g", as Cassandra's CASSANDRA_HEAP), CLUSTER_FLAGS (our three nodes'
 # options; default http-suite.sh's for three nodes sharing the cores), YCSB_JAVA_OPTS, BASE_PORT (18180), WORK
 # (default a new temporary directory, deleted at the end unless KEEP=1 or a failure), SERVER_JAR, BENCH_JAR.
@@ -39,6 +41,7 @@ WORKLOADS=${WORKLOADS:-a b c f}
 OPEN_LOOP=${OPEN_LOOP:-1}
 OPEN_DURATION=${OPEN_DURATION:-60}
 OPEN_WARMUP=${OPEN_WARMUP:-20}
+MOVES=${MOVES:-1}
 SYNC=${SYNC:-none}
 case $SYNC in
   none | group) COMMITLOG=periodic ;;
@@ -69,8 +72,11 @@ ycsb() { # ycsb SIDE MODE WORKLOAD LOG ARGS... -> "ops/s errors"
   if [[ $side == kv ]]; then cp=$BENCH_JAR db=io.kvstore.bench.ycsb.HttpYcsbDb
   else cp=$BINDING_CP db=io.kvstore.bench.cassandra.CassandraYcsbDb; fi
   # shellcheck disable=SC2086 # YCSB_JAVA_OPTS is a list of options
+  # YCSB ends a loading thread at its first failed insert: retried instead (both sides alike), so that a
+  # refusal under load (our 503 with Retry-After, a driver's timeout) does not leave the load short.
   java $YCSB_JAVA_OPTS -cp "$cp" site.ycsb.Client "$mode" -db "$db" -P "kv-bench/ycsb/workload$workload" \
-    -p recordcount="$RECORDS" -p operationcount="$OPERATIONS" -threads "$THREADS" "${@:5}" >"$log" 2>&1
+    -p recordcount="$RECORDS" -p operationcount="$OPERATIONS" -threads "$THREADS" \
+    -p core_workload_insertion_retry_limit=10 -p core_workload_insertion_retry_interval=1 "${@:5}" >"$log" 2>&1
   grep -q '\[OVERALL\], Throughput' "$log" || echo "no throughput from YCSB; see $log" >&2
   # Errors and reads that found no record (every record read was loaded).
   awk -F', ' '/\[OVERALL\], Throughput/ { ops = $3 } /Return=(ERROR|NOT_FOUND)/ { errors += $3 }
@@ -163,10 +169,81 @@ open_loops() { # open_loops SIDE NODES: each level's workloads at half the lower
   done
 }
 
+nodetool() { # nodetool NODE ARGS...: Cassandra's nodetool against node NODE's JMX port
+  local -a options
+  read -r -a options <<<"$(grep -v '^\s*#' "$CASSANDRA_OPTIONS_FILE" | grep -v '^-XX' | tr '\n' ' ')"
+  java "${options[@]}" -cp "$CASSANDRA_CP" org.apache.cassandra.tools.NodeTool -h 127.0.0.1 -p $((7190 + $1)) "${@:2}"
+}
+
+seconds_since() { awk -v t0="$1" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.1f", t1 - t0 }'; }
+
+# data_mb NODE: MB of the data node NODE holds (ours: its tables and memtables from /v0/status, logs left out;
+# Cassandra's: its keyspace's directory)
+data_mb() {
+  if [[ $side == kv ]]; then
+    curl -s "http://127.0.0.1:$((BASE_PORT + $1))/v0/status" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["storage"]
+print(round((s["tableBytes"] + s["memtableBytes"]) / 2**20))'
+  else
+    du -sm "$WORK/cassandra-$1/data/$KEYSPACE" | cut -f1
+  fi
+}
+
+declare -A moves
+# The third node of the side's three (pid index 2) stopped, its data deleted, started again empty and rebuilt
+# by a repair run on it (ours: POST /v0/admin/repair; Cassandra's: nodetool repair -full of the keyspace);
+# then a fourth node joins, holding what it gains once it serves (ours: `normal` in /v0/cluster; Cassandra's:
+# CQL open, which a bootstrapping node opens after its streams). Times from the repair's start to its answer
+# and from the fourth node's start; the rebuilt and the new node's data against the first node's.
+rebuild_and_join() { # rebuild_and_join SIDE
+  local side=$1 t0 url3="http://127.0.0.1:$((BASE_PORT + 3))" url4="http://127.0.0.1:$((BASE_PORT + 4))" cluster i
+  kill "${pids[2]}"
+  wait "${pids[2]}" 2>/dev/null || true
+  if [[ $side == kv ]]; then
+    rm -rf "$WORK/kv-3"
+    cluster=$(for ((i = 1; i <= 3; i++)); do printf '%shttp://127.0.0.1:%d' "$([[ $i -gt 1 ]] && echo ,)" $((BASE_PORT + i)); done)
+    # shellcheck disable=SC2086 # CLUSTER_FLAGS is a list of flags
+    start_kv_node $((BASE_PORT + 3)) --data-dir "$WORK/kv-3" --sync "$SYNC" --cluster "$cluster" --self "$url3" $CLUSTER_FLAGS
+    wait_for_port $((BASE_PORT + 3))
+    t0=$(date +%s.%N)
+    curl -sf -X POST "$url3/v0/admin/repair" >"$WORK/kv-repair.json" || { echo "our repair failed; see $WORK/kv-repair.json" >&2; return 1; }
+    moves[kv,rebuild]=$(seconds_since "$t0")
+    moves[kv,rebuilt_mb]="$(data_mb 3) of $(data_mb 1)"
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    start_kv_node $((BASE_PORT + 4)) --data-dir "$WORK/kv-4" --sync "$SYNC" --self "$url4" --join "http://127.0.0.1:$((BASE_PORT + 1))" $CLUSTER_FLAGS
+    for _ in $(seq 1 3000); do
+      [[ $(curl -s "http://127.0.0.1:$((BASE_PORT + 1))/v0/cluster" | python3 -c '
+import json, sys
+print(next((n["state"] for n in json.load(sys.stdin)["nodes"] if n["url"] == sys.argv[1]), "absent"))' "$url4") == normal ]] && break
+      sleep 0.2
+    done
+    moves[kv,join]=$(seconds_since "$t0")
+    moves[kv,joined_mb]="$(data_mb 4) of $(data_mb 1)"
+  else
+    rm -rf "$WORK/cassandra-3/data/$KEYSPACE"-* "$WORK/cassandra-3/data/$KEYSPACE" "$WORK/cassandra-3/commitlog" "$WORK/cassandra-3/hints"
+    start_cassandra_node 3
+    for _ in $(seq 1 240); do cql_open 127.0.0.3 && break; sleep 0.5; done
+    t0=$(date +%s.%N)
+    nodetool 3 repair -full "$KEYSPACE" >"$WORK/cassandra-repair.log" 2>&1 || { echo "Cassandra's repair failed; see $WORK/cassandra-repair.log" >&2; return 1; }
+    moves[cassandra,rebuild]=$(seconds_since "$t0")
+    moves[cassandra,rebuilt_mb]="$(data_mb 3) of $(data_mb 1)"
+    t0=$(date +%s.%N)
+    start_cassandra_node 4
+    for _ in $(seq 1 3000); do cql_open 127.0.0.4 && break; sleep 0.2; done
+    moves[cassandra,join]=$(seconds_since "$t0")
+    moves[cassandra,joined_mb]="$(data_mb 4) of $(data_mb 1)"
+  fi
+  echo "  $side: wiped replica rebuilt in ${moves[$side,rebuild]} s (${moves[$side,rebuilt_mb]} MB), fourth node joined in ${moves[$side,join]} s (${moves[$side,joined_mb]} MB)" >&2
+}
+
 for n in "${node_counts[@]}"; do
   row_levels=("${levels[@]}")
   ((n == 1)) && row_levels=(one)
+  moving=$([[ $MOVES == 1 && $n == 3 ]] && echo 1 || echo 0)
   closed_loops kv "$n"
+  [[ $moving == 1 && $OPEN_LOOP != 1 ]] && rebuild_and_join kv
   stop_all
   closed_loops cassandra "$n"
   if [[ $OPEN_LOOP == 1 ]]; then
@@ -174,6 +251,7 @@ for n in "${node_counts[@]}"; do
     wait_idle "${pids[@]}"
     open_loops cassandra "$n"
   fi
+  [[ $moving == 1 ]] && rebuild_and_join cassandra
   stop_all
   rm -rf "$WORK"/cassandra-[0-9]
   if [[ $OPEN_LOOP == 1 ]]; then
@@ -181,6 +259,7 @@ for n in "${node_counts[@]}"; do
     start_side kv "$n"
     wait_idle "${pids[@]}"
     open_loops kv "$n"
+    [[ $moving == 1 ]] && rebuild_and_join kv
     stop_all
   fi
   rm -rf "$WORK"/kv-[0-9]
@@ -208,6 +287,16 @@ for n in "${node_counts[@]}"; do
     done
   done
 done
+
+if [[ -n ${moves[kv,join]:-} && -n ${moves[cassandra,join]:-} ]]; then
+  echo
+  echo "Three nodes holding the load's records (RF 3), at rest: a replica's data deleted and rebuilt by a repair run on it (ours: POST /v0/admin/repair; Cassandra: nodetool repair -full), then a fourth node joined, from its start until it serves (ours: normal; Cassandra: CQL open after its bootstrap). Data: MB on the node against the first node's."
+  echo
+  echo "| step | kvstore s | Cassandra s | kvstore / Cassandra (time) | data, kvstore MB | data, Cassandra MB |"
+  echo "|---|---|---|---|---|---|"
+  echo "| rebuild a wiped replica | ${moves[kv,rebuild]} | ${moves[cassandra,rebuild]} | $(awk -v a="${moves[kv,rebuild]}" -v b="${moves[cassandra,rebuild]}" 'BEGIN { printf "%.2fx", a / b }') | ${moves[kv,rebuilt_mb]} | ${moves[cassandra,rebuilt_mb]} |"
+  echo "| join a fourth node | ${moves[kv,join]} | ${moves[cassandra,join]} | $(awk -v a="${moves[kv,join]}" -v b="${moves[cassandra,join]}" 'BEGIN { printf "%.2fx", a / b }') | ${moves[kv,joined_mb]} | ${moves[cassandra,joined_mb]} |"
+fi
 
 if [[ $OPEN_LOOP == 1 ]]; then
   echo

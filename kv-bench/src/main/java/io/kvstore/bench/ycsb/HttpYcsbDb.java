@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.Vector;
+import java.util.concurrent.atomic.AtomicInteger;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
 import site.ycsb.DBException;
@@ -29,6 +30,8 @@ import site.ycsb.Status;
  */
 public final class HttpYcsbDb extends DB {
     private static final Object LOCK = new Object();
+    private static final int MAX_FAILURES_PRINTED = 10;
+    private static final AtomicInteger FAILURES_PRINTED = new AtomicInteger();
     private static KvClient client;
     private static int users;
 
@@ -91,7 +94,7 @@ public final class HttpYcsbDb extends DB {
             Records.decode(value.get(), fields, result);
             return Status.OK;
         } catch (KvClientException e) {
-            return Status.ERROR;
+            return failed(e);
         }
     }
 
@@ -108,7 +111,7 @@ public final class HttpYcsbDb extends DB {
             kv.put(id, Records.merge(kv.get(id, options).orElse(null), values), options);
             return Status.OK;
         } catch (KvClientException e) {
-            return Status.ERROR;
+            return failed(e);
         }
     }
 
@@ -118,7 +121,7 @@ public final class HttpYcsbDb extends DB {
             kv.put(key(table, key), Records.encode(values), options);
             return Status.OK;
         } catch (KvClientException e) {
-            return Status.ERROR;
+            return failed(e);
         }
     }
 
@@ -128,8 +131,16 @@ public final class HttpYcsbDb extends DB {
             kv.delete(key(table, key), options);
             return Status.OK;
         } catch (KvClientException e) {
-            return Status.ERROR;
+            return failed(e);
         }
+    }
+
+    /** {@link Status#ERROR}, the first few failures' reasons printed so that a run's errors can be told apart. */
+    private static Status failed(KvClientException e) {
+        if (FAILURES_PRINTED.getAndIncrement() < MAX_FAILURES_PRINTED) {
+            System.err.println("kvstore request failed: " + e);
+        }
+        return Status.ERROR;
     }
 
     private static byte[] key(String table, String key) {

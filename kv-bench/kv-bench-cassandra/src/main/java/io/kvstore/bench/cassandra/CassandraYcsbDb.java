@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.Vector;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import site.ycsb.ByteArrayByteIterator;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
@@ -46,6 +47,8 @@ public final class CassandraYcsbDb extends DB {
     /** The partition key column. */
     static final String KEY = "y_id";
 
+    private static final int MAX_FAILURES_PRINTED = 10;
+    private static final AtomicInteger FAILURES_PRINTED = new AtomicInteger();
     private static final Object LOCK = new Object();
     private static CqlSession session;
     private static int users;
@@ -123,7 +126,7 @@ public final class CassandraYcsbDb extends DB {
             copy(row, result);
             return Status.OK;
         } catch (DriverException e) {
-            return Status.ERROR;
+            return failed(e);
         }
     }
 
@@ -142,7 +145,7 @@ public final class CassandraYcsbDb extends DB {
             }
             return Status.OK;
         } catch (DriverException e) {
-            return Status.ERROR;
+            return failed(e);
         }
     }
 
@@ -168,7 +171,7 @@ public final class CassandraYcsbDb extends DB {
             cql.execute(write.build());
             return Status.OK;
         } catch (DriverException e) {
-            return Status.ERROR;
+            return failed(e);
         }
     }
 
@@ -179,7 +182,7 @@ public final class CassandraYcsbDb extends DB {
                     .setString(0, key).setConsistencyLevel(writeLevel).build());
             return Status.OK;
         } catch (DriverException e) {
-            return Status.ERROR;
+            return failed(e);
         }
     }
 
@@ -202,5 +205,13 @@ public final class CassandraYcsbDb extends DB {
                 result.put(name, new ByteArrayByteIterator(bytes));
             }
         }
+    }
+
+    /** {@link Status#ERROR}, the first few failures' reasons printed so that a run's errors can be told apart. */
+    private static Status failed(DriverException e) {
+        if (FAILURES_PRINTED.getAndIncrement() < MAX_FAILURES_PRINTED) {
+            System.err.println("Cassandra request failed: " + e);
+        }
+        return Status.ERROR;
     }
 }
