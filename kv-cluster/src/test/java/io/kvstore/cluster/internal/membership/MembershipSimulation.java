@@ -651,21 +651,7 @@ final class MembershipSimulation {
      */
     private <T> CompletableFuture<T> request(Node from, String to, int bytes, java.util.function.Function<Node, T> handler,
                                              java.util.function.ToIntFunction<T> replyBytes) {
-        CompletableFuture<T> answer = new CompletableFuture<>();
-        int life = from.life;
-        deliver(from.name, to, bytes, () -> {
-            Node target = nodes.get(to);
-            if (target == null || !target.up) {
-                return;
-            }
-            T reply = handler.apply(target);
-            deliver(to, from.name, replyBytes.applyAsInt(reply), () -> {
-                if (from.life == life) {
-                    answer.complete(reply);
-                }
-            });
-        });
-        return answer;
+        return requestAsync(from, to, bytes, target -> CompletableFuture.completedFuture(handler.apply(target)), replyBytes);
     }
 
     /**
