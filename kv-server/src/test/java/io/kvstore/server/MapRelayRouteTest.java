@@ -13,7 +13,6 @@ import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
  * A pushed map handed on over real nodes: the node it is pushed to passes it to the members the
  * pusher named and tells which of them it could not reach; malformed shares are refused.
  */
-@Tag("slow")
 class MapRelayRouteTest {
     @TempDir
     Path dir;

@@ -24,7 +24,7 @@ class KvctlMembershipTest {
             Run decommission = Run.kvctl("decommission", "--node", nodes.url(2), "--poll-ms", "50");
             assertEquals(0, decommission.exitCode, decommission.toString());
             assertTrue(decommission.err.contains("following it"), decommission.err);
-            assertTrue(decommission.err.lines().anyMatch(line -> line.matches("\\[[#-]{30}] \\d+/\\d+ streams, \\d+ entries, .*")),
+            assertTrue(decommission.err.lines().anyMatch(line -> line.matches("\\[[#-]{30}] \\d+/\\d+ streams, (\\d+\\.\\d% of keys read, )?\\d+ entries \\([^)]+\\), .*")),
                     "progress lines: " + decommission.err);
             assertTrue(decommission.out.startsWith("decommission of " + nodes.url(2) + " (change "), decommission.out);
             assertTrue(decommission.out.contains(" done: "), decommission.out);
